@@ -1,0 +1,1 @@
+"""The lakeshift command line (click). Parses, calls one library function, renders."""

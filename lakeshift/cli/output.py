@@ -1,0 +1,108 @@
+"""One output interface, two implementations: rich terminal text, or JSON for scripts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+ProgressCallback = Callable[[int, int, str], None]
+
+
+def to_jsonable(value: Any) -> Any:
+    """Records (dataclasses), paths, decimals and dates as JSON-friendly values."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return to_jsonable(asdict(value))
+    if hasattr(value, "to_json"):
+        return to_jsonable(value.to_json())
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return value
+
+
+class Output:
+    """What every command renders through."""
+
+    json_mode = False
+
+    def __init__(self) -> None:
+        self.console = Console(stderr=False, highlight=False)
+        self.err = Console(stderr=True, highlight=False)
+
+    def message(self, text: str) -> None:
+        self.console.print(text)
+
+    def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        table = Table(title=title, title_justify="left", show_lines=False)
+        for column in columns:
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*["" if v is None else str(v) for v in row])
+        self.console.print(table)
+
+    def result(self, payload: Any) -> None:
+        """The command's machine-readable result (printed only in JSON mode)."""
+
+    def error(self, text: str, *, code: int, log_file: Path | None) -> None:
+        self.err.print(f"[bold red]error:[/] {text}", markup=True, highlight=False)
+        if log_file is not None:
+            self.err.print(f"[dim]log: {log_file}[/]")
+
+    @contextmanager
+    def progress(self, description: str, total: int) -> Iterator[ProgressCallback]:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn())
+        with Progress(*columns, console=self.err, transient=True) as bar:
+            task = bar.add_task(description, total=total)
+
+            def advance(done: int, total_now: int, note: str = "") -> None:
+                bar.update(task, completed=done, total=total_now,
+                           description=f"{description} {note}".strip())
+
+            yield advance
+
+
+class JsonOutput(Output):
+    """Prints exactly one JSON document on stdout; nothing else."""
+
+    json_mode = True
+
+    def message(self, text: str) -> None:
+        return
+
+    def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        return
+
+    def result(self, payload: Any) -> None:
+        sys.stdout.write(json.dumps(to_jsonable(payload), indent=2, ensure_ascii=False) + "\n")
+
+    def error(self, text: str, *, code: int, log_file: Path | None) -> None:
+        document = {"error": {"message": text, "exit_code": code,
+                              "log_file": str(log_file) if log_file else None}}
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+    @contextmanager
+    def progress(self, description: str, total: int) -> Iterator[ProgressCallback]:
+        yield lambda done, total_now, note="": None
+
+
+def make_output(kind: str) -> Output:
+    return JsonOutput() if kind == "json" else Output()

@@ -1,0 +1,195 @@
+"""Typed, frozen settings merged in one place: defaults < config file < environment < flags.
+
+Every key is a named constant below and documented in README ("Configuration").
+The config file is TOML: top-level keys of the same names, plus a ``[spark_conf]`` table.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from lakeshift.errors import ConfigError
+
+ENV_PREFIX = "LAKESHIFT_"
+CONFIG_FILE_NAME = "lakeshift.toml"
+
+KEY_HOME = "home"
+KEY_CONFIG = "config"
+KEY_METASTORE_URI = "metastore_uri"
+KEY_METASTORE_PORT = "metastore_port"
+KEY_METASTORE_TIMEOUT = "metastore_timeout"
+KEY_SPARK_MASTER = "spark_master"
+KEY_SPARK_DRIVER_MEMORY = "spark_driver_memory"
+KEY_SHUFFLE_PARTITIONS = "shuffle_partitions"
+KEY_SPARK_CONF = "spark_conf"
+KEY_OUTPUT = "output"
+KEY_MAPPING_MODE = "mapping_mode"
+KEY_NAME_CASE_SENSITIVE = "name_case_sensitive"
+KEY_INSPECT_WORKERS = "inspect_workers"
+KEY_SMALL_FILE_BYTES = "small_file_bytes"
+KEY_PARTITION_BATCH = "partition_batch"
+
+OUTPUT_CHOICES = ("text", "json")
+MAPPING_MODES = ("auto", "position", "name")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a lakeshift run can be configured with.
+
+    Attributes:
+        home: state directory (journal, logs, embedded metastore, reports).
+        metastore_uri: ``thrift://host:port`` of an existing metastore; ``None`` starts the
+            embedded one under ``home``.
+        metastore_port: port for the embedded metastore; 0 picks a free one.
+        metastore_timeout: seconds to keep retrying an unreachable metastore.
+        spark_master: Spark master URL (``local[*]``, ``yarn``, ``k8s://...``, ``spark://...``).
+        spark_driver_memory: ``spark.driver.memory`` for sessions lakeshift creates.
+        shuffle_partitions: ``spark.sql.shuffle.partitions``.
+        spark_conf: extra Spark configuration, applied last.
+        output: ``text`` (rich terminal) or ``json`` (machine-readable, no decoration).
+        mapping_mode: how ORC columns map onto Hive columns: ``auto``, ``position`` or ``name``.
+        name_case_sensitive: whether by-name matching of ORC columns is case sensitive.
+        inspect_workers: threads listing directories and reading ORC footers.
+        small_file_bytes: files below this size count as small in anomaly reports.
+        partition_batch: partitions fetched per metastore call.
+    """
+
+    home: Path = Path(".lakeshift")
+    metastore_uri: str | None = None
+    metastore_port: int = 0
+    metastore_timeout: float = 20.0
+    spark_master: str = "local[*]"
+    spark_driver_memory: str = "2g"
+    shuffle_partitions: int = 8
+    spark_conf: Mapping[str, str] = field(default_factory=dict)
+    output: str = "text"
+    mapping_mode: str = "auto"
+    name_case_sensitive: bool = False
+    inspect_workers: int = 8
+    small_file_bytes: int = 8 * 1024 * 1024
+    partition_batch: int = 500
+
+    def __post_init__(self) -> None:
+        if self.output not in OUTPUT_CHOICES:
+            raise ConfigError(f"output must be one of {OUTPUT_CHOICES}, got {self.output!r}")
+        if self.mapping_mode not in MAPPING_MODES:
+            raise ConfigError(
+                f"mapping_mode must be one of {MAPPING_MODES}, got {self.mapping_mode!r}"
+            )
+        if self.metastore_uri is not None and not self.metastore_uri.startswith("thrift://"):
+            raise ConfigError(
+                f"metastore_uri must look like thrift://host:9083, got {self.metastore_uri!r}"
+            )
+
+    @property
+    def log_dir(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def log_file(self) -> Path:
+        return self.log_dir / "lakeshift.log"
+
+
+_FIELD_TYPES: dict[str, Any] = {f.name: f.type for f in fields(Settings)}
+
+
+def _coerce(key: str, value: Any) -> Any:
+    """Turn a string (from env or flags) or TOML value into the field's type."""
+    kind = _FIELD_TYPES[key]
+    try:
+        if key == KEY_HOME:
+            return Path(value).expanduser()
+        if kind == "int":
+            return int(value)
+        if kind == "float":
+            return float(value)
+        if kind == "bool":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(value)
+        if key == KEY_SPARK_CONF:
+            if isinstance(value, Mapping):
+                return {str(k): str(v) for k, v in value.items()}
+            return parse_conf_pairs(str(value).split(","))
+        return None if value in (None, "") else str(value)
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"configuration key {key!r} has a bad value {value!r}") from e
+
+
+def parse_conf_pairs(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Parse ``k=v`` strings (``--conf`` flags) into a dict."""
+    result: dict[str, str] = {}
+    for pair in pairs:
+        if not pair.strip():
+            continue
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--conf expects key=value, got {pair!r}")
+        result[key.strip()] = value.strip()
+    return result
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {path}: {e.strerror}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config file {path} is not valid TOML: {e}") from e
+    section = data.get("lakeshift", data)
+    unknown = set(section) - set(_FIELD_TYPES) - {"tables", "bulk", "lakeshift"}
+    if unknown:
+        raise ConfigError(
+            f"config file {path} has unknown keys: {', '.join(sorted(unknown))}",
+            hint=f"Known keys: {', '.join(sorted(_FIELD_TYPES))}.",
+        )
+    return {k: v for k, v in section.items() if k in _FIELD_TYPES}
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    config_file: Path | None = None,
+) -> Settings:
+    """Merge settings: defaults < config file < ``LAKESHIFT_*`` environment < flags.
+
+    Args:
+        flags: values given on the command line; ``None`` values are ignored.
+        env: the environment (defaults to ``os.environ``).
+        config_file: explicit TOML file; otherwise ``LAKESHIFT_CONFIG`` or ``HOME/lakeshift.toml``.
+    """
+    env = os.environ if env is None else env
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    env_values = {
+        key: env[ENV_PREFIX + key.upper()]
+        for key in _FIELD_TYPES
+        if env.get(ENV_PREFIX + key.upper()) not in (None, "")
+    }
+    home = Path(flags.get(KEY_HOME) or env_values.get(KEY_HOME) or Settings.home)
+    path = config_file or (Path(env[ENV_PREFIX + "CONFIG"]) if env.get(ENV_PREFIX + "CONFIG") else None)
+    if path is None and (home / CONFIG_FILE_NAME).is_file():
+        path = home / CONFIG_FILE_NAME
+    file_values = _read_config_file(path) if path else {}
+
+    merged: dict[str, Any] = {}
+    for source in (file_values, env_values, flags):
+        for key, value in source.items():
+            if key not in _FIELD_TYPES:
+                continue
+            value = _coerce(key, value)
+            if key == KEY_SPARK_CONF:
+                value = {**merged.get(KEY_SPARK_CONF, {}), **value}
+            merged[key] = value
+    return replace(Settings(), **merged)

@@ -1,0 +1,71 @@
+"""The composition root: builds each service once, lazily; tests replace parts of it."""
+
+from __future__ import annotations
+
+import logging
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lakeshift.config import Settings
+from lakeshift.logs import configure_file_logging
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.platform.metastore_server import EmbeddedMetastore
+from lakeshift.platform.state_dir import ensure_writable_dir
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
+
+
+class Context:
+    """Everything a command needs, built on first use.
+
+    Args:
+        settings: merged configuration.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @cached_property
+    def home(self) -> Path:
+        home = ensure_writable_dir(self.settings.home)
+        configure_file_logging(self.settings.log_file)
+        return home
+
+    @cached_property
+    def embedded_metastore(self) -> EmbeddedMetastore:
+        return EmbeddedMetastore(self.home, port=self.settings.metastore_port)
+
+    @property
+    def uses_embedded_metastore(self) -> bool:
+        return self.settings.metastore_uri is None
+
+    @cached_property
+    def metastore_uri(self) -> str:
+        """The configured metastore, or the embedded one (started on demand)."""
+        if self.settings.metastore_uri:
+            return self.settings.metastore_uri
+        return self.embedded_metastore.ensure_running()
+
+    @cached_property
+    def metastore(self) -> MetastoreClient:
+        return MetastoreClient(self.metastore_uri, timeout=self.settings.metastore_timeout).connect()
+
+    @cached_property
+    def warehouse(self) -> Path:
+        return self.home / "warehouse"
+
+    @cached_property
+    def spark(self) -> SparkSession:
+        from lakeshift.platform.spark import create_spark_session
+
+        warehouse = self.warehouse if self.uses_embedded_metastore else None
+        return create_spark_session(self.settings, self.metastore_uri, warehouse)
+
+    def close(self) -> None:
+        """Close connections (the Spark session and metastore server stay up for reuse)."""
+        if "metastore" in self.__dict__:
+            self.metastore.close()

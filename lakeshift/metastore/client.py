@@ -1,0 +1,191 @@
+"""A thin, typed Hive Metastore Thrift client.
+
+Uses the generated ``hive_metastore`` bindings that ``pyiceberg[hive]`` ships; they speak to Hive
+2.3+ metastores. Thrift and transport errors are translated here into lakeshift errors that name
+the object and say what to do.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlparse
+
+from thrift.protocol import TBinaryProtocol
+from thrift.Thrift import TException
+from thrift.transport import TSocket, TTransport
+
+from lakeshift.errors import MetastoreUnreachable, NotFound, UsageError
+
+if TYPE_CHECKING:
+    from hive_metastore.ttypes import Database, Partition, Table
+
+log = logging.getLogger(__name__)
+# TSocket logs every refused connection at ERROR; we retry and raise our own error instead.
+logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
+T = TypeVar("T")
+
+
+def parse_thrift_uri(uri: str) -> tuple[str, int]:
+    """Split ``thrift://host:port`` into host and port."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "thrift" or not parsed.hostname:
+        raise UsageError(f"metastore URI {uri!r} is not of the form thrift://host:9083")
+    return parsed.hostname, parsed.port or 9083
+
+
+class MetastoreClient:
+    """Connection to one Hive Metastore.
+
+    Calls are serialised with a lock (a Thrift connection is not thread-safe) and a dropped
+    connection is reopened once per call.
+    """
+
+    def __init__(self, uri: str, *, timeout: float = 20.0, call_timeout: float = 120.0) -> None:
+        self.uri = uri
+        self.host, self.port = parse_thrift_uri(uri)
+        self.timeout = timeout
+        self.call_timeout = call_timeout
+        self._lock = threading.RLock()
+        self._transport: TTransport.TTransportBase | None = None
+        self._client: Any = None
+
+    # connection -------------------------------------------------------------------------
+    def _open(self) -> None:
+        from hive_metastore import ThriftHiveMetastore
+
+        socket = TSocket.TSocket(self.host, self.port)
+        socket.setTimeout(int(self.call_timeout * 1000))
+        transport = TTransport.TBufferedTransport(socket)
+        transport.open()
+        self._transport = transport
+        self._client = ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport))
+
+    def connect(self) -> MetastoreClient:
+        """Open the connection, retrying with backoff for up to ``timeout`` seconds."""
+        deadline = time.monotonic() + self.timeout
+        delay = 0.25
+        while True:
+            try:
+                with self._lock:
+                    self._open()
+                    self._client.get_all_databases()
+                return self
+            except (TException, OSError) as e:
+                self.close()
+                if time.monotonic() + delay > deadline:
+                    raise MetastoreUnreachable(
+                        f"the Hive Metastore at {self.uri} does not answer ({e}).",
+                        hint="Check that it is running and reachable from here, or omit "
+                        "--metastore-uri to use the embedded metastore.",
+                    ) from e
+                log.info("metastore %s not answering (%s); retrying in %.1fs", self.uri, e, delay)
+                time.sleep(delay)
+                delay = min(delay * 2, 4.0)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._transport is not None:
+                try:
+                    self._transport.close()
+                except (TException, OSError):  # closing a broken socket: nothing to save
+                    log.debug("ignoring error while closing %s", self.uri)
+            self._transport = None
+            self._client = None
+
+    def __enter__(self) -> MetastoreClient:
+        return self.connect() if self._client is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, what: str, fn: Callable[[Any], T]) -> T:
+        from hive_metastore.ttypes import NoSuchObjectException
+
+        with self._lock:
+            for attempt in (1, 2):
+                try:
+                    if self._client is None:
+                        self.connect()
+                    return fn(self._client)
+                except NoSuchObjectException as e:
+                    raise NotFound(f"{what} does not exist in the metastore at {self.uri}.",
+                                   hint="Check the name (database.table) and try again.") from e
+                except (TTransport.TTransportException, OSError, EOFError) as e:
+                    self.close()
+                    if attempt == 2:
+                        raise MetastoreUnreachable(
+                            f"lost the Hive Metastore at {self.uri} while reading {what} ({e}).",
+                            hint="Check the metastore and re-run; lakeshift resumes safely.",
+                        ) from e
+            raise AssertionError("unreachable")
+
+    # databases and tables ---------------------------------------------------------------
+    def get_all_databases(self) -> list[str]:
+        return self._call("database list", lambda c: list(c.get_all_databases()))
+
+    def get_database(self, name: str) -> Database:
+        return self._call(f"database {name!r}", lambda c: c.get_database(name))
+
+    def create_database(self, database: Database) -> None:
+        self._call(f"database {database.name!r}", lambda c: c.create_database(database))
+
+    def get_tables(self, db: str, pattern: str = "*") -> list[str]:
+        return self._call(f"database {db!r}", lambda c: list(c.get_tables(db, pattern)))
+
+    def table_exists(self, db: str, table: str) -> bool:
+        try:
+            self.get_table(db, table)
+        except NotFound:
+            return False
+        return True
+
+    def get_table(self, db: str, table: str) -> Table:
+        from hive_metastore.ttypes import MetaException
+
+        def fetch(c: Any) -> Table:
+            try:
+                return c.get_table(db, table)
+            except MetaException as e:
+                # Hive 2.3 raises MetaException, not NoSuchObject, for a missing database.
+                if "does not exist" in str(e.message) or "not exist" in str(e):
+                    raise NotFound(f"database {db!r} does not exist in {self.uri}.",
+                                   hint="Check the database name.") from e
+                raise
+        return self._call(f"table {db}.{table}", fetch)
+
+    def create_table(self, table: Table) -> None:
+        self._call(f"table {table.dbName}.{table.tableName}", lambda c: c.create_table(table))
+
+    def alter_table(self, db: str, name: str, table: Table) -> None:
+        self._call(f"table {db}.{name}", lambda c: c.alter_table(db, name, table))
+
+    def drop_table(self, db: str, table: str, *, delete_data: bool = False) -> None:
+        self._call(f"table {db}.{table}", lambda c: c.drop_table(db, table, delete_data))
+
+    # partitions -------------------------------------------------------------------------
+    def partition_names(self, db: str, table: str) -> list[str]:
+        return self._call(
+            f"partitions of {db}.{table}", lambda c: list(c.get_partition_names(db, table, -1))
+        )
+
+    def partitions_by_names(
+        self, db: str, table: str, names: Sequence[str], batch: int = 500
+    ) -> Iterator[Partition]:
+        """Yield partitions in batches of ``batch`` names per Thrift call."""
+        for start in range(0, len(names), batch):
+            chunk = list(names[start : start + batch])
+            yield from self._call(
+                f"partitions of {db}.{table}",
+                lambda c, chunk=chunk: c.get_partitions_by_names(db, table, chunk),
+            )
+
+    def add_partitions(self, partitions: Sequence[Partition]) -> int:
+        if not partitions:
+            return 0
+        first = partitions[0]
+        return int(self._call(f"partitions of {first.dbName}.{first.tableName}",
+                              lambda c: c.add_partitions(list(partitions))))

@@ -1,0 +1,1 @@
+"""Real services lakeshift starts or connects to: Java, Spark, the Hive Metastore, HiveServer2."""

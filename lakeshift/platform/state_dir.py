@@ -1,0 +1,23 @@
+"""The state directory: journal, logs, embedded services, reports."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lakeshift.errors import StateDirError
+
+
+def ensure_writable_dir(path: Path, what: str = "state directory") -> Path:
+    """Create ``path`` if needed and prove it is writable, or raise :class:`StateDirError`."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-probe-{os.getpid()}"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as e:
+        raise StateDirError(
+            f"the {what} {path} is not writable ({e.strerror}).",
+            hint="Pass --home DIR (or set LAKESHIFT_HOME) to a directory you can write to.",
+        ) from e
+    return path.resolve()

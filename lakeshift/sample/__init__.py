@@ -1,0 +1,1 @@
+"""The sample Hive table ``sample.click_log``: generator and loader."""

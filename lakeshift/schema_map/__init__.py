@@ -1,0 +1,1 @@
+"""Schema mapping: Hive types, stable field IDs, per-file projections."""

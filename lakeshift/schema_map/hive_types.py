@@ -1,0 +1,212 @@
+"""Parse and print Hive type strings, and translate them to and from Arrow types.
+
+Hand-written: no maintained Python library parses Hive's type grammar
+(``struct<a:int,b:array<map<string,decimal(10,2)>>>``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from lakeshift.errors import RefusedInput
+
+PRIMITIVES = {
+    "tinyint", "smallint", "int", "bigint", "boolean", "float", "double", "string",
+    "binary", "date", "timestamp", "decimal", "char", "varchar", "void",
+}
+_ALIASES = {"integer": "int", "real": "float", "double precision": "double", "numeric": "decimal",
+            "dec": "decimal", "long": "bigint", "short": "smallint", "byte": "tinyint"}
+
+
+@dataclass(frozen=True)
+class HiveType:
+    """A parsed Hive type.
+
+    Attributes:
+        kind: ``int``, ``decimal``, ``struct``, ``array``, ``map``, ...
+        params: precision/scale for decimal, length for char/varchar.
+        fields: (name, type) pairs of a struct; ``element`` for arrays; ``key``/``value`` for maps.
+    """
+
+    kind: str
+    params: tuple[int, ...] = ()
+    fields: tuple[tuple[str, HiveType], ...] = field(default=())
+
+    @property
+    def is_primitive(self) -> bool:
+        return self.kind not in ("struct", "array", "map", "uniontype")
+
+    def child(self, name: str) -> HiveType:
+        for child_name, child_type in self.fields:
+            if child_name == name:
+                return child_type
+        raise KeyError(name)
+
+    def __str__(self) -> str:
+        if self.kind == "struct":
+            return "struct<" + ",".join(f"{n}:{t}" for n, t in self.fields) + ">"
+        if self.kind == "array":
+            return f"array<{self.fields[0][1]}>"
+        if self.kind == "map":
+            return f"map<{self.fields[0][1]},{self.fields[1][1]}>"
+        if self.kind == "uniontype":
+            return "uniontype<" + ",".join(str(t) for _, t in self.fields) + ">"
+        if self.params:
+            return f"{self.kind}({','.join(str(p) for p in self.params)})"
+        return self.kind
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def error(self, what: str) -> RefusedInput:
+        return RefusedInput(f"cannot parse Hive type {self.text!r}: {what} at offset {self.pos}")
+
+    def skip_ws(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def peek(self) -> str:
+        self.skip_ws()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expect(self, char: str) -> None:
+        if self.peek() != char:
+            raise self.error(f"expected {char!r}")
+        self.pos += 1
+
+    def word(self) -> str:
+        self.skip_ws()
+        start = self.pos
+        while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] in "_$"):
+            self.pos += 1
+        if start == self.pos:
+            raise self.error("expected a name")
+        return self.text[start:self.pos]
+
+    def field_name(self) -> str:
+        if self.peek() == "`":
+            self.pos += 1
+            end = self.text.index("`", self.pos)
+            name, self.pos = self.text[self.pos:end], end + 1
+            return name
+        return self.word()
+
+    def parse(self) -> HiveType:
+        kind = self.word().lower()
+        if kind == "double" and self.text[self.pos:].lower().lstrip().startswith("precision"):
+            self.word()
+        kind = _ALIASES.get(kind, kind)
+        if kind == "struct":
+            self.expect("<")
+            fields: list[tuple[str, HiveType]] = []
+            if self.peek() != ">":
+                while True:
+                    name = self.field_name()
+                    self.expect(":")
+                    fields.append((name, self.parse()))
+                    if self.peek() == ",":
+                        self.pos += 1
+                        continue
+                    break
+            self.expect(">")
+            return HiveType("struct", fields=tuple(fields))
+        if kind in ("array", "map", "uniontype"):
+            self.expect("<")
+            children = [self.parse()]
+            while self.peek() == ",":
+                self.pos += 1
+                children.append(self.parse())
+            self.expect(">")
+            if kind == "array" and len(children) == 1:
+                return HiveType("array", fields=(("element", children[0]),))
+            if kind == "map" and len(children) == 2:
+                return HiveType("map", fields=(("key", children[0]), ("value", children[1])))
+            if kind == "uniontype":
+                return HiveType("uniontype", fields=tuple((f"tag_{i}", c) for i, c in enumerate(children)))
+            raise self.error(f"wrong number of type arguments for {kind}")
+        if kind not in PRIMITIVES:
+            raise self.error(f"unknown type {kind!r}")
+        params: list[int] = []
+        if self.peek() == "(":
+            self.pos += 1
+            while True:
+                params.append(int(self.word()))
+                if self.peek() == ",":
+                    self.pos += 1
+                    continue
+                break
+            self.expect(")")
+        if kind == "decimal" and not params:
+            params = [10, 0]  # Hive's default DECIMAL is decimal(10,0)
+        elif kind == "decimal" and len(params) == 1:
+            params.append(0)
+        return HiveType(kind, tuple(params))
+
+
+def parse_hive_type(text: str) -> HiveType:
+    """Parse a Hive type string such as ``map<string,array<decimal(10,2)>>``."""
+    parser = _Parser(text)
+    result = parser.parse()
+    if parser.peek():
+        raise parser.error("trailing text")
+    return result
+
+
+def to_arrow(hive_type: HiveType) -> pa.DataType:
+    """The Arrow type that holds values of ``hive_type`` (CHAR/VARCHAR become strings)."""
+    simple: dict[str, pa.DataType] = {
+        "tinyint": pa.int8(), "smallint": pa.int16(), "int": pa.int32(), "bigint": pa.int64(),
+        "boolean": pa.bool_(), "float": pa.float32(), "double": pa.float64(),
+        "string": pa.string(), "char": pa.string(), "varchar": pa.string(),
+        "binary": pa.binary(), "date": pa.date32(), "timestamp": pa.timestamp("us"),
+        "void": pa.null(),
+    }
+    if hive_type.kind in simple:
+        return simple[hive_type.kind]
+    if hive_type.kind == "decimal":
+        return pa.decimal128(*hive_type.params)
+    if hive_type.kind == "array":
+        return pa.list_(to_arrow(hive_type.fields[0][1]))
+    if hive_type.kind == "map":
+        return pa.map_(to_arrow(hive_type.fields[0][1]), to_arrow(hive_type.fields[1][1]))
+    if hive_type.kind == "struct":
+        return pa.struct([(n, to_arrow(t)) for n, t in hive_type.fields])
+    raise RefusedInput(f"Hive type {hive_type} has no Arrow equivalent")
+
+
+def from_arrow(arrow_type: pa.DataType) -> HiveType:
+    """The Hive type of an ORC column as pyarrow reports it."""
+    checks: list[tuple[object, str]] = [
+        (pa.types.is_int8, "tinyint"), (pa.types.is_int16, "smallint"), (pa.types.is_int32, "int"),
+        (pa.types.is_int64, "bigint"), (pa.types.is_boolean, "boolean"),
+        (pa.types.is_float32, "float"), (pa.types.is_float64, "double"),
+        (pa.types.is_date32, "date"), (pa.types.is_timestamp, "timestamp"),
+        (pa.types.is_null, "void"),
+    ]
+    for check, kind in checks:
+        if check(arrow_type):  # type: ignore[operator]
+            return HiveType(kind)
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return HiveType("string")
+    if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
+        return HiveType("binary")
+    if pa.types.is_decimal(arrow_type):
+        return HiveType("decimal", (arrow_type.precision, arrow_type.scale))
+    if pa.types.is_map(arrow_type):
+        return HiveType("map", fields=(("key", from_arrow(arrow_type.key_type)),
+                                       ("value", from_arrow(arrow_type.item_type))))
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return HiveType("array", fields=(("element", from_arrow(arrow_type.value_type)),))
+    if pa.types.is_struct(arrow_type):
+        return HiveType("struct", fields=tuple(
+            (arrow_type.field(i).name, from_arrow(arrow_type.field(i).type))
+            for i in range(arrow_type.num_fields)))
+    if pa.types.is_union(arrow_type):
+        return HiveType("uniontype", fields=tuple(
+            (f"tag_{i}", from_arrow(arrow_type.field(i).type)) for i in range(arrow_type.num_fields)))
+    raise RefusedInput(f"ORC column type {arrow_type} is not supported by lakeshift")
