@@ -7,11 +7,12 @@ The config file is TOML: top-level keys of the same names, plus a ``[spark_conf]
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from lakeshift.errors import ConfigError
 
@@ -178,7 +179,9 @@ def load_settings(
         if env.get(ENV_PREFIX + key.upper()) not in (None, "")
     }
     home = Path(flags.get(KEY_HOME) or env_values.get(KEY_HOME) or Settings.home)
-    path = config_file or (Path(env[ENV_PREFIX + "CONFIG"]) if env.get(ENV_PREFIX + "CONFIG") else None)
+    path = config_file or (
+        Path(env[ENV_PREFIX + "CONFIG"]) if env.get(ENV_PREFIX + "CONFIG") else None
+    )
     if path is None and (home / CONFIG_FILE_NAME).is_file():
         path = home / CONFIG_FILE_NAME
     file_values = _read_config_file(path) if path else {}

@@ -52,7 +52,9 @@ class Context:
 
     @cached_property
     def metastore(self) -> MetastoreClient:
-        return MetastoreClient(self.metastore_uri, timeout=self.settings.metastore_timeout).connect()
+        return MetastoreClient(
+            self.metastore_uri, timeout=self.settings.metastore_timeout
+        ).connect()
 
     @cached_property
     def warehouse(self) -> Path:

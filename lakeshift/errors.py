@@ -97,6 +97,10 @@ class UnsupportedTable(RefusedInput):
     """The table is bucketed, transactional, a view, or not stored as ORC."""
 
 
+class MetastoreRefused(RefusedInput):
+    """The metastore refused an operation (already exists, invalid object, server error)."""
+
+
 class SchemaMappingError(RefusedInput):
     """A Hive schema change cannot be represented in the target format."""
 

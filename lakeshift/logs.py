@@ -13,7 +13,10 @@ def configure_file_logging(log_file: Path, level: int = logging.INFO) -> Path:
     log_file.parent.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger("lakeshift")
     for handler in list(root.handlers):
-        if isinstance(handler, logging.FileHandler) and Path(handler.baseFilename) == log_file.resolve():
+        if (
+            isinstance(handler, logging.FileHandler)
+            and Path(handler.baseFilename) == log_file.resolve()
+        ):
             return log_file
     handler = logging.FileHandler(log_file, encoding="utf-8")
     handler.setFormatter(logging.Formatter(_FORMAT))

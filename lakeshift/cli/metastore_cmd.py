@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from lakeshift.cli.main import CliState, pass_state
+from lakeshift.cli.base import CliState, pass_state
 from lakeshift.platform.hiveserver2 import HiveServer2
 
 
@@ -48,7 +48,9 @@ def status(state: CliState) -> None:
     """Show whether the embedded metastore runs, its URI, pid and log file."""
     current = state.context.embedded_metastore.status()
     if current.running:
-        state.output.message(f"running at {current.uri} (pid {current.pid}); log {current.log_file}")
+        state.output.message(
+            f"running at {current.uri} (pid {current.pid}); log {current.log_file}"
+        )
     else:
         note = " (removed a stale pid file)" if current.stale_pid_removed else ""
         state.output.message(f"not running{note}; `lakeshift metastore start` starts it")

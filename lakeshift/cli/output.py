@@ -21,10 +21,10 @@ ProgressCallback = Callable[[int, int, str], None]
 
 def to_jsonable(value: Any) -> Any:
     """Records (dataclasses), paths, decimals and dates as JSON-friendly values."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return to_jsonable(asdict(value))
     if hasattr(value, "to_json"):
         return to_jsonable(value.to_json())
+    if is_dataclass(value) and not isinstance(value, type):
+        return to_jsonable(asdict(value))
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
@@ -68,14 +68,22 @@ class Output:
 
     @contextmanager
     def progress(self, description: str, total: int) -> Iterator[ProgressCallback]:
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn())
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
         with Progress(*columns, console=self.err, transient=True) as bar:
             task = bar.add_task(description, total=total)
 
             def advance(done: int, total_now: int, note: str = "") -> None:
-                bar.update(task, completed=done, total=total_now,
-                           description=f"{description} {note}".strip())
+                bar.update(
+                    task,
+                    completed=done,
+                    total=total_now,
+                    description=f"{description} {note}".strip(),
+                )
 
             yield advance
 
@@ -95,13 +103,21 @@ class JsonOutput(Output):
         sys.stdout.write(json.dumps(to_jsonable(payload), indent=2, ensure_ascii=False) + "\n")
 
     def error(self, text: str, *, code: int, log_file: Path | None) -> None:
-        document = {"error": {"message": text, "exit_code": code,
-                              "log_file": str(log_file) if log_file else None}}
+        document = {
+            "error": {
+                "message": text,
+                "exit_code": code,
+                "log_file": str(log_file) if log_file else None,
+            }
+        }
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
     @contextmanager
     def progress(self, description: str, total: int) -> Iterator[ProgressCallback]:
-        yield lambda done, total_now, note="": None
+        def ignore(done: int, total_now: int, note: str = "") -> None:
+            return None
+
+        yield ignore
 
 
 def make_output(kind: str) -> Output:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from lakeshift.cli.main import CliState, pass_state
+from lakeshift.cli.base import CliState, pass_state
 from lakeshift.sample.load import load_sample
 
 
@@ -17,8 +17,12 @@ def sample() -> None:
 
 @sample.command("load")
 @click.option("--replace", is_flag=True, help="Drop and re-register the table, re-copying files.")
-@click.option("--source", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Directory with manifest.json (default: the bundled sample_data/click_log).")
+@click.option(
+    "--source",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Directory with manifest.json (default: the bundled sample_data/click_log).",
+)
 @pass_state
 def load(state: CliState, replace: bool, source: Path | None) -> None:
     """Register sample.click_log (external ORC table) in the metastore.
@@ -28,9 +32,12 @@ def load(state: CliState, replace: bool, source: Path | None) -> None:
       lakeshift sample load
       lakeshift sample load --replace
     """
-    result = load_sample(state.context.metastore, state.context.home, replace=replace,
-                         source=source)
+    result = load_sample(
+        state.context.metastore, state.context.home, replace=replace, source=source
+    )
     verb = "loaded" if result.created else "already loaded"
-    state.output.message(f"{verb} [bold]{result.table}[/]: {result.partitions} partitions, "
-                         f"{result.rows:,} rows at {result.location}")
+    state.output.message(
+        f"{verb} [bold]{result.table}[/]: {result.partitions} partitions, "
+        f"{result.rows:,} rows at {result.location}"
+    )
     state.output.result(result)

@@ -18,7 +18,7 @@ from thrift.protocol import TBinaryProtocol
 from thrift.Thrift import TException
 from thrift.transport import TSocket, TTransport
 
-from lakeshift.errors import MetastoreUnreachable, NotFound, UsageError
+from lakeshift.errors import MetastoreRefused, MetastoreUnreachable, NotFound, UsageError
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Database, Partition, Table
@@ -27,6 +27,15 @@ log = logging.getLogger(__name__)
 # TSocket logs every refused connection at ERROR; we retry and raise our own error instead.
 logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
 T = TypeVar("T")
+
+
+def _detached(error: Exception) -> Exception:
+    """A plain copy of a generated Thrift exception.
+
+    The generated exception classes are immutable, so Python cannot attach a traceback to them
+    when they propagate (``TypeError: can't modify immutable instance``).
+    """
+    return RuntimeError(f"{type(error).__name__}: {getattr(error, 'message', None) or error!r}")
 
 
 def parse_thrift_uri(uri: str) -> tuple[str, int]:
@@ -112,15 +121,24 @@ class MetastoreClient:
                         self.connect()
                     return fn(self._client)
                 except NoSuchObjectException as e:
-                    raise NotFound(f"{what} does not exist in the metastore at {self.uri}.",
-                                   hint="Check the name (database.table) and try again.") from e
+                    raise NotFound(
+                        f"{what} does not exist in the metastore at {self.uri}.",
+                        hint="Check the name (database.table) and try again.",
+                    ) from _detached(e)
                 except (TTransport.TTransportException, OSError, EOFError) as e:
                     self.close()
                     if attempt == 2:
                         raise MetastoreUnreachable(
-                            f"lost the Hive Metastore at {self.uri} while reading {what} ({e}).",
+                            f"lost the Hive Metastore at {self.uri} while working on {what} ({e}).",
                             hint="Check the metastore and re-run; lakeshift resumes safely.",
                         ) from e
+                except TException as e:
+                    # MetaException, AlreadyExists, InvalidObject, InvalidOperation, ...
+                    raise MetastoreRefused(
+                        f"the metastore at {self.uri} refused an operation on {what}: "
+                        f"{getattr(e, 'message', None) or e!r}",
+                        hint="Read the metastore's reason above; nothing was changed by lakeshift.",
+                    ) from _detached(e)
             raise AssertionError("unreachable")
 
     # databases and tables ---------------------------------------------------------------
@@ -152,9 +170,12 @@ class MetastoreClient:
             except MetaException as e:
                 # Hive 2.3 raises MetaException, not NoSuchObject, for a missing database.
                 if "does not exist" in str(e.message) or "not exist" in str(e):
-                    raise NotFound(f"database {db!r} does not exist in {self.uri}.",
-                                   hint="Check the database name.") from e
+                    raise NotFound(
+                        f"database {db!r} does not exist in {self.uri}.",
+                        hint="Check the database name.",
+                    ) from _detached(e)
                 raise
+
         return self._call(f"table {db}.{table}", fetch)
 
     def create_table(self, table: Table) -> None:
@@ -178,14 +199,19 @@ class MetastoreClient:
         """Yield partitions in batches of ``batch`` names per Thrift call."""
         for start in range(0, len(names), batch):
             chunk = list(names[start : start + batch])
-            yield from self._call(
-                f"partitions of {db}.{table}",
-                lambda c, chunk=chunk: c.get_partitions_by_names(db, table, chunk),
-            )
+
+            def fetch(c: Any, chunk: list[str] = chunk) -> list[Partition]:
+                return list(c.get_partitions_by_names(db, table, chunk))
+
+            yield from self._call(f"partitions of {db}.{table}", fetch)
 
     def add_partitions(self, partitions: Sequence[Partition]) -> int:
         if not partitions:
             return 0
         first = partitions[0]
-        return int(self._call(f"partitions of {first.dbName}.{first.tableName}",
-                              lambda c: c.add_partitions(list(partitions))))
+        return int(
+            self._call(
+                f"partitions of {first.dbName}.{first.tableName}",
+                lambda c: c.add_partitions(list(partitions)),
+            )
+        )

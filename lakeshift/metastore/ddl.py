@@ -37,18 +37,25 @@ def location_uri(path: Path) -> str:
     return "file:" + str(path.resolve())
 
 
-def storage_descriptor(columns: Columns, location: str, fmt: str = "orc",
-                       parameters: Mapping[str, str] | None = None) -> StorageDescriptor:
+def storage_descriptor(
+    columns: Columns, location: str, fmt: str = "orc", parameters: Mapping[str, str] | None = None
+) -> StorageDescriptor:
     from hive_metastore.ttypes import FieldSchema, SerDeInfo, StorageDescriptor
 
     input_format, output_format, serde = FORMATS[fmt]
     return StorageDescriptor(
         cols=[FieldSchema(name=n, type=t, comment=None) for n, t in columns],
-        location=location, inputFormat=input_format, outputFormat=output_format,
-        compressed=False, numBuckets=-1,
-        serdeInfo=SerDeInfo(name=None, serializationLib=serde,
-                            parameters={"serialization.format": "1"}),
-        bucketCols=[], sortCols=[], parameters=dict(parameters or {}),
+        location=location,
+        inputFormat=input_format,
+        outputFormat=output_format,
+        compressed=False,
+        numBuckets=-1,
+        serdeInfo=SerDeInfo(
+            name=None, serializationLib=serde, parameters={"serialization.format": "1"}
+        ),
+        bucketCols=[],
+        sortCols=[],
+        parameters=dict(parameters or {}),
         storedAsSubDirectories=False,
     )
 
@@ -57,32 +64,57 @@ def ensure_database(client: MetastoreClient, name: str, location: str | None = N
     from hive_metastore.ttypes import Database
 
     if name not in client.get_all_databases():
-        client.create_database(Database(name=name, description=None, locationUri=location,
-                                        parameters={}))
+        client.create_database(
+            Database(name=name, description=None, locationUri=location, parameters={})
+        )
 
 
-def external_table(db: str, name: str, columns: Columns, partition_keys: Columns, location: str,
-                   fmt: str = "orc", parameters: Mapping[str, str] | None = None) -> Table:
+def external_table(
+    db: str,
+    name: str,
+    columns: Columns,
+    partition_keys: Columns,
+    location: str,
+    fmt: str = "orc",
+    parameters: Mapping[str, str] | None = None,
+) -> Table:
     from hive_metastore.ttypes import FieldSchema, PrincipalType, Table
 
     now = int(time.time())
     return Table(
-        tableName=name, dbName=db, owner="hive", createTime=now, lastAccessTime=0, retention=0,
+        tableName=name,
+        dbName=db,
+        owner="hive",
+        createTime=now,
+        lastAccessTime=0,
+        retention=0,
         sd=storage_descriptor(columns, location, fmt),
         partitionKeys=[FieldSchema(name=n, type=t, comment=None) for n, t in partition_keys],
         parameters={"EXTERNAL": "TRUE", "transient_lastDdlTime": str(now), **(parameters or {})},
-        tableType="EXTERNAL_TABLE", ownerType=PrincipalType.USER,
+        tableType="EXTERNAL_TABLE",
+        ownerType=PrincipalType.USER,
     )
 
 
-def partition(db: str, table: str, values: Sequence[str], columns: Columns, location: str,
-              fmt: str = "orc", parameters: Mapping[str, str] | None = None) -> Partition:
+def partition(
+    db: str,
+    table: str,
+    values: Sequence[str],
+    columns: Columns,
+    location: str,
+    fmt: str = "orc",
+    parameters: Mapping[str, str] | None = None,
+) -> Partition:
     """A partition with its own storage descriptor (its own columns and format)."""
     from hive_metastore.ttypes import Partition
 
     now = int(time.time())
     return Partition(
-        values=list(values), dbName=db, tableName=table, createTime=now, lastAccessTime=0,
+        values=list(values),
+        dbName=db,
+        tableName=table,
+        createTime=now,
+        lastAccessTime=0,
         sd=storage_descriptor(columns, location, fmt),
         parameters={"transient_lastDdlTime": str(now), **(parameters or {})},
     )

@@ -29,8 +29,9 @@ class HiveServer2Status:
 class HiveServer2:
     """Start and stop a HiveServer2-protocol server bound to 127.0.0.1."""
 
-    def __init__(self, home: Path, metastore_uri: str, *, port: int = 0,
-                 start_timeout: float = 180.0) -> None:
+    def __init__(
+        self, home: Path, metastore_uri: str, *, port: int = 0, start_timeout: float = 180.0
+    ) -> None:
         self.dir = home / "hiveserver2"
         self.pid_file = self.dir / "hiveserver2.pid"
         self.state_file = self.dir / "hiveserver2.json"
@@ -55,25 +56,45 @@ class HiveServer2:
         self.dir.mkdir(parents=True, exist_ok=True)
         port = self.requested_port or free_port()
         if not port_is_free(port):
-            raise PortInUse(f"port {port} for HiveServer2 is already in use.",
-                            hint="Pick another port or stop what listens there.")
+            raise PortInUse(
+                f"port {port} for HiveServer2 is already in use.",
+                hint="Pick another port or stop what listens there.",
+            )
         home = spark_home()
         cmd = [
-            str(home / "bin" / "spark-submit"), "--master", "local[1]",
-            "--conf", "spark.ui.enabled=false",
-            "--conf", f"spark.hadoop.hive.metastore.uris={self.metastore_uri}",
-            "--conf", "spark.sql.session.timeZone=UTC",
-            "--conf", "spark.sql.hive.caseSensitiveInferenceMode=NEVER_INFER",
-            "--conf", "spark.driver.memory=1g",
-            "--conf", f"spark.sql.warehouse.dir={(self.dir / 'warehouse').resolve().as_uri()}",
-            "--class", MAIN_CLASS, "spark-internal",
-            "--hiveconf", f"hive.server2.thrift.port={port}",
-            "--hiveconf", "hive.server2.thrift.bind.host=127.0.0.1",
+            str(home / "bin" / "spark-submit"),
+            "--master",
+            "local[1]",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            f"spark.hadoop.hive.metastore.uris={self.metastore_uri}",
+            "--conf",
+            "spark.sql.session.timeZone=UTC",
+            "--conf",
+            "spark.sql.hive.caseSensitiveInferenceMode=NEVER_INFER",
+            "--conf",
+            "spark.driver.memory=1g",
+            "--conf",
+            f"spark.sql.warehouse.dir={(self.dir / 'warehouse').resolve().as_uri()}",
+            "--class",
+            MAIN_CLASS,
+            "spark-internal",
+            "--hiveconf",
+            f"hive.server2.thrift.port={port}",
+            "--hiveconf",
+            "hive.server2.thrift.bind.host=127.0.0.1",
         ]
         with self.log_file.open("ab") as out:
-            proc = subprocess.Popen(cmd, cwd=self.dir, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True,
-                                    env={**_env(), "SPARK_HOME": str(home)})
+            proc = subprocess.Popen(
+                cmd,
+                cwd=self.dir,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env={**_env(), "SPARK_HOME": str(home)},
+            )
         self.pid_file.write_text(str(proc.pid))
         self.state_file.write_text(json.dumps({"port": port}))
         deadline = time.monotonic() + self.start_timeout
@@ -81,7 +102,8 @@ class HiveServer2:
             if proc.poll() is not None:
                 raise MetastoreStartError(
                     f"HiveServer2 exited during start-up.\n{log_tail(self.log_file)}",
-                    hint=f"See {self.log_file}.")
+                    hint=f"See {self.log_file}.",
+                )
             if port_answers("127.0.0.1", port):
                 log.info("HiveServer2 up on 127.0.0.1:%s", port)
                 return port
@@ -89,7 +111,9 @@ class HiveServer2:
         self.stop()
         raise MetastoreStartError(
             f"HiveServer2 did not listen within {self.start_timeout:.0f}s.\n"
-            f"{log_tail(self.log_file)}", hint=f"See {self.log_file}.")
+            f"{log_tail(self.log_file)}",
+            hint=f"See {self.log_file}.",
+        )
 
     def stop(self) -> bool:
         pid = read_pid(self.pid_file)

@@ -20,8 +20,8 @@ from pathlib import Path
 from lakeshift.errors import JavaNotFound, LakeshiftError, MetastoreStartError, PortInUse
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.platform.hive_site import metastore_properties, render_hive_site
-from lakeshift.platform.java import JavaRuntime, find_java
 from lakeshift.platform.jars import spark_jars_glob
+from lakeshift.platform.java import JavaRuntime, find_java
 from lakeshift.platform.ports import free_port, port_is_free
 from lakeshift.platform.processes import log_tail, pid_alive, read_pid, terminate
 from lakeshift.platform.state_dir import ensure_writable_dir
@@ -118,8 +118,6 @@ class EmbeddedMetastore:
         (self.conf_dir / "hive-site.xml").write_text(
             render_hive_site(metastore_properties(self.db_dir, self.warehouse))
         )
-        if not (self.dir / ".txn-tables-ready").exists():
-            self._prepare_transaction_tables(java)
         port = self.requested_port or free_port()
         if not port_is_free(port):
             raise PortInUse(
@@ -127,15 +125,27 @@ class EmbeddedMetastore:
                 hint="Stop what listens there, or pass --metastore-port with a free port "
                 "(0 picks one).",
             )
+        if not (self.dir / ".txn-tables-ready").exists():
+            self._prepare_transaction_tables(java)
         cmd = [
-            str(java.java), "-Xmx768m", f"-Dderby.system.home={self.dir}",
-            "-cp", f"{self.conf_dir}:{spark_jars_glob()}", MAIN_CLASS, "-p", str(port),
+            str(java.java),
+            "-Xmx768m",
+            f"-Dderby.system.home={self.dir}",
+            "-cp",
+            f"{self.conf_dir}:{spark_jars_glob()}",
+            MAIN_CLASS,
+            "-p",
+            str(port),
         ]
         log.info("starting embedded metastore: %s", " ".join(cmd))
         with self.log_file.open("ab") as out:
             proc = subprocess.Popen(
-                cmd, cwd=self.dir, stdout=out, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True,
+                cmd,
+                cwd=self.dir,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
         self.pid_file.write_text(str(proc.pid))
         self.state_file.write_text(json.dumps({"port": port, "pid": proc.pid}))
@@ -186,9 +196,18 @@ class EmbeddedMetastore:
         script.write_text(_PREP_SCRIPT)
         with self.log_file.open("ab") as out:
             result = subprocess.run(
-                [str(jshell), "--class-path", f"{self.conf_dir}:{spark_jars_glob()}",
-                 "-R-Dderby.system.home=" + str(self.dir), str(script)],
-                cwd=self.dir, stdout=subprocess.PIPE, stderr=out, timeout=300, check=False,
+                [
+                    str(jshell),
+                    "--class-path",
+                    f"{self.conf_dir}:{spark_jars_glob()}",
+                    "-R-Dderby.system.home=" + str(self.dir),
+                    str(script),
+                ],
+                cwd=self.dir,
+                stdout=subprocess.PIPE,
+                stderr=out,
+                timeout=300,
+                check=False,
             )
             out.write(result.stdout)
         if b"LAKESHIFT-PREPDB-OK" not in result.stdout:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -51,10 +52,8 @@ def terminate(pid: int, marker: str, grace: float = 20.0) -> bool:
 
 def _reap(pid: int) -> None:
     """Collect an exited child so it does not linger as a zombie (when it is ours)."""
-    try:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
 
 
 def log_tail(path: Path, lines: int = 25) -> str:

@@ -33,7 +33,9 @@ logger.iceberg.level = warn
 def spark_conf(settings: Settings, metastore_uri: str, warehouse: Path | None) -> dict[str, str]:
     """The Spark configuration lakeshift runs with (shown in every plan)."""
     log_dir = settings.log_dir.resolve()
-    java_opts = f"-Duser.timezone=UTC -Dlog4j.configurationFile=file:{log_dir / 'log4j2.properties'}"
+    java_opts = (
+        f"-Duser.timezone=UTC -Dlog4j.configurationFile=file:{log_dir / 'log4j2.properties'}"
+    )
     conf = {
         "spark.master": settings.spark_master,
         "spark.app.name": "lakeshift",

@@ -43,34 +43,42 @@ def _seed(partition: PartitionSpec, file: FileSpec) -> int:
 def logical_rows(partition: PartitionSpec, file: FileSpec) -> list[dict[str, Any]]:
     """All logical column values of one file's rows, whatever the file physically holds."""
     rng = random.Random(_seed(partition, file))
-    day = (dt.date(2022, 4, int(partition.value[-2:])) if partition.value
-           else dt.date(2022, 3, 31))
+    day = dt.date(2022, 4, int(partition.value[-2:])) if partition.value else dt.date(2022, 3, 31)
+    file_tag = f"{file.subdir[-1:] or '0'}{file.name[-1]}"
     rows = []
     for i in range(file.rows):
         ts = dt.datetime.combine(day, dt.time()) + dt.timedelta(
-            seconds=rng.randrange(86400), microseconds=rng.randrange(1_000_000))
+            seconds=rng.randrange(86400), microseconds=rng.randrange(1_000_000)
+        )
         tags: list[str | None] | None = [rng.choice(_TAGS) for _ in range(rng.randrange(4))]
         if rng.random() < 0.03 and tags is not None:
             tags.append(None)
         attrs: list[tuple[str, str | None]] | None = [
-            (f"k{j}", rng.choice(["a", "b", None])) for j in range(rng.randrange(3))]
-        rows.append({
-            "event_id": f"{partition.value or 'null'}-{file.subdir[-1:] or '0'}{file.name[-1]}-{i:05d}",
-            "user_id": None if rng.random() < 0.02 else rng.randrange(1, 10**12),
-            "ad_id": rng.randrange(1, 50_000),
-            "bid_price": None if rng.random() < 0.02 else round(rng.uniform(0.01, 5.0), 4),
-            "cost": Decimal(rng.randrange(0, 2_000_000)).scaleb(-4),
-            "is_click": None if rng.random() < 0.01 else rng.random() < 0.1,
-            "event_date": ts.date(),
-            "event_ts": ts,
-            "tags": None if rng.random() < 0.05 else tags,
-            "attrs": None if rng.random() < 0.05 else attrs,
-            "device": None if rng.random() < 0.03 else {
-                "os": rng.choice(_OS), "model": f"m{rng.randrange(40)}",
-                "app_version": f"{rng.randrange(1, 6)}.{rng.randrange(10)}"},
-            "country": rng.choice(_COUNTRIES),
-            "dwell_ms": None if rng.random() < 0.1 else rng.randrange(0, 600_000),
-        })
+            (f"k{j}", rng.choice(["a", "b", None])) for j in range(rng.randrange(3))
+        ]
+        rows.append(
+            {
+                "event_id": f"{partition.value or 'null'}-{file_tag}-{i:05d}",
+                "user_id": None if rng.random() < 0.02 else rng.randrange(1, 10**12),
+                "ad_id": rng.randrange(1, 50_000),
+                "bid_price": None if rng.random() < 0.02 else round(rng.uniform(0.01, 5.0), 4),
+                "cost": Decimal(rng.randrange(0, 2_000_000)).scaleb(-4),
+                "is_click": None if rng.random() < 0.01 else rng.random() < 0.1,
+                "event_date": ts.date(),
+                "event_ts": ts,
+                "tags": None if rng.random() < 0.05 else tags,
+                "attrs": None if rng.random() < 0.05 else attrs,
+                "device": None
+                if rng.random() < 0.03
+                else {
+                    "os": rng.choice(_OS),
+                    "model": f"m{rng.randrange(40)}",
+                    "app_version": f"{rng.randrange(1, 6)}.{rng.randrange(10)}",
+                },
+                "country": rng.choice(_COUNTRIES),
+                "dwell_ms": None if rng.random() < 0.1 else rng.randrange(0, 600_000),
+            }
+        )
     return rows
 
 

@@ -85,15 +85,25 @@ def partitions() -> list[PartitionSpec]:
             # partition's columns do not, so Hive shows NULL for it.
             files.append(FileSpec("000000_0_copy_1", 777, 2, hand_copied=True))
         if d == 24:
-            files = [FileSpec("000000_0", _rows(d), 4, subdir="HIVE_UNION_SUBDIR_1"),
-                     FileSpec("000000_0", _rows(d, 2) // 2, 4, subdir="HIVE_UNION_SUBDIR_2")]
+            files = [
+                FileSpec("000000_0", _rows(d), 4, subdir="HIVE_UNION_SUBDIR_1"),
+                FileSpec("000000_0", _rows(d, 2) // 2, 4, subdir="HIVE_UNION_SUBDIR_2"),
+            ]
         if d == 28:
             files = []
-        specs.append(PartitionSpec(
-            value=_day(d), version=version, files=tuple(files),
-            location="archive" if d == 27 else "table", junk=d in (12, 28),
-        ))
+        specs.append(
+            PartitionSpec(
+                value=_day(d),
+                version=version,
+                files=tuple(files),
+                location="archive" if d == 27 else "table",
+                junk=d in (12, 28),
+            )
+        )
     specs.append(PartitionSpec(value=None, version=4, files=(FileSpec("000000_0", 321, 4),)))
-    specs.append(PartitionSpec(value=_day(29), version=4, files=(FileSpec("000000_0", 400, 4),),
-                               registered=False))
+    specs.append(
+        PartitionSpec(
+            value=_day(29), version=4, files=(FileSpec("000000_0", 400, 4),), registered=False
+        )
+    )
     return specs

@@ -51,19 +51,27 @@ def generate(root: Path) -> dict[str, Any]:
             rows = write_file(spec, file, path)
             rows_total += rows
             rows_registered += 0 if file.hand_copied else rows
-            files.append({"path": str(path.relative_to(directory)), "rows": rows,
-                          "vintage": file.version, "positional": file.positional})
-        entries.append({
-            "value": spec.value,
-            "registered": spec.registered,
-            "location": str(directory.relative_to(root)),
-            "schema_version": spec.version,
-            "columns": [list(c) for c in SCHEMA_VERSIONS[spec.version]],
-            "files": files,
-            "rows": rows_total,
-            # Hive's stats as the metastore holds them; a hand-copied file left them stale.
-            "num_rows_stat": rows_registered,
-        })
+            files.append(
+                {
+                    "path": str(path.relative_to(directory)),
+                    "rows": rows,
+                    "vintage": file.version,
+                    "positional": file.positional,
+                }
+            )
+        entries.append(
+            {
+                "value": spec.value,
+                "registered": spec.registered,
+                "location": str(directory.relative_to(root)),
+                "schema_version": spec.version,
+                "columns": [list(c) for c in SCHEMA_VERSIONS[spec.version]],
+                "files": files,
+                "rows": rows_total,
+                # Hive's stats as the metastore holds them; a hand-copied file left them stale.
+                "num_rows_stat": rows_registered,
+            }
+        )
     manifest = {
         "database": DATABASE,
         "table": TABLE,

@@ -1,4 +1,4 @@
-"""Register ``sample.click_log`` in a metastore, with partition-level descriptors as Hive has them."""
+"""Register ``sample.click_log`` with partition-level descriptors as Hive has them."""
 
 from __future__ import annotations
 
@@ -45,9 +45,10 @@ def stage_files(dest: Path, source: Path | None = None) -> dict[str, Any]:
     return generate(dest)
 
 
-def load_sample(client: MetastoreClient, home: Path, *, replace: bool = False,
-                source: Path | None = None) -> LoadResult:
-    """Load ``sample.click_log``: files under ``home/data``, table and partitions in the metastore."""
+def load_sample(
+    client: MetastoreClient, home: Path, *, replace: bool = False, source: Path | None = None
+) -> LoadResult:
+    """Load ``sample.click_log``: files under ``home/data``, table and partitions registered."""
     root = home / "data" / "click_log"
     if replace and root.exists():
         shutil.rmtree(root)
@@ -62,22 +63,39 @@ def load_sample(client: MetastoreClient, home: Path, *, replace: bool = False,
     assert isinstance(partitions, list)
     if created:
         table_location = ddl.location_uri(root / str(manifest["table_location"]))
-        client.create_table(ddl.external_table(
-            db, name, _columns(manifest["columns"]), _columns(manifest["partition_keys"]),
-            table_location, parameters={"comment": "ad click log (lakeshift sample)"}))
-        client.add_partitions([
-            ddl.partition(
-                db, name, [p["value"] if p["value"] is not None else NULL_PARTITION],
-                _columns(p["columns"]), ddl.location_uri(root / p["location"]),
-                parameters=_stats(p, root))
-            for p in partitions if p["registered"]
-        ])
-        log.info("loaded %s.%s with %d partitions", db, name, len(partitions))
+        client.create_table(
+            ddl.external_table(
+                db,
+                name,
+                _columns(manifest["columns"]),
+                _columns(manifest["partition_keys"]),
+                table_location,
+                parameters={"comment": "ad click log (lakeshift sample)"},
+            )
+        )
+        client.add_partitions(
+            [
+                ddl.partition(
+                    db,
+                    name,
+                    [p["value"] if p["value"] is not None else NULL_PARTITION],
+                    _columns(p["columns"]),
+                    ddl.location_uri(root / p["location"]),
+                    parameters=_stats(p, root),
+                )
+                for p in partitions
+                if p["registered"]
+            ]
+        )
+        log.info("loaded %s.%s", db, name)
     registered = [p for p in partitions if p["registered"]]
     return LoadResult(
-        table=f"{db}.{name}", location=str(root / str(manifest["table_location"])),
-        partitions=len(registered), unregistered_dirs=len(partitions) - len(registered),
-        rows=sum(int(p["rows"]) for p in registered), created=created,
+        table=f"{db}.{name}",
+        location=str(root / str(manifest["table_location"])),
+        partitions=len(registered),
+        unregistered_dirs=len(partitions) - len(registered),
+        rows=sum(int(p["rows"]) for p in registered),
+        created=created,
     )
 
 

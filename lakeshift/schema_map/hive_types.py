@@ -13,11 +13,32 @@ import pyarrow as pa
 from lakeshift.errors import RefusedInput
 
 PRIMITIVES = {
-    "tinyint", "smallint", "int", "bigint", "boolean", "float", "double", "string",
-    "binary", "date", "timestamp", "decimal", "char", "varchar", "void",
+    "tinyint",
+    "smallint",
+    "int",
+    "bigint",
+    "boolean",
+    "float",
+    "double",
+    "string",
+    "binary",
+    "date",
+    "timestamp",
+    "decimal",
+    "char",
+    "varchar",
+    "void",
 }
-_ALIASES = {"integer": "int", "real": "float", "double precision": "double", "numeric": "decimal",
-            "dec": "decimal", "long": "bigint", "short": "smallint", "byte": "tinyint"}
+_ALIASES = {
+    "integer": "int",
+    "real": "float",
+    "double precision": "double",
+    "numeric": "decimal",
+    "dec": "decimal",
+    "long": "bigint",
+    "short": "smallint",
+    "byte": "tinyint",
+}
 
 
 @dataclass(frozen=True)
@@ -82,23 +103,25 @@ class _Parser:
     def word(self) -> str:
         self.skip_ws()
         start = self.pos
-        while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] in "_$"):
+        while self.pos < len(self.text) and (
+            self.text[self.pos].isalnum() or self.text[self.pos] in "_$"
+        ):
             self.pos += 1
         if start == self.pos:
             raise self.error("expected a name")
-        return self.text[start:self.pos]
+        return self.text[start : self.pos]
 
     def field_name(self) -> str:
         if self.peek() == "`":
             self.pos += 1
             end = self.text.index("`", self.pos)
-            name, self.pos = self.text[self.pos:end], end + 1
+            name, self.pos = self.text[self.pos : end], end + 1
             return name
         return self.word()
 
     def parse(self) -> HiveType:
         kind = self.word().lower()
-        if kind == "double" and self.text[self.pos:].lower().lstrip().startswith("precision"):
+        if kind == "double" and self.text[self.pos :].lower().lstrip().startswith("precision"):
             self.word()
         kind = _ALIASES.get(kind, kind)
         if kind == "struct":
@@ -127,7 +150,9 @@ class _Parser:
             if kind == "map" and len(children) == 2:
                 return HiveType("map", fields=(("key", children[0]), ("value", children[1])))
             if kind == "uniontype":
-                return HiveType("uniontype", fields=tuple((f"tag_{i}", c) for i, c in enumerate(children)))
+                return HiveType(
+                    "uniontype", fields=tuple((f"tag_{i}", c) for i, c in enumerate(children))
+                )
             raise self.error(f"wrong number of type arguments for {kind}")
         if kind not in PRIMITIVES:
             raise self.error(f"unknown type {kind!r}")
@@ -160,10 +185,19 @@ def parse_hive_type(text: str) -> HiveType:
 def to_arrow(hive_type: HiveType) -> pa.DataType:
     """The Arrow type that holds values of ``hive_type`` (CHAR/VARCHAR become strings)."""
     simple: dict[str, pa.DataType] = {
-        "tinyint": pa.int8(), "smallint": pa.int16(), "int": pa.int32(), "bigint": pa.int64(),
-        "boolean": pa.bool_(), "float": pa.float32(), "double": pa.float64(),
-        "string": pa.string(), "char": pa.string(), "varchar": pa.string(),
-        "binary": pa.binary(), "date": pa.date32(), "timestamp": pa.timestamp("us"),
+        "tinyint": pa.int8(),
+        "smallint": pa.int16(),
+        "int": pa.int32(),
+        "bigint": pa.int64(),
+        "boolean": pa.bool_(),
+        "float": pa.float32(),
+        "double": pa.float64(),
+        "string": pa.string(),
+        "char": pa.string(),
+        "varchar": pa.string(),
+        "binary": pa.binary(),
+        "date": pa.date32(),
+        "timestamp": pa.timestamp("us"),
         "void": pa.null(),
     }
     if hive_type.kind in simple:
@@ -182,10 +216,15 @@ def to_arrow(hive_type: HiveType) -> pa.DataType:
 def from_arrow(arrow_type: pa.DataType) -> HiveType:
     """The Hive type of an ORC column as pyarrow reports it."""
     checks: list[tuple[object, str]] = [
-        (pa.types.is_int8, "tinyint"), (pa.types.is_int16, "smallint"), (pa.types.is_int32, "int"),
-        (pa.types.is_int64, "bigint"), (pa.types.is_boolean, "boolean"),
-        (pa.types.is_float32, "float"), (pa.types.is_float64, "double"),
-        (pa.types.is_date32, "date"), (pa.types.is_timestamp, "timestamp"),
+        (pa.types.is_int8, "tinyint"),
+        (pa.types.is_int16, "smallint"),
+        (pa.types.is_int32, "int"),
+        (pa.types.is_int64, "bigint"),
+        (pa.types.is_boolean, "boolean"),
+        (pa.types.is_float32, "float"),
+        (pa.types.is_float64, "double"),
+        (pa.types.is_date32, "date"),
+        (pa.types.is_timestamp, "timestamp"),
         (pa.types.is_null, "void"),
     ]
     for check, kind in checks:
@@ -198,15 +237,29 @@ def from_arrow(arrow_type: pa.DataType) -> HiveType:
     if pa.types.is_decimal(arrow_type):
         return HiveType("decimal", (arrow_type.precision, arrow_type.scale))
     if pa.types.is_map(arrow_type):
-        return HiveType("map", fields=(("key", from_arrow(arrow_type.key_type)),
-                                       ("value", from_arrow(arrow_type.item_type))))
+        return HiveType(
+            "map",
+            fields=(
+                ("key", from_arrow(arrow_type.key_type)),
+                ("value", from_arrow(arrow_type.item_type)),
+            ),
+        )
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
         return HiveType("array", fields=(("element", from_arrow(arrow_type.value_type)),))
     if pa.types.is_struct(arrow_type):
-        return HiveType("struct", fields=tuple(
-            (arrow_type.field(i).name, from_arrow(arrow_type.field(i).type))
-            for i in range(arrow_type.num_fields)))
+        return HiveType(
+            "struct",
+            fields=tuple(
+                (arrow_type.field(i).name, from_arrow(arrow_type.field(i).type))
+                for i in range(arrow_type.num_fields)
+            ),
+        )
     if pa.types.is_union(arrow_type):
-        return HiveType("uniontype", fields=tuple(
-            (f"tag_{i}", from_arrow(arrow_type.field(i).type)) for i in range(arrow_type.num_fields)))
+        return HiveType(
+            "uniontype",
+            fields=tuple(
+                (f"tag_{i}", from_arrow(arrow_type.field(i).type))
+                for i in range(arrow_type.num_fields)
+            ),
+        )
     raise RefusedInput(f"ORC column type {arrow_type} is not supported by lakeshift")

@@ -1,0 +1,47 @@
+# lakeshift: `make demo` and `make test` bootstrap everything they need into .venv.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.lakeshift-installed
+HOME_DIR ?= .lakeshift
+
+.PHONY: demo test lint typecheck contracts unit integration e2e bench clean stop check-java
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "lakeshift needs Python 3.10+")'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+check-java:
+	@command -v java >/dev/null 2>&1 || { echo "Java 17+ is required: apt-get install openjdk-17-jdk-headless" >&2; exit 5; }
+
+demo: $(STAMP) check-java
+	$(VENV)/bin/lakeshift --home $(HOME_DIR) demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check lakeshift tests benchmarks
+	$(VENV)/bin/ruff format --check lakeshift tests benchmarks
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+contracts: $(STAMP)
+	$(VENV)/bin/lint-imports
+
+test: lint typecheck contracts check-java
+	$(VENV)/bin/pytest -q tests
+
+unit: $(STAMP)
+	$(VENV)/bin/pytest -q tests/unit
+
+bench: $(STAMP) check-java
+	$(PY) -m benchmarks.run
+
+stop: $(STAMP)
+	-$(VENV)/bin/lakeshift --home $(HOME_DIR) hiveserver2 stop
+	-$(VENV)/bin/lakeshift --home $(HOME_DIR) metastore stop
+
+clean: stop
+	rm -rf $(HOME_DIR) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""``python -m lakeshift``."""
+
+from lakeshift.cli.main import main
+
+main()

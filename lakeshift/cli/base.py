@@ -1,0 +1,141 @@
+"""The ``lakeshift`` command group: global options, settings, error-to-exit-code translation."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lakeshift import __version__
+from lakeshift.cli.output import Output, make_output
+from lakeshift.config import OUTPUT_CHOICES, Settings, load_settings, parse_conf_pairs
+from lakeshift.context import Context
+from lakeshift.errors import EXIT_INTERNAL, LakeshiftError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CliState:
+    """What every command receives: settings, output, and the lazily built context."""
+
+    settings: Settings
+    output: Output
+    _context: Context | None = field(default=None, repr=False)
+
+    @property
+    def context(self) -> Context:
+        if self._context is None:
+            self._context = Context(self.settings)
+        return self._context
+
+
+pass_state = click.make_pass_decorator(CliState)
+
+
+class LakeshiftGroup(click.Group):
+    """Turns lakeshift errors into their exit codes and a one-paragraph message."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LakeshiftError as e:
+            _fail(ctx, str(e), e.exit_code, e)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except KeyboardInterrupt:
+            _fail(ctx, "interrupted; re-run the same command to resume.", 130, None)
+        except Exception as e:
+            _fail(
+                ctx,
+                f"internal error: {e!r}. This is a bug; please report it with the log.",
+                EXIT_INTERNAL,
+                e,
+            )
+
+
+def _fail(ctx: click.Context, message: str, code: int, error: BaseException | None) -> None:
+    state = ctx.find_object(CliState)
+    output = state.output if state else make_output("text")
+    log_file = state.settings.log_file if state else None
+    if error is not None:
+        log.error("failed: %s", message, exc_info=error)
+    if log_file is not None and not log_file.exists():
+        log_file = None
+    output.error(message, code=code, log_file=log_file)
+    ctx.exit(code)
+
+
+@click.group(cls=LakeshiftGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--home",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="State directory (journal, logs, embedded metastore). Default ./.lakeshift; "
+    "env LAKESHIFT_HOME.",
+)
+@click.option(
+    "--metastore-uri",
+    default=None,
+    help="thrift://host:9083 of your Hive Metastore. Default: the embedded one.",
+)
+@click.option(
+    "--metastore-port",
+    type=int,
+    default=None,
+    help="Port of the embedded metastore (0 = any free port).",
+)
+@click.option("--spark-master", default=None, help="Spark master, e.g. local[4], yarn.")
+@click.option("--conf", "conf", multiple=True, help="Extra Spark conf key=value (repeatable).")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="TOML config file. Default HOME/lakeshift.toml if present.",
+)
+@click.option(
+    "--output",
+    type=click.Choice(OUTPUT_CHOICES),
+    default=None,
+    help="text (default) or json for scripts.",
+)
+@click.version_option(__version__, prog_name="lakeshift")
+@click.pass_context
+def cli(
+    ctx: click.Context,
+    home: Path | None,
+    metastore_uri: str | None,
+    metastore_port: int | None,
+    spark_master: str | None,
+    conf: tuple[str, ...],
+    config_file: Path | None,
+    output: str | None,
+) -> None:
+    """Migrate Hive ORC tables into lake tables, one validated partition at a time.
+
+    \b
+    Examples:
+      lakeshift metastore start
+      lakeshift sample load
+      lakeshift inspect sample.click_log
+      lakeshift --metastore-uri thrift://hms:9083 --output json inspect db.events
+    """
+    flags = {
+        "home": home,
+        "metastore_uri": metastore_uri,
+        "metastore_port": metastore_port,
+        "spark_master": spark_master,
+        "output": output,
+        "spark_conf": parse_conf_pairs(list(conf)) if conf else None,
+    }
+    try:
+        settings = load_settings(flags, config_file=config_file)
+    except LakeshiftError as e:
+        make_output(output or "text").error(str(e), code=e.exit_code, log_file=None)
+        ctx.exit(e.exit_code)
+    ctx.obj = CliState(settings=settings, output=make_output(settings.output))
+    ctx.call_on_close(lambda: ctx.obj.context.close() if ctx.obj._context else None)

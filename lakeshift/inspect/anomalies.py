@@ -1,0 +1,378 @@
+"""Classify what makes a partition's migration non-trivial (pure logic, unit-tested).
+
+Each anomaly has a stable ``code``, a severity and the action to take. ``error`` severity means
+the partition is not migrated until the cause is fixed; the others are handled by lakeshift.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lakeshift.inspect.model import (
+    SEVERITY_ERROR,
+    SEVERITY_INFO,
+    SEVERITY_WARNING,
+    Anomaly,
+    Column,
+    FileInfo,
+    PartitionInfo,
+)
+from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Settings that change how partitions are classified."""
+
+    mapping_mode: str = "auto"  # auto | position | name
+    case_sensitive: bool = False
+    small_file_bytes: int = 8 * 1024 * 1024
+    small_file_count: int = 16
+
+
+def _key(name: str, rules: Rules) -> str:
+    return name if rules.case_sensitive else name.lower()
+
+
+def _anomaly(
+    p: PartitionInfo, code: str, severity: str, message: str, action: str, **details: object
+) -> Anomaly:
+    return Anomaly(
+        code=code,
+        severity=severity,
+        message=message,
+        action=action,
+        partition=p.name,
+        details=dict(details),
+    )
+
+
+def classify_partition(
+    p: PartitionInfo,
+    table_columns: Sequence[Column],
+    table_format: str,
+    rules: Rules,
+    listing_error: str | None = None,
+) -> list[Anomaly]:
+    """Every anomaly of one partition, in a stable order."""
+    found: list[Anomaly] = []
+    if listing_error:
+        found.append(
+            _anomaly(
+                p,
+                "unreadable-directory",
+                SEVERITY_ERROR,
+                f"cannot list {p.location}: {listing_error}",
+                "Grant read access to the directory, then inspect again.",
+            )
+        )
+    if not p.location_exists:
+        found.append(
+            _anomaly(
+                p,
+                "missing-directory",
+                SEVERITY_WARNING,
+                f"registered partition has no directory at {p.location}; Hive reads it as empty.",
+                "Nothing to migrate; drop the partition in Hive if it is stale.",
+            )
+        )
+    elif not p.files and not listing_error:
+        found.append(
+            _anomaly(
+                p,
+                "empty-partition",
+                SEVERITY_INFO,
+                "partition holds no data files; it migrates as empty.",
+                "None needed.",
+            )
+        )
+    if DEFAULT_PARTITION_NAME in p.name:
+        found.append(
+            _anomaly(
+                p,
+                "null-partition",
+                SEVERITY_INFO,
+                "partition value is NULL (__HIVE_DEFAULT_PARTITION__).",
+                "Migrated with a NULL partition value, as Hive shows it.",
+            )
+        )
+    if p.outside_table_root:
+        found.append(
+            _anomaly(
+                p,
+                "outside-table-root",
+                SEVERITY_INFO,
+                f"partition is stored outside the table root at {p.location}.",
+                "Migrated from its own location; do not delete it before cutover.",
+            )
+        )
+    if p.format != table_format:
+        found.append(
+            _anomaly(
+                p,
+                "partition-format-differs",
+                SEVERITY_WARNING,
+                f"partition is stored as {p.format}, the table as {table_format}.",
+                "Read with the partition's own format.",
+            )
+        )
+    if p.skipped_files:
+        found.append(
+            _anomaly(
+                p,
+                "skipped-files",
+                SEVERITY_INFO,
+                f"{p.skipped_files} hidden, temporary or empty file(s) skipped, "
+                "as Hive skips them.",
+                "None needed.",
+                count=p.skipped_files,
+            )
+        )
+    found.extend(_file_anomalies(p, rules))
+    found.extend(_partition_vs_table(p, table_columns, rules))
+    found.extend(_size_and_stats(p, rules))
+    return found
+
+
+def _file_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
+    found: list[Anomaly] = []
+    corrupt = [f for f in p.files if f.error]
+    if corrupt:
+        found.append(
+            _anomaly(
+                p,
+                "corrupt-file",
+                SEVERITY_ERROR,
+                f"{len(corrupt)} file(s) cannot be read: {corrupt[0].path}: {corrupt[0].error}",
+                "Repair or remove the file in Hive, then inspect again; the partition is skipped.",
+                files=[f.path for f in corrupt],
+            )
+        )
+    wrong = [f for f in p.files if not f.error and f.format != p.format]
+    if wrong:
+        found.append(
+            _anomaly(
+                p,
+                "file-format-differs",
+                SEVERITY_ERROR,
+                f"{len(wrong)} file(s) are not {p.format}: {wrong[0].path} is {wrong[0].format}.",
+                "Hive cannot read them either; remove them or fix the partition's format.",
+                files=[f.path for f in wrong],
+            )
+        )
+    readable = [f for f in p.files if not f.error and f.format == p.format and f.columns]
+    positional = [f for f in readable if f.positional]
+    if positional:
+        found.append(
+            _anomaly(
+                p,
+                "positional-files",
+                SEVERITY_WARNING,
+                f"{len(positional)} file(s) name columns _col0.._colN (old Hive writer); "
+                "Hive maps them by position.",
+                "Mapped by position onto the partition's columns.",
+                files=[f.path for f in positional],
+            )
+        )
+    diffs: dict[str, list[str]] = {}
+    for f in readable:
+        by_position = f.positional or rules.mapping_mode == "position"
+        for code, detail in _file_vs_partition(f, p.columns, by_position, rules):
+            diffs.setdefault(code, []).append(f"{f.path}: {detail}")
+    texts = {
+        "file-extra-columns": (
+            SEVERITY_INFO,
+            "file holds columns the partition does not declare",
+            "Ignored, as Hive ignores them.",
+        ),
+        "file-missing-columns": (
+            SEVERITY_WARNING,
+            "file lacks columns the partition declares",
+            "Read as NULL, as Hive does.",
+        ),
+        "file-reordered-columns": (
+            SEVERITY_INFO,
+            "file orders columns differently",
+            "Matched by name.",
+        ),
+        "file-type-differs": (
+            SEVERITY_WARNING,
+            "file column types differ from the partition's",
+            "Converted as Hive converts on read (unconvertible values: NULL).",
+        ),
+    }
+    for code, entries in diffs.items():
+        severity, what, action = texts[code]
+        found.append(
+            _anomaly(
+                p,
+                code,
+                severity,
+                f"{what}: {entries[0]}"
+                + (f" (+{len(entries) - 1} more)" if len(entries) > 1 else ""),
+                action,
+                files=entries,
+            )
+        )
+    return found
+
+
+def _file_vs_partition(
+    f: FileInfo, columns: Sequence[Column], by_position: bool, rules: Rules
+) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    physical = list(f.columns)
+    if by_position:
+        if len(physical) > len(columns):
+            out.append(("file-extra-columns", f"{len(physical) - len(columns)} trailing column(s)"))
+        if len(physical) < len(columns):
+            missing = [c.name for c in columns[len(physical) :]]
+            out.append(("file-missing-columns", ", ".join(missing)))
+        changed = [
+            f"{c.name}: {ph.type} -> {c.type}"
+            for ph, c in zip(physical, columns)
+            if ph.type != c.type
+        ]
+        if changed:
+            out.append(("file-type-differs", "; ".join(changed)))
+        return out
+    by_name = {_key(c.name, rules): c for c in physical}
+    declared = {_key(c.name, rules): c for c in columns}
+    extra = [c.name for k, c in by_name.items() if k not in declared]
+    missing = [c.name for k, c in declared.items() if k not in by_name]
+    if extra:
+        out.append(("file-extra-columns", ", ".join(extra)))
+    if missing:
+        out.append(("file-missing-columns", ", ".join(missing)))
+    common_file = [k for k in by_name if k in declared]
+    common_decl = [k for k in declared if k in by_name]
+    if common_file != common_decl:
+        out.append(("file-reordered-columns", ", ".join(by_name[k].name for k in common_file)))
+    changed = [
+        f"{declared[k].name}: {by_name[k].type} -> {declared[k].type}"
+        for k in common_decl
+        if by_name[k].type != declared[k].type
+    ]
+    if changed:
+        out.append(("file-type-differs", "; ".join(changed)))
+    return out
+
+
+def _partition_vs_table(
+    p: PartitionInfo, table_columns: Sequence[Column], rules: Rules
+) -> list[Anomaly]:
+    """Hive converts a partition's row to the table's columns by position."""
+    found: list[Anomaly] = []
+    if len(p.columns) < len(table_columns):
+        added = [c.name for c in table_columns[len(p.columns) :]]
+        found.append(
+            _anomaly(
+                p,
+                "partition-behind-table",
+                SEVERITY_WARNING,
+                f"partition does not declare {', '.join(added)} (added to the table without "
+                "CASCADE); Hive shows NULL for them here, even where files hold them.",
+                "Migrated as NULL, as Hive shows them.",
+                columns=added,
+            )
+        )
+    if len(p.columns) > len(table_columns):
+        extra = [c.name for c in p.columns[len(table_columns) :]]
+        found.append(
+            _anomaly(
+                p,
+                "partition-extra-columns",
+                SEVERITY_WARNING,
+                f"partition declares columns the table no longer has: {', '.join(extra)}.",
+                "Not migrated, as Hive does not show them.",
+                columns=extra,
+            )
+        )
+    renamed = [
+        (pc.name, tc.name)
+        for pc, tc in zip(p.columns, table_columns)
+        if _key(pc.name, rules) != _key(tc.name, rules)
+    ]
+    if renamed:
+        found.append(
+            _anomaly(
+                p,
+                "partition-column-renamed",
+                SEVERITY_INFO,
+                "columns renamed on the table since this partition was written: "
+                + ", ".join(f"{a} -> {b}" for a, b in renamed)
+                + "; Hive keeps their values.",
+                "Mapped by position, as Hive does.",
+                renames=[list(r) for r in renamed],
+            )
+        )
+    retyped = [
+        f"{pc.name}: {pc.type} -> {tc.type}"
+        for pc, tc in zip(p.columns, table_columns)
+        if pc.type != tc.type
+    ]
+    if retyped:
+        found.append(
+            _anomaly(
+                p,
+                "partition-type-differs",
+                SEVERITY_WARNING,
+                "column types changed on the table since this partition was written: "
+                + "; ".join(retyped),
+                "Converted as Hive converts on read.",
+                changes=retyped,
+            )
+        )
+    return found
+
+
+def _size_and_stats(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
+    found: list[Anomaly] = []
+    small = [f for f in p.files if f.size < rules.small_file_bytes]
+    if len(small) >= rules.small_file_count:
+        found.append(
+            _anomaly(
+                p,
+                "small-files",
+                SEVERITY_INFO,
+                f"{len(small)} files smaller than {rules.small_file_bytes // 1024} KiB.",
+                "The target is written with fewer, larger files.",
+                count=len(small),
+            )
+        )
+    stats = p.stats_num_rows
+    readable = all(f.rows is not None for f in p.files)
+    if stats is not None and readable and stats != p.rows:
+        found.append(
+            _anomaly(
+                p,
+                "stats-mismatch",
+                SEVERITY_WARNING,
+                f"metastore numRows={stats} but file footers count {p.rows} rows.",
+                "Footers are used; `ANALYZE TABLE ... COMPUTE STATISTICS` fixes Hive's stats.",
+                metastore_rows=stats,
+                footer_rows=p.rows,
+            )
+        )
+    return found
+
+
+def schema_drift(partitions: Sequence[PartitionInfo]) -> list[Anomaly]:
+    """Table-level: how many distinct physical schemas the files use."""
+    schemas: dict[tuple[Column, ...], int] = {}
+    for p in partitions:
+        for f in p.files:
+            if f.columns:
+                schemas[f.columns] = schemas.get(f.columns, 0) + 1
+    if len(schemas) <= 1:
+        return []
+    return [
+        Anomaly(
+            code="schema-drift",
+            severity=SEVERITY_INFO,
+            message=f"files use {len(schemas)} distinct physical schemas.",
+            action="Each group is read and mapped separately (see the plan).",
+            details={"schemas": len(schemas)},
+        )
+    ]

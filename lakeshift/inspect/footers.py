@@ -1,0 +1,67 @@
+"""Read file footers (ORC, Parquet) with pyarrow, without reading data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.orc as orc
+import pyarrow.parquet as pq
+
+from lakeshift.inspect.files import ListedFile
+from lakeshift.inspect.model import Column, FileInfo
+from lakeshift.schema_map.hive_types import from_arrow
+
+
+def sniff_format(fs: pafs.FileSystem, path: str, size: int) -> str:
+    """ORC files start with ``ORC``; Parquet files end with ``PAR1``; anything else is text."""
+    with fs.open_input_file(path) as handle:
+        head = handle.read(4)
+        if head[:3] == b"ORC":
+            return "orc"
+        if size >= 8:
+            handle.seek(size - 4)
+            if handle.read(4) == b"PAR1":
+                return "parquet"
+    return "text"
+
+
+def _columns(schema: pa.Schema) -> tuple[Column, ...]:
+    return tuple(Column(f.name, str(from_arrow(f.type))) for f in schema)
+
+
+def read_footer(fs: pafs.FileSystem, root: str, listed: ListedFile) -> FileInfo:
+    """Describe one file from its footer; an unreadable file gets ``error`` set, never raises."""
+    full = f"{root.rstrip('/')}/{listed.path}"
+    base: dict[str, Any] = {"path": listed.path, "size": listed.size, "mtime_ns": listed.mtime_ns}
+    try:
+        fmt = sniff_format(fs, full, listed.size)
+        if fmt == "orc":
+            with fs.open_input_file(full) as handle:
+                reader = orc.ORCFile(handle)
+                return FileInfo(
+                    **base,
+                    format="orc",
+                    columns=_columns(reader.schema),
+                    rows=reader.nrows,
+                    stripes=reader.nstripes,
+                    compression=str(reader.compression),
+                    writer=str(reader.writer),
+                    writer_version=str(reader.writer_version),
+                    software_version=str(reader.software_version),
+                )
+        if fmt == "parquet":
+            with fs.open_input_file(full) as handle:
+                meta = pq.ParquetFile(handle).metadata
+                return FileInfo(
+                    **base,
+                    format="parquet",
+                    columns=_columns(meta.schema.to_arrow_schema()),
+                    rows=meta.num_rows,
+                    stripes=meta.num_row_groups,
+                    writer=meta.created_by,
+                )
+        return FileInfo(**base, format="text")
+    except (OSError, pa.ArrowException, ValueError) as e:
+        return FileInfo(**base, format="unknown", error=f"{type(e).__name__}: {e}")

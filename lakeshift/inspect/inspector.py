@@ -1,0 +1,237 @@
+"""Build the :class:`TableInventory` of one Hive table."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow.fs as pafs
+
+from lakeshift.config import Settings
+from lakeshift.errors import NotFound, UsageError
+from lakeshift.inspect.anomalies import Rules, classify_partition, schema_drift
+from lakeshift.inspect.files import filesystem_for, fingerprint, is_hidden, list_partition
+from lakeshift.inspect.footers import read_footer
+from lakeshift.inspect.model import (
+    SEVERITY_WARNING,
+    Anomaly,
+    Column,
+    PartitionInfo,
+    TableInventory,
+)
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.inspect.table_checks import check_supported, storage_format
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
+
+if TYPE_CHECKING:
+    from hive_metastore.ttypes import Partition, StorageDescriptor, Table
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int, int, str], None]
+
+
+def split_table_name(qualified: str) -> tuple[str, str]:
+    db, sep, table = qualified.partition(".")
+    if not sep or not db or not table or "." in table:
+        raise UsageError(f"table name {qualified!r} must be DATABASE.TABLE")
+    return db.lower(), table.lower()
+
+
+def _columns(sd: StorageDescriptor | None) -> tuple[Column, ...]:
+    return tuple(Column(c.name, c.type) for c in (sd.cols if sd and sd.cols else []))
+
+
+def _inspect_partition(
+    name: str,
+    values: tuple[str | None, ...],
+    sd: StorageDescriptor,
+    parameters: dict[str, str],
+    table_root: str,
+    table_columns: Sequence[Column],
+    table_format: str,
+    rules: Rules,
+) -> PartitionInfo:
+    fs, root = filesystem_for(sd.location)
+    listing = list_partition(fs, root)
+    files = tuple(read_footer(fs, root, f) for f in listing.files)
+    base = root.rstrip("/")
+    partition = PartitionInfo(
+        name=name,
+        values=values,
+        location=sd.location,
+        location_exists=listing.exists,
+        outside_table_root=not (base + "/").startswith(table_root.rstrip("/") + "/"),
+        format=storage_format(
+            sd.inputFormat, sd.serdeInfo.serializationLib if sd.serdeInfo else None
+        ),
+        input_format=sd.inputFormat or "",
+        serde=sd.serdeInfo.serializationLib or "" if sd.serdeInfo else "",
+        columns=_columns(sd),
+        parameters=dict(parameters),
+        files=files,
+        skipped_files=listing.skipped,
+        fingerprint=fingerprint(listing.files),
+    )
+    anomalies = classify_partition(partition, table_columns, table_format, rules, listing.error)
+    return replace(partition, anomalies=tuple(anomalies))
+
+
+def _partition_values(p: Partition) -> tuple[str | None, ...]:
+    return tuple(None if v == DEFAULT_PARTITION_NAME else v for v in p.values)
+
+
+def _unregistered_dirs(table_root: str, depth: int, registered: set[str]) -> list[str]:
+    """Partition-like directories (``k=v`` at each level) under the root that are not registered."""
+    if depth == 0:
+        return []
+    fs, root = filesystem_for(table_root)
+    level = [root.rstrip("/")]
+    for _ in range(depth):
+        children: list[str] = []
+        for directory in level:
+            try:
+                entries = fs.get_file_info(pafs.FileSelector(directory, allow_not_found=True))
+            except OSError as e:
+                log.warning("cannot list %s: %s", directory, e)
+                continue
+            children.extend(
+                e.path.rstrip("/")
+                for e in entries
+                if e.type == pafs.FileType.Directory
+                and "=" in e.base_name
+                and not is_hidden(e.base_name)
+            )
+        level = children
+    return sorted(d[len(root.rstrip("/")) + 1 :] for d in level if d not in registered)
+
+
+def inspect_table(
+    client: MetastoreClient,
+    qualified_name: str,
+    settings: Settings,
+    *,
+    partition_filter: PartitionFilter | None = None,
+    progress: Progress | None = None,
+) -> TableInventory:
+    """Inspect ``db.table``: metastore entries, files, footers, fingerprints and anomalies.
+
+    Reads only; nothing is written anywhere (the caller may save the inventory).
+
+    Raises:
+        NotFound: the database or table does not exist.
+        UnsupportedTable: views, ACID, bucketed or non-ORC tables.
+    """
+    started = time.monotonic()
+    db, name = split_table_name(qualified_name)
+    table: Table = client.get_table(db, name)
+    check_supported(table)
+    keys = tuple(Column(k.name, k.type) for k in (table.partitionKeys or []))
+    table_columns = _columns(table.sd)
+    table_format = storage_format(table.sd.inputFormat, table.sd.serdeInfo.serializationLib)
+    _, table_root = filesystem_for(table.sd.location)
+    rules = Rules(
+        mapping_mode=settings.mapping_mode,
+        case_sensitive=settings.name_case_sensitive,
+        small_file_bytes=settings.small_file_bytes,
+    )
+    wanted = partition_filter or PartitionFilter(())
+
+    jobs: list[tuple[str, tuple[str | None, ...], StorageDescriptor, dict[str, str]]] = []
+    if keys:
+        names = wanted.select(client.partition_names(db, name))
+        for p in client.partitions_by_names(db, name, names, settings.partition_batch):
+            values = _partition_values(p)
+            jobs.append(
+                (
+                    partition_name([k.name for k in keys], values),
+                    values,
+                    p.sd,
+                    dict(p.parameters or {}),
+                )
+            )
+    else:
+        jobs.append(("", (), table.sd, dict(table.parameters or {})))
+
+    done = 0
+    results: list[PartitionInfo] = []
+    with ThreadPoolExecutor(max_workers=max(1, settings.inspect_workers)) as pool:
+        futures = [
+            pool.submit(_inspect_partition, *job, table_root, table_columns, table_format, rules)
+            for job in jobs
+        ]
+        for future in futures:
+            results.append(future.result())
+            done += 1
+            if progress:
+                progress(done, len(jobs), results[-1].name)
+    results.sort(key=lambda p: p.name)
+
+    table_anomalies = schema_drift(results)
+    if keys and not wanted.terms:
+        registered = {filesystem_for(p.location)[1].rstrip("/") for p in results}
+        for directory in _unregistered_dirs(table.sd.location, len(keys), registered):
+            table_anomalies.append(
+                Anomaly(
+                    code="unregistered-directory",
+                    severity=SEVERITY_WARNING,
+                    message=f"directory {directory} under the table root is not a registered "
+                    "partition; Hive does not show it and lakeshift does not migrate it.",
+                    action="Register it (MSCK REPAIR TABLE) before migrating, or delete it.",
+                    partition=None,
+                    details={"directory": directory},
+                )
+            )
+    inventory = TableInventory(
+        database=db,
+        table=name,
+        location=table.sd.location,
+        table_type=table.tableType or "",
+        format=table_format,
+        input_format=table.sd.inputFormat or "",
+        serde=table.sd.serdeInfo.serializationLib or "",
+        columns=table_columns,
+        partition_keys=keys,
+        parameters=dict(table.parameters or {}),
+        partitions=tuple(results),
+        unregistered_dirs=tuple(
+            a.details["directory"] for a in table_anomalies if a.code == "unregistered-directory"
+        ),
+        anomalies=tuple(table_anomalies),
+        metastore_uri=client.uri,
+        inspected_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        seconds=round(time.monotonic() - started, 3),
+    )
+    log.info("inspected %s: %s", inventory.qualified_name, inventory.summary())
+    return inventory
+
+
+def inventory_path(home: Path, qualified_name: str) -> Path:
+    return home / "inventory" / f"{qualified_name}.json"
+
+
+def save_inventory(inventory: TableInventory, home: Path) -> Path:
+    """Write the inventory JSON under the state directory (atomically)."""
+    path = inventory_path(home, inventory.qualified_name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(inventory.to_json(), indent=1, ensure_ascii=False))
+    tmp.replace(path)
+    return path
+
+
+def load_inventory(home: Path, qualified_name: str) -> TableInventory:
+    path = inventory_path(home, qualified_name)
+    if not path.is_file():
+        raise NotFound(
+            f"no saved inventory for {qualified_name} under {home}.",
+            hint=f"Run `lakeshift inspect {qualified_name}` first.",
+        )
+    return TableInventory.from_json(json.loads(path.read_text()))

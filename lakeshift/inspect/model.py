@@ -1,0 +1,211 @@
+"""The inventory records: small frozen dataclasses that serialise to JSON."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+INVENTORY_VERSION = 1
+
+SEVERITY_INFO = "info"
+SEVERITY_WARNING = "warning"
+SEVERITY_ERROR = "error"  # the partition cannot be migrated until it is fixed
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """One data file of a partition as Hive reads it, with what its footer says.
+
+    Attributes:
+        path: path relative to the partition location (``HIVE_UNION_SUBDIR_1/000000_0``).
+        format: ``orc``, ``parquet``, ``text`` or ``unknown``.
+        columns: top-level physical columns (names as written, Hive type strings).
+        rows: row count from the footer (``None`` for text files or unreadable files).
+        error: why the footer could not be read, if it could not.
+    """
+
+    path: str
+    size: int
+    mtime_ns: int
+    format: str
+    columns: tuple[Column, ...] = ()
+    rows: int | None = None
+    stripes: int | None = None
+    compression: str | None = None
+    writer: str | None = None
+    writer_version: str | None = None
+    software_version: str | None = None
+    error: str | None = None
+
+    @property
+    def positional(self) -> bool:
+        """Files from old Hive writers name their columns ``_col0.._colN``."""
+        return bool(self.columns) and all(is_positional_name(c.name) for c in self.columns)
+
+
+def is_positional_name(name: str) -> bool:
+    return name.startswith("_col") and name[4:].isdigit()
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """Something a migration must know about, with what to do.
+
+    ``code`` values are stable and documented (README "Anomalies").
+    """
+
+    code: str
+    severity: str
+    message: str
+    action: str
+    partition: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PartitionInfo:
+    """One registered partition with its own storage descriptor."""
+
+    name: str
+    values: tuple[str | None, ...]
+    location: str
+    location_exists: bool
+    outside_table_root: bool
+    format: str
+    input_format: str
+    serde: str
+    columns: tuple[Column, ...]
+    parameters: dict[str, str]
+    files: tuple[FileInfo, ...]
+    skipped_files: int
+    fingerprint: str
+    anomalies: tuple[Anomaly, ...] = ()
+
+    @property
+    def rows(self) -> int:
+        return sum(f.rows or 0 for f in self.files)
+
+    @property
+    def bytes(self) -> int:
+        return sum(f.size for f in self.files)
+
+    @property
+    def stats_num_rows(self) -> int | None:
+        raw = self.parameters.get("numRows")
+        try:
+            value = int(raw) if raw is not None else None
+        except ValueError:
+            return None
+        return None if value is None or value < 0 else value
+
+    @property
+    def migratable(self) -> bool:
+        return not any(a.severity == SEVERITY_ERROR for a in self.anomalies)
+
+
+@dataclass(frozen=True)
+class TableInventory:
+    """What a Hive table really holds, partition by partition (versioned JSON record)."""
+
+    database: str
+    table: str
+    location: str
+    table_type: str
+    format: str
+    input_format: str
+    serde: str
+    columns: tuple[Column, ...]
+    partition_keys: tuple[Column, ...]
+    parameters: dict[str, str]
+    partitions: tuple[PartitionInfo, ...]
+    unregistered_dirs: tuple[str, ...]
+    anomalies: tuple[Anomaly, ...]
+    metastore_uri: str
+    inspected_at: str
+    seconds: float
+    version: int = INVENTORY_VERSION
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.database}.{self.table}"
+
+    @property
+    def all_anomalies(self) -> list[Anomaly]:
+        return [*self.anomalies, *(a for p in self.partitions for a in p.anomalies)]
+
+    def partition(self, name: str) -> PartitionInfo:
+        for candidate in self.partitions:
+            if candidate.name == name:
+                return candidate
+        raise KeyError(name)
+
+    def summary(self) -> dict[str, Any]:
+        files = [f for p in self.partitions for f in p.files]
+        schemas = {tuple(f.columns) for f in files if f.columns}
+        return {
+            "partitions": len(self.partitions),
+            "files": len(files),
+            "rows": sum(p.rows for p in self.partitions),
+            "bytes": sum(p.bytes for p in self.partitions),
+            "physical_schemas": len(schemas),
+            "anomalies": len(self.all_anomalies),
+            "errors": sum(1 for a in self.all_anomalies if a.severity == SEVERITY_ERROR),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["summary"] = self.summary()
+        for partition, raw in zip(self.partitions, data["partitions"], strict=True):
+            raw["rows"] = partition.rows
+            raw["bytes"] = partition.bytes
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableInventory:
+        def cols(raw: list[dict[str, str]]) -> tuple[Column, ...]:
+            return tuple(Column(**c) for c in raw)
+
+        def anomalies(raw: list[dict[str, Any]]) -> tuple[Anomaly, ...]:
+            return tuple(Anomaly(**a) for a in raw)
+
+        partitions = tuple(
+            PartitionInfo(
+                **{
+                    k: v
+                    for k, v in p.items()
+                    if k not in ("files", "columns", "anomalies", "values", "rows", "bytes")
+                },
+                values=tuple(p["values"]),
+                columns=cols(p["columns"]),
+                anomalies=anomalies(p["anomalies"]),
+                files=tuple(FileInfo(**{**f, "columns": cols(f["columns"])}) for f in p["files"]),
+            )
+            for p in data["partitions"]
+        )
+        plain = {
+            k: v
+            for k, v in data.items()
+            if k
+            not in (
+                "partitions",
+                "columns",
+                "partition_keys",
+                "anomalies",
+                "summary",
+                "unregistered_dirs",
+            )
+        }
+        return cls(
+            **plain,
+            columns=cols(data["columns"]),
+            partition_keys=cols(data["partition_keys"]),
+            partitions=partitions,
+            unregistered_dirs=tuple(data["unregistered_dirs"]),
+            anomalies=anomalies(data["anomalies"]),
+        )

@@ -1,0 +1,113 @@
+"""Build real Hive external tables from ORC (or other) files written with pyarrow.
+
+Any physical column names, any partition layout, partition-level columns and formats.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.orc as orc
+import pyarrow.parquet as pq
+
+from lakeshift.metastore import ddl
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
+
+Columns = Sequence[tuple[str, str]]
+_counter = itertools.count()
+
+
+def write_orc(path: Path, table: pa.Table) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    orc.write_table(table, str(path))
+    return path
+
+
+@dataclass
+class HiveTableBuilder:
+    """Create ``db.name`` under ``root`` and add partitions to it, Hive style."""
+
+    client: MetastoreClient
+    root: Path
+    db: str
+    name: str
+    columns: Columns
+    partition_keys: Columns = (("dt", "string"),)
+    table_format: str = "orc"
+    table_parameters: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        ddl.ensure_database(self.client, self.db)
+        self.location = self.root / self.db / self.name
+        self.location.mkdir(parents=True, exist_ok=True)
+        if self.client.table_exists(self.db, self.name):
+            self.client.drop_table(self.db, self.name)
+        self.client.create_table(
+            ddl.external_table(
+                self.db,
+                self.name,
+                self.columns,
+                self.partition_keys,
+                ddl.location_uri(self.location),
+                fmt=self.table_format,
+                parameters=self.table_parameters,
+            )
+        )
+
+    def partition_dir(self, values: Sequence[str | None]) -> Path:
+        keys = [k for k, _ in self.partition_keys]
+        return self.location / partition_name(keys, list(values))
+
+    def add_partition(
+        self,
+        values: Sequence[str | None],
+        files: dict[str, pa.Table] | None = None,
+        *,
+        columns: Columns | None = None,
+        location: Path | None = None,
+        fmt: str = "orc",
+        parameters: dict[str, str] | None = None,
+        create_dir: bool = True,
+    ) -> Path:
+        """Write ``files`` (relative name -> Arrow table) and register the partition.
+
+        ``create_dir=False`` leaves the registered partition without a directory.
+        """
+        directory = location or self.partition_dir(values)
+        if create_dir:
+            directory.mkdir(parents=True, exist_ok=True)
+        for relative, table in (files or {}).items():
+            target = directory / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if fmt == "parquet":
+                pq.write_table(table, str(target))
+            else:
+                orc.write_table(table, str(target))
+        raw_values = [DEFAULT_PARTITION_NAME if v is None else v for v in values]
+        self.client.add_partitions(
+            [
+                ddl.partition(
+                    self.db,
+                    self.name,
+                    raw_values,
+                    columns or self.columns,
+                    ddl.location_uri(directory),
+                    fmt=fmt,
+                    parameters=parameters,
+                )
+            ]
+        )
+        if not create_dir and directory.exists():
+            # The metastore creates a missing partition directory on add; undo that.
+            shutil.rmtree(directory)
+        return directory
+
+
+def unique_name(prefix: str) -> str:
+    return f"{prefix}_{next(_counter)}"

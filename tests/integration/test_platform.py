@@ -1,0 +1,94 @@
+"""The real services: embedded metastore over Thrift, Spark, and their failure modes."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from lakeshift.errors import JavaNotFound, MetastoreUnreachable, PortInUse, StateDirError
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.platform.java import find_java
+from lakeshift.platform.metastore_server import EmbeddedMetastore
+from lakeshift.platform.ports import free_port
+from lakeshift.platform.state_dir import ensure_writable_dir
+from lakeshift.sample.load import LoadResult
+
+REPO = Path(__file__).resolve().parents[2]
+MANIFEST = json.loads((REPO / "sample_data/click_log/manifest.json").read_text())
+
+
+def test_sample_partitions_listed_through_thrift(
+    client: MetastoreClient, sample_table: LoadResult
+) -> None:
+    names = client.partition_names("sample", "click_log")
+    expected = [p for p in MANIFEST["partitions"] if p["registered"]]
+    assert len(names) == len(expected) == sample_table.partitions
+    fetched = {
+        tuple(p.values): p for p in client.partitions_by_names("sample", "click_log", names, 7)
+    }
+    for entry in expected:
+        value = entry["value"] or "__HIVE_DEFAULT_PARTITION__"
+        partition = fetched[(value,)]
+        assert partition.sd.location.endswith(entry["location"])
+        assert [[c.name, c.type] for c in partition.sd.cols] == entry["columns"]
+        assert partition.parameters["numRows"] == str(entry["num_rows_stat"])
+
+
+def test_sample_rows_read_back_with_spark(spark, sample_table: LoadResult) -> None:  # type: ignore[no-untyped-def]
+    entry = next(p for p in MANIFEST["partitions"] if p["value"] == "20220410")
+    root = Path(sample_table.location).parent / entry["location"]
+    frame = spark.read.orc([str(root / f["path"]) for f in entry["files"]])
+    assert frame.count() == entry["rows"]
+    first = frame.orderBy("event_id").first()
+    assert first["event_id"].startswith("20220410-")
+    assert frame.schema.names == [c for c, _ in entry["columns"]]
+
+
+def test_second_start_reuses_the_running_metastore(embedded_metastore: EmbeddedMetastore) -> None:
+    before = embedded_metastore.status()
+    started = time.monotonic()
+    uri = embedded_metastore.ensure_running()
+    assert uri == before.uri
+    assert embedded_metastore.status().pid == before.pid
+    assert time.monotonic() - started < 5
+
+
+def test_stale_pid_file_is_removed(tmp_path: Path) -> None:
+    server = EmbeddedMetastore(tmp_path)
+    server.dir.mkdir(parents=True)
+    server.pid_file.write_text("999999")
+    status = server.status()
+    assert not status.running and status.stale_pid_removed
+    assert not server.pid_file.exists()
+
+
+def test_taken_port_is_a_clear_error(tmp_path: Path, metastore_uri: str) -> None:
+    taken = int(metastore_uri.rsplit(":", 1)[1])
+    with pytest.raises(PortInUse, match=str(taken)):
+        EmbeddedMetastore(tmp_path, port=taken).ensure_running()
+
+
+def test_unreachable_metastore_times_out_with_a_clear_error() -> None:
+    uri = f"thrift://127.0.0.1:{free_port()}"
+    started = time.monotonic()
+    with pytest.raises(MetastoreUnreachable, match="does not answer") as caught:
+        MetastoreClient(uri, timeout=1.5).connect()
+    assert time.monotonic() - started < 10
+    assert uri in str(caught.value)
+
+
+def test_state_dir_that_cannot_be_written(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(StateDirError, match="--home"):
+        ensure_writable_dir(blocker / "state")
+
+
+def test_missing_java_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(JavaNotFound, match="openjdk-17"):
+        find_java()

@@ -1,0 +1,127 @@
+"""Classification rules, on hand-made records (no metastore, no files)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from lakeshift.inspect.anomalies import Rules, classify_partition, schema_drift
+from lakeshift.inspect.model import Column, FileInfo, PartitionInfo
+
+TABLE = (Column("id", "bigint"), Column("name", "string"), Column("amount", "double"))
+
+
+def _file(path: str, columns: tuple[Column, ...], rows: int = 10, **kw: object) -> FileInfo:
+    return FileInfo(
+        path=path, size=1000, mtime_ns=1, format="orc", columns=columns, rows=rows, **kw
+    )  # type: ignore[arg-type]
+
+
+def _partition(files: tuple[FileInfo, ...] = (), **kw: object) -> PartitionInfo:
+    base = PartitionInfo(
+        name="dt=1",
+        values=("1",),
+        location="file:/t/dt=1",
+        location_exists=True,
+        outside_table_root=False,
+        format="orc",
+        input_format="OrcInputFormat",
+        serde="OrcSerde",
+        columns=TABLE,
+        parameters={},
+        files=files,
+        skipped_files=0,
+        fingerprint="x",
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+DEFAULT_RULES = Rules()
+
+
+def codes(p: PartitionInfo, rules: Rules = DEFAULT_RULES) -> set[str]:
+    return {a.code for a in classify_partition(p, TABLE, "orc", rules)}
+
+
+def test_clean_partition_has_no_anomalies() -> None:
+    assert codes(_partition((_file("f", TABLE),))) == set()
+
+
+def test_positional_files_compare_by_position() -> None:
+    wide = tuple(Column(f"_col{i}", t) for i, t in enumerate(["bigint", "string", "double", "int"]))
+    found = codes(_partition((_file("f", wide),)))
+    assert found == {"positional-files", "file-extra-columns"}
+    narrow = tuple(Column(f"_col{i}", t) for i, t in enumerate(["bigint", "string"]))
+    assert codes(_partition((_file("f", narrow),))) == {"positional-files", "file-missing-columns"}
+
+
+def test_by_name_extra_missing_reordered_and_retyped() -> None:
+    f = _file("f", (Column("amount", "float"), Column("ID", "bigint"), Column("x", "int")))
+    found = codes(_partition((f,)))
+    assert found == {
+        "file-extra-columns",
+        "file-missing-columns",
+        "file-reordered-columns",
+        "file-type-differs",
+    }
+
+
+def test_case_sensitive_matching_is_configurable() -> None:
+    f = _file("f", (Column("ID", "bigint"), Column("name", "string"), Column("amount", "double")))
+    assert codes(_partition((f,))) == set()
+    sensitive = codes(_partition((f,)), Rules(case_sensitive=True))
+    assert {"file-extra-columns", "file-missing-columns"} <= sensitive
+
+
+def test_position_mode_ignores_names() -> None:
+    f = _file("f", (Column("a", "bigint"), Column("b", "string"), Column("c", "double")))
+    assert codes(_partition((f,)), Rules(mapping_mode="position")) == set()
+    assert "file-missing-columns" in codes(_partition((f,)), Rules(mapping_mode="name"))
+
+
+def test_partition_versus_table_by_position() -> None:
+    older = (Column("id", "bigint"), Column("nm", "string"))
+    found = codes(_partition((_file("f", older),), columns=older))
+    assert found == {"partition-behind-table", "partition-column-renamed"}
+    retyped = (Column("id", "int"), *TABLE[1:])
+    assert "partition-type-differs" in codes(_partition((_file("f", retyped),), columns=retyped))
+
+
+def test_location_and_content_anomalies() -> None:
+    assert codes(_partition(location_exists=False)) == {"missing-directory"}
+    assert codes(_partition()) == {"empty-partition"}
+    p = _partition(
+        (_file("f", TABLE),),
+        name="dt=__HIVE_DEFAULT_PARTITION__",
+        outside_table_root=True,
+        skipped_files=2,
+        parameters={"numRows": "11"},
+    )
+    assert codes(p) == {"null-partition", "outside-table-root", "skipped-files", "stats-mismatch"}
+
+
+def test_corrupt_and_foreign_files_are_errors_that_block_migration() -> None:
+    bad = FileInfo(path="bad", size=5, mtime_ns=1, format="unknown", error="ArrowInvalid: x")
+    text = FileInfo(path="t.csv", size=5, mtime_ns=1, format="text")
+    p = _partition((_file("f", TABLE), bad, text))
+    classified = classify_partition(p, TABLE, "orc", Rules())
+    errors = {a.code for a in classified if a.severity == "error"}
+    assert errors == {"corrupt-file", "file-format-differs"}
+    assert not replace(p, anomalies=tuple(classified)).migratable
+
+
+def test_parquet_partition_in_orc_table_is_flagged() -> None:
+    f = FileInfo(path="p", size=9, mtime_ns=1, format="parquet", columns=TABLE, rows=1)
+    assert codes(_partition((f,), format="parquet")) == {"partition-format-differs"}
+
+
+def test_small_files_threshold() -> None:
+    files = tuple(_file(f"f{i}", TABLE, rows=1) for i in range(20))
+    assert "small-files" in codes(_partition(files))
+    assert "small-files" not in codes(_partition(files[:3]))
+
+
+def test_schema_drift_counts_distinct_physical_schemas() -> None:
+    a = _partition((_file("f", TABLE),))
+    b = _partition((_file("g", TABLE[:2]),), name="dt=2")
+    assert schema_drift([a]) == []
+    assert schema_drift([a, b])[0].details["schemas"] == 2

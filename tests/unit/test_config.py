@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lakeshift.config import Settings, load_settings, parse_conf_pairs
+from lakeshift.errors import ConfigError
+
+
+def test_defaults_when_nothing_is_given(tmp_path: Path) -> None:
+    settings = load_settings({"home": tmp_path}, env={})
+    assert settings.spark_master == Settings.spark_master
+    assert settings.metastore_uri is None
+    assert settings.mapping_mode == "auto"
+
+
+def test_precedence_is_file_then_env_then_flags(tmp_path: Path) -> None:
+    (tmp_path / "lakeshift.toml").write_text(
+        'spark_master = "local[1]"\nshuffle_partitions = 3\nmapping_mode = "name"\n'
+        '[spark_conf]\n"spark.a" = "file"\n"spark.b" = "file"\n'
+    )
+    env = {"LAKESHIFT_SHUFFLE_PARTITIONS": "5", "LAKESHIFT_MAPPING_MODE": "position"}
+    flags = {"home": tmp_path, "mapping_mode": "auto", "spark_conf": {"spark.b": "flag"}}
+    settings = load_settings(flags, env=env)
+    assert settings.spark_master == "local[1]"  # file only
+    assert settings.shuffle_partitions == 5  # env beats file
+    assert settings.mapping_mode == "auto"  # flag beats env
+    assert dict(settings.spark_conf) == {"spark.a": "file", "spark.b": "flag"}
+
+
+def test_env_home_and_explicit_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "other.toml"
+    config.write_text('[lakeshift]\nmetastore_uri = "thrift://hms:9083"\n')
+    settings = load_settings({}, env={"LAKESHIFT_HOME": str(tmp_path)}, config_file=config)
+    assert settings.home == tmp_path
+    assert settings.metastore_uri == "thrift://hms:9083"
+
+
+@pytest.mark.parametrize(
+    ("flags", "fragment"),
+    [
+        ({"output": "xml"}, "output"),
+        ({"mapping_mode": "guess"}, "mapping_mode"),
+        ({"metastore_uri": "http://hms:9083"}, "thrift://"),
+        ({"metastore_port": "abc"}, "metastore_port"),
+    ],
+)
+def test_bad_values_name_the_key(tmp_path: Path, flags: dict[str, str], fragment: str) -> None:
+    with pytest.raises(ConfigError, match=fragment):
+        load_settings({"home": tmp_path, **flags}, env={})
+
+
+def test_unknown_config_keys_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "lakeshift.toml").write_text('spark_mastr = "local"\n')
+    with pytest.raises(ConfigError, match="spark_mastr"):
+        load_settings({"home": tmp_path}, env={})
+
+
+def test_conf_pairs() -> None:
+    assert parse_conf_pairs(["a=1", "b = x=y"]) == {"a": "1", "b": "x=y"}
+    with pytest.raises(ConfigError):
+        parse_conf_pairs(["novalue"])

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow.fs as pafs
+
+from lakeshift.inspect.files import fingerprint, is_hidden, list_partition
+
+
+def _touch(path: Path, data: bytes = b"x") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def test_listing_follows_hive_skip_rules(tmp_path: Path) -> None:
+    _touch(tmp_path / "000000_0")
+    _touch(tmp_path / "HIVE_UNION_SUBDIR_1" / "000000_0")
+    _touch(tmp_path / "_SUCCESS", b"")
+    _touch(tmp_path / "_tmp.000001_0")
+    _touch(tmp_path / ".hive-staging_1" / "-ext-10000" / "000000_0")
+    _touch(tmp_path / ".000002_0.crc")
+    _touch(tmp_path / "000003_0", b"")  # zero length
+    listing = list_partition(pafs.LocalFileSystem(), str(tmp_path))
+    assert [f.path for f in listing.files] == ["000000_0", "HIVE_UNION_SUBDIR_1/000000_0"]
+    assert listing.skipped == 5
+    assert listing.exists
+
+
+def test_missing_directory_is_reported_not_raised(tmp_path: Path) -> None:
+    listing = list_partition(pafs.LocalFileSystem(), str(tmp_path / "nope"))
+    assert not listing.exists and listing.files == ()
+
+
+def test_hidden_rule_applies_to_every_component() -> None:
+    assert is_hidden("_tmp/000000_0") and is_hidden("a/.b") and not is_hidden("a/b_c")
+
+
+def test_fingerprint_changes_with_name_size_and_mtime(tmp_path: Path) -> None:
+    _touch(tmp_path / "a", b"12")
+    _touch(tmp_path / "b", b"3")
+    fs = pafs.LocalFileSystem()
+    first = fingerprint(list_partition(fs, str(tmp_path)).files)
+    assert first == fingerprint(list_partition(fs, str(tmp_path)).files)
+    os.utime(tmp_path / "a", ns=(1, 1_000_000_000))
+    touched = fingerprint(list_partition(fs, str(tmp_path)).files)
+    assert touched != first
+    (tmp_path / "b").write_bytes(b"34")
+    os.utime(tmp_path / "b", ns=(1, 2_000_000_000))
+    assert fingerprint(list_partition(fs, str(tmp_path)).files) != touched
+
+
+def test_locations_are_hadoop_paths_never_percent_decoded() -> None:
+    from lakeshift.inspect.files import filesystem_for
+
+    fs, path = filesystem_for("file:/data/t/dt=it%27s a%2Fb")
+    assert isinstance(fs, pafs.LocalFileSystem)
+    assert path == "/data/t/dt=it%27s a%2Fb"
+    assert filesystem_for("file:///data/x")[1] == "/data/x"
+    assert filesystem_for("/plain/path")[1] == "/plain/path"

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from lakeshift.errors import RefusedInput
+from lakeshift.schema_map.hive_types import from_arrow, parse_hive_type, to_arrow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "int",
+        "decimal(10,4)",
+        "varchar(20)",
+        "char(3)",
+        "array<string>",
+        "map<string,array<decimal(38,18)>>",
+        "struct<os:string,model:string,inner:struct<a:int,b:array<bigint>>>",
+    ],
+)
+def test_print_round_trips(text: str) -> None:
+    assert str(parse_hive_type(text)) == text
+
+
+def test_parser_normalises_case_spaces_and_defaults() -> None:
+    assert str(parse_hive_type("STRUCT< a : INT , b:Decimal >")) == "struct<a:int,b:decimal(10,0)>"
+    assert str(parse_hive_type("integer")) == "int"
+
+
+@pytest.mark.parametrize("bad", ["struct<a int>", "array<>", "map<string>", "foo", "int)"])
+def test_malformed_types_are_refused(bad: str) -> None:
+    with pytest.raises(RefusedInput, match="cannot parse"):
+        parse_hive_type(bad)
+
+
+def test_arrow_round_trip_of_nested_type() -> None:
+    hive = parse_hive_type("struct<a:map<string,bigint>,b:array<decimal(12,2)>,c:timestamp>")
+    arrow = to_arrow(hive)
+    assert arrow == pa.struct(
+        [
+            ("a", pa.map_(pa.string(), pa.int64())),
+            ("b", pa.list_(pa.decimal128(12, 2))),
+            ("c", pa.timestamp("us")),
+        ]
+    )
+    assert from_arrow(arrow) == hive
