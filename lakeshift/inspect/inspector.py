@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -144,34 +144,27 @@ def inspect_table(
     )
     wanted = partition_filter or PartitionFilter(())
 
-    jobs: list[tuple[str, tuple[str | None, ...], StorageDescriptor, dict[str, str]]] = []
-    if keys:
+    def jobs() -> Iterator[tuple[str, tuple[str | None, ...], StorageDescriptor, dict[str, str]]]:
+        if not keys:
+            yield "", (), table.sd, dict(table.parameters or {})
+            return
         names = wanted.select(client.partition_names(db, name))
         for p in client.partitions_by_names(db, name, names, settings.partition_batch):
             values = _partition_values(p)
-            jobs.append(
-                (
-                    partition_name([k.name for k in keys], values),
-                    values,
-                    p.sd,
-                    dict(p.parameters or {}),
-                )
-            )
-    else:
-        jobs.append(("", (), table.sd, dict(table.parameters or {})))
+            key_names = [k.name for k in keys]
+            yield partition_name(key_names, values), values, p.sd, dict(p.parameters or {})
 
-    done = 0
     results: list[PartitionInfo] = []
     with ThreadPoolExecutor(max_workers=max(1, settings.inspect_workers)) as pool:
+        # Submitted as metastore batches arrive, so file work overlaps the Thrift calls.
         futures = [
             pool.submit(_inspect_partition, *job, table_root, table_columns, table_format, rules)
-            for job in jobs
+            for job in jobs()
         ]
         for future in futures:
             results.append(future.result())
-            done += 1
             if progress:
-                progress(done, len(jobs), results[-1].name)
+                progress(len(results), len(futures), results[-1].name)
     results.sort(key=lambda p: p.name)
 
     table_anomalies = schema_drift(results)

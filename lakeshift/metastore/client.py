@@ -71,7 +71,9 @@ class MetastoreClient:
         transport = TTransport.TBufferedTransport(socket)
         transport.open()
         self._transport = transport
-        self._client = ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport))
+        # The accelerated protocol decodes in C (fastbinary); ~5x faster on big partition lists.
+        protocol = TBinaryProtocol.TBinaryProtocolAccelerated(transport)
+        self._client = ThriftHiveMetastore.Client(protocol)
 
     def connect(self) -> MetastoreClient:
         """Open the connection, retrying with backoff for up to ``timeout`` seconds."""
