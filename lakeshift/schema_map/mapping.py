@@ -1,0 +1,132 @@
+"""Build or update a table's :class:`FieldMapping` from its inventory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lakeshift.errors import SchemaMappingError
+from lakeshift.inspect.model import TableInventory
+from lakeshift.schema_map.field_ids import (
+    IdAllocator,
+    TypeChangeRefused,
+    evolve_fields,
+    fresh_fields,
+    with_lineage,
+)
+from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.model import FieldMapping, TargetField
+
+UUID_COLUMN = "uuid"
+PARTITIONPATH_COLUMN = "partitionpath"
+GENERATED = ((UUID_COLUMN, "string"), (PARTITIONPATH_COLUMN, "string"))
+
+
+def _parsed(columns: object) -> list[tuple[str, HiveType]]:
+    return [(c.name, parse_hive_type(c.type)) for c in columns]  # type: ignore[attr-defined]
+
+
+def _names_by_position(inventory: TableInventory) -> list[list[str]]:
+    """Names each table position had in partition descriptors (Hive maps by position)."""
+    out: list[list[str]] = [[] for _ in inventory.columns]
+    for partition in inventory.partitions:
+        for position, column in enumerate(partition.columns[: len(out)]):
+            if column.name not in out[position]:
+                out[position].append(column.name)
+    return out
+
+
+def build_mapping(
+    inventory: TableInventory,
+    previous: FieldMapping | None,
+    *,
+    mapping_mode: str,
+    case_sensitive: bool,
+) -> FieldMapping:
+    """The target schema with stable IDs; reuses ``previous`` IDs when given.
+
+    Raises:
+        SchemaMappingError: a type change the target cannot represent (names the column,
+            the partitions and the files that hold the old type), or a type Iceberg lacks.
+    """
+    columns = _parsed(inventory.columns)
+    keys = _parsed(inventory.partition_keys)
+    generated = [(n, parse_hive_type(t)) for n, t in GENERATED]
+    clash = {n.lower() for n, _ in columns + keys} & {n for n, _ in GENERATED}
+    if clash:
+        raise SchemaMappingError(
+            f"{inventory.qualified_name} already has a column named {sorted(clash)[0]!r}, which "
+            "lakeshift adds as a generated column.",
+            hint="Rename the Hive column before migrating.",
+        )
+    try:
+        if previous is None:
+            ids = IdAllocator(0)
+            every = fresh_fields([*columns, *keys, *generated], ids)
+            data, part, gen = every[: len(columns)], every[len(columns) : -2], every[-2:]
+            retired: list[TargetField] = []
+        else:
+            ids = IdAllocator(previous.last_id)
+            data, retired = evolve_fields(
+                previous.columns, columns, ids, case_sensitive=case_sensitive, where=""
+            )
+            part, retired_keys = evolve_fields(
+                previous.partition_keys, keys, ids, case_sensitive=case_sensitive, where=""
+            )
+            gen = list(previous.generated)
+            retired = [*previous.retired, *retired, *retired_keys]
+    except TypeChangeRefused as e:
+        raise _with_locations(e, inventory) from e
+    data = with_lineage(data, _names_by_position(inventory))
+    return FieldMapping(
+        table=inventory.qualified_name,
+        columns=tuple(data),
+        partition_keys=tuple(part),
+        generated=tuple(gen),
+        retired=tuple(retired),
+        last_id=ids.last_id,
+        mapping_mode=mapping_mode,
+        case_sensitive=case_sensitive,
+    )
+
+
+def _with_locations(error: TypeChangeRefused, inventory: TableInventory) -> SchemaMappingError:
+    """Name the partitions and files that still hold the column's old type."""
+    names = {n.lower() for n in error.lineage} | {error.column.split(".")[0].lower()}
+    partitions: list[str] = []
+    files: list[str] = []
+    for partition in inventory.partitions:
+        declared = [c for c in partition.columns if c.name.lower() in names]
+        if any(parse_hive_type(c.type) != error.new for c in declared):
+            partitions.append(partition.name)
+            files.extend(f"{partition.name}/{f.path}" for f in partition.files)
+    shown = ", ".join(partitions[:5]) + (
+        f" (+{len(partitions) - 5} more)" if len(partitions) > 5 else ""
+    )
+    return SchemaMappingError(
+        f"{inventory.qualified_name}: {error.message} Partitions holding the old type: "
+        f"{shown or 'none'}; files: {', '.join(files[:5]) or 'none'}"
+        + (f" (+{len(files) - 5} more)" if len(files) > 5 else "")
+        + ".",
+        hint=error.hint,
+    )
+
+
+def mapping_path(home: Path, qualified_name: str) -> Path:
+    return home / "mappings" / f"{qualified_name}.json"
+
+
+def save_mapping(mapping: FieldMapping, home: Path) -> Path:
+    path = mapping_path(home, mapping.table)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(mapping.to_json(), indent=1, ensure_ascii=False))
+    tmp.replace(path)
+    return path
+
+
+def load_mapping(home: Path, qualified_name: str) -> FieldMapping | None:
+    path = mapping_path(home, qualified_name)
+    if not path.is_file():
+        return None
+    return FieldMapping.from_json(json.loads(path.read_text()))
