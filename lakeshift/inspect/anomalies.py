@@ -112,9 +112,11 @@ def classify_partition(
             _anomaly(
                 p,
                 "partition-format-differs",
-                SEVERITY_WARNING,
+                SEVERITY_WARNING if p.format in ("orc", "parquet") else SEVERITY_ERROR,
                 f"partition is stored as {p.format}, the table as {table_format}.",
-                "Read with the partition's own format.",
+                "Read with the partition's own format."
+                if p.format in ("orc", "parquet")
+                else "Not migrated: only ORC and Parquet partitions are read; convert it in Hive.",
             )
         )
     if p.skipped_files:

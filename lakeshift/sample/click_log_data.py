@@ -44,7 +44,7 @@ def logical_rows(partition: PartitionSpec, file: FileSpec) -> list[dict[str, Any
     """All logical column values of one file's rows, whatever the file physically holds."""
     rng = random.Random(_seed(partition, file))
     day = dt.date(2022, 4, int(partition.value[-2:])) if partition.value else dt.date(2022, 3, 31)
-    file_tag = f"{file.subdir[-1:] or '0'}{file.name[-1]}"
+    file_tag = f"{file.subdir[-1:] or 'r'}{file.name}"
     rows = []
     for i in range(file.rows):
         ts = dt.datetime.combine(day, dt.time()) + dt.timedelta(

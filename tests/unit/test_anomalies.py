@@ -125,3 +125,10 @@ def test_schema_drift_counts_distinct_physical_schemas() -> None:
     b = _partition((_file("g", TABLE[:2]),), name="dt=2")
     assert schema_drift([a]) == []
     assert schema_drift([a, b])[0].details["schemas"] == 2
+
+
+def test_text_partition_is_not_migratable() -> None:
+    f = FileInfo(path="t", size=9, mtime_ns=1, format="text")
+    p = _partition((f,), format="text")
+    classified = classify_partition(p, TABLE, "orc", Rules())
+    assert [(a.code, a.severity) for a in classified] == [("partition-format-differs", "error")]
