@@ -13,7 +13,7 @@ from lakeshift.sample.load import load_sample
 @click.command()
 @pass_state
 def demo(state: CliState) -> None:
-    """Start the embedded metastore, load sample.click_log and inspect it.
+    """Start the embedded metastore, load sample.click_log, inspect it and map its schema.
 
     \b
     Example:
@@ -21,10 +21,10 @@ def demo(state: CliState) -> None:
     """
     ctx = state.context
     out = state.output
-    out.message(f"[bold]1/3[/] metastore: {ctx.metastore_uri}")
+    out.message(f"[bold]1/4[/] metastore: {ctx.metastore_uri}")
     loaded = load_sample(ctx.metastore, ctx.home)
     out.message(
-        f"[bold]2/3[/] sample table {loaded.table}: {loaded.partitions} partitions, "
+        f"[bold]2/4[/] sample table {loaded.table}: {loaded.partitions} partitions, "
         f"{loaded.rows:,} rows"
     )
     out.message("[bold]3/3[/] inspect")

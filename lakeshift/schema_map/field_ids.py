@@ -147,10 +147,13 @@ def evolve_fields(
                 lineage=lineage,
             )
         )
-    # New fields get IDs after every carried one, level by level as Iceberg adds them.
-    new_specs = [(m.new_name, m.new_type) for m, k in zip(matches, kept) if k is None]
-    fresh = iter(fresh_fields(new_specs, ids))
-    return [k if k is not None else next(fresh) for k in kept], retired
+    # New columns get IDs after every carried one, one column's subtree at a time: the order
+    # in which Iceberg's schema update assigns them when columns are added in this order.
+    out = [
+        k if k is not None else fresh_fields([(m.new_name, m.new_type)], ids)[0]
+        for m, k in zip(matches, kept)
+    ]
+    return out, retired
 
 
 def with_lineage(

@@ -96,3 +96,20 @@ def test_every_command_has_help_with_examples() -> None:
     for args in (["inspect"], ["metastore"], ["sample", "load"], ["demo"], ["hiveserver2"]):
         result = runner.invoke(cli, [*args, "--help"])
         assert result.exit_code == 0 and "Example" in result.output, args
+
+
+def test_schema_shows_field_ids_and_keeps_them(
+    lakeshift_home: Path, metastore_uri: str, sample_table: LoadResult
+) -> None:
+    code, output = _run(
+        lakeshift_home, metastore_uri, "--output", "json", "schema", "sample.click_log"
+    )
+    assert code == 0, output
+    mapping = json.loads(output)
+    by_name = {f["name"]: f for f in mapping["columns"]}
+    assert by_name["bid_price"]["lineage"] == ["price", "bid_price"]
+    assert mapping["mapping_mode"] == "auto"
+    code, again = _run(
+        lakeshift_home, metastore_uri, "--output", "json", "schema", "sample.click_log"
+    )
+    assert json.loads(again)["columns"] == mapping["columns"]
