@@ -14,7 +14,10 @@ from lakeshift.platform.metastore_server import EmbeddedMetastore
 from lakeshift.platform.state_dir import ensure_writable_dir
 
 if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
     from pyspark.sql import SparkSession
+
+    from lakeshift.migrate.journal import Journal
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +70,29 @@ class Context:
         warehouse = self.warehouse if self.uses_embedded_metastore else None
         return create_spark_session(self.settings, self.metastore_uri, warehouse)
 
+    @cached_property
+    def catalog(self) -> Catalog:
+        """pyiceberg's HiveCatalog on the same metastore (creates and evolves targets)."""
+        from pyiceberg.catalog.hive import HiveCatalog
+
+        return HiveCatalog("lakeshift", uri=self.metastore_uri)
+
+    @cached_property
+    def journal(self) -> Journal:
+        from lakeshift.migrate.journal import Journal
+
+        return Journal(self.home / "journal.sqlite")
+
+    def spark_conf(self) -> dict[str, str]:
+        """The Spark configuration lakeshift runs with (for plans and reports)."""
+        from lakeshift.platform.spark import spark_conf
+
+        warehouse = self.warehouse if self.uses_embedded_metastore else None
+        return spark_conf(self.settings, self.metastore_uri, warehouse)
+
     def close(self) -> None:
         """Close connections (the Spark session and metastore server stay up for reuse)."""
         if "metastore" in self.__dict__:
             self.metastore.close()
+        if "journal" in self.__dict__:
+            self.journal.close()

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from lakeshift.cli import demo_cmd, inspect_cmd, metastore_cmd, sample_cmd, schema_cmd
+from lakeshift.cli import (
+    demo_cmd,
+    inspect_cmd,
+    metastore_cmd,
+    migrate_cmd,
+    sample_cmd,
+    schema_cmd,
+)
 from lakeshift.cli.base import cli
 
 cli.add_command(metastore_cmd.metastore)
@@ -10,6 +17,8 @@ cli.add_command(metastore_cmd.hiveserver2)
 cli.add_command(sample_cmd.sample)
 cli.add_command(inspect_cmd.inspect_command)
 cli.add_command(schema_cmd.schema_command)
+cli.add_command(migrate_cmd.plan_command)
+cli.add_command(migrate_cmd.migrate_command)
 cli.add_command(demo_cmd.demo)
 
 

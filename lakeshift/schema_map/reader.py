@@ -17,6 +17,8 @@ from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import FileGroup, file_groups
 from lakeshift.schema_map.spark_sql import convert, quote, spark_type, string_literal
 
+SOURCE_FILE = "__lakeshift_source_file"
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
@@ -59,14 +61,21 @@ def group_select_exprs(
 
 
 def read_group(
-    spark: SparkSession, group: FileGroup, inventory: TableInventory, mapping: FieldMapping
+    spark: SparkSession,
+    group: FileGroup,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    with_file_path: bool = False,
 ) -> DataFrame:
     physical_ddl = ", ".join(
         f"{quote(c.name)} {spark_type(parse_hive_type(c.type), physical=True)}"
         for c in group.physical
     )
     frame = spark.read.schema(physical_ddl).format(group.format).load(group.paths)
-    return frame.selectExpr(*group_select_exprs(group, inventory, mapping))
+    exprs = group_select_exprs(group, inventory, mapping)
+    if with_file_path:
+        exprs.append(f"_metadata.file_path AS {quote(SOURCE_FILE)}")
+    return frame.selectExpr(*exprs)
 
 
 def read_partitions(
@@ -74,12 +83,20 @@ def read_partitions(
     inventory: TableInventory,
     mapping: FieldMapping,
     partitions: list[str] | None = None,
+    *,
+    with_file_path: bool = False,
 ) -> DataFrame:
-    """Rows of ``partitions`` (default: all) exactly as Hive users see them."""
+    """Rows of ``partitions`` (default: all) exactly as Hive users see them.
+
+    ``with_file_path`` adds each row's source file (for deterministic record keys).
+    """
     frames = [
-        read_group(spark, g, inventory, mapping)
+        read_group(spark, g, inventory, mapping, with_file_path)
         for g in file_groups(inventory, mapping, partitions)
     ]
     if not frames:
-        return spark.createDataFrame([], output_schema_ddl(inventory))
+        ddl = output_schema_ddl(inventory)
+        if with_file_path:
+            ddl += f", {quote(SOURCE_FILE)} STRING"
+        return spark.createDataFrame([], ddl)
     return reduce(lambda a, b: a.unionByName(b), frames)

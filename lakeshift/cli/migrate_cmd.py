@@ -1,0 +1,230 @@
+"""``lakeshift plan`` and ``lakeshift migrate``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from lakeshift.cli.base import CliState, pass_state
+from lakeshift.cli.output import Output
+from lakeshift.cli.render import human_bytes
+from lakeshift.errors import PartialFailure
+from lakeshift.inspect.inspector import inspect_table, save_inventory, split_table_name
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
+from lakeshift.migrate.keys import KEY_MODES
+from lakeshift.migrate.planner import MigrationPlan
+from lakeshift.report.files import write_report
+from lakeshift.report.plan_markdown import plan_markdown
+
+
+def migration_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--target",
+            default=None,
+            help="Target Iceberg table DB.NAME (default: DB.TABLE_iceberg).",
+        ),
+        click.option("--partitions", default=None, help="Partition filter (see README)."),
+        click.option(
+            "--batch-rows",
+            type=int,
+            default=5_000_000,
+            show_default=True,
+            help="Rows per batch (one Spark job, one commit).",
+        ),
+        click.option(
+            "--key",
+            "key_mode",
+            type=click.Choice(KEY_MODES),
+            default="uuid",
+            show_default=True,
+            help="uuid: random record keys; deterministic: derived from source file "
+            "and row, identical across re-runs.",
+        ),
+        click.option(
+            "--adopt", is_flag=True, help="Migrate into an existing table lakeshift did not create."
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _options(
+    table: str,
+    target: str | None,
+    partitions: str | None,
+    batch_rows: int,
+    key_mode: str,
+    adopt: bool,
+    break_lease: bool = False,
+) -> MigrateOptions:
+    db, name = split_table_name(table)
+    return MigrateOptions(
+        target=(target or f"{db}.{name}_iceberg").lower(),
+        partitions=PartitionFilter.parse(partitions),
+        batch_rows=batch_rows,
+        key_mode=key_mode,
+        adopt=adopt,
+        break_lease=break_lease,
+    )
+
+
+def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
+    totals = plan.to_json()["totals"]
+    out.message(
+        f"[bold]plan[/] {plan.source} → {plan.target} (Iceberg, "
+        f"{'exists' if plan.target_exists else 'will be created'}); mapping mode "
+        f"[bold]{plan.mapping.mapping_mode}[/]; key {plan.key_mode}\n"
+        f"{totals['new']} new, {totals['changed']} changed, {totals['unchanged']} unchanged, "
+        f"{totals['refused']} refused; {totals['rows_to_backfill']:,} rows "
+        f"({human_bytes(totals['bytes_to_backfill'])}) in {totals['batches']} batches, "
+        f"~{totals['estimated_output_files']} output files; estimated "
+        + (
+            f"{totals['estimated_seconds']} s"
+            if totals["estimated_seconds"] is not None
+            else "duration unknown until a first batch ran"
+        )
+    )
+    shown = [p for p in plan.partitions if p.state != "unchanged"][: max(limit, 0) or None]
+    out.table(
+        "Partitions",
+        ["partition", "state", "rows", "files", "reason"],
+        [(p.name, p.state, f"{p.rows:,}", p.files, p.reason) for p in shown],
+    )
+
+
+@click.command("plan")
+@click.argument("table")
+@migration_options
+@pass_state
+def plan_command(
+    state: CliState,
+    table: str,
+    target: str | None,
+    partitions: str | None,
+    batch_rows: int,
+    key_mode: str,
+    adopt: bool,
+) -> None:
+    """Dry run: what `migrate` would do, written as JSON and Markdown reports; nothing else.
+
+    \b
+    Examples:
+      lakeshift plan sample.click_log --target sample.click_log_iceberg
+      lakeshift --output json plan sample.click_log --partitions 'yyyymmdd=202204*'
+    """
+    ctx = state.context
+    options = _options(table, target, partitions, batch_rows, key_mode, adopt)
+    inventory = inspect_table(ctx.metastore, table, ctx.settings)
+    save_inventory(inventory, ctx.home)
+    plan = plan_migration(
+        ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, options, ctx.journal
+    )
+    json_path, md_path = write_report(
+        ctx.home, plan.source, "plan", plan.to_json(), plan_markdown(plan)
+    )
+    render_plan(state.output, plan)
+    state.output.message(f"[dim]plan saved to {md_path} and {json_path}[/]")
+    state.output.result(plan)
+
+
+@click.command("migrate")
+@click.argument("table")
+@migration_options
+@click.option("--dry-run", is_flag=True, help="Same as `lakeshift plan`.")
+@click.option(
+    "--break-lease",
+    is_flag=True,
+    help="Take over the table's lease from a migrator that is gone for good.",
+)
+@pass_state
+@click.pass_context
+def migrate_command(
+    click_ctx: click.Context,
+    state: CliState,
+    table: str,
+    target: str | None,
+    partitions: str | None,
+    batch_rows: int,
+    key_mode: str,
+    adopt: bool,
+    dry_run: bool,
+    break_lease: bool,
+) -> None:
+    """Backfill DB.TABLE into an Iceberg table, batch by batch; safe to re-run after any crash.
+
+    Creates the target (format v2, Parquet, identity partitions, stable field IDs) in the same
+    metastore, then writes each batch of partitions in one Spark job and one atomic commit,
+    adding `uuid` and `partitionpath` columns. Unchanged, already backfilled partitions are
+    skipped; partitions whose source changed are replaced atomically.
+
+    \b
+    Examples:
+      lakeshift migrate sample.click_log --target sample.click_log_iceberg
+      lakeshift migrate sample.click_log --partitions 'yyyymmdd=202204*' --batch-rows 20000
+      lakeshift migrate db.events --key deterministic --output json
+    """
+    if dry_run:
+        click_ctx.invoke(
+            plan_command,
+            table=table,
+            target=target,
+            partitions=partitions,
+            batch_rows=batch_rows,
+            key_mode=key_mode,
+            adopt=adopt,
+        )
+        return
+    ctx = state.context
+    options = _options(table, target, partitions, batch_rows, key_mode, adopt, break_lease)
+    with state.output.progress("backfilling", total=0) as advance:
+        result = migrate(
+            ctx.spark,
+            ctx.metastore,
+            ctx.catalog,
+            ctx.settings,
+            ctx.journal,
+            table,
+            options,
+            progress=advance,
+        )
+    summary = result.to_json()
+    write_report(ctx.home, result.plan.source, "migrate", summary, _markdown(summary))
+    out = state.output
+    out.message(
+        f"[bold]{result.plan.source} → {result.plan.target}[/]: {len(result.backfilled)} "
+        f"partitions backfilled ({result.rows:,} rows in {result.seconds:.1f}s), "
+        f"{len(summary['unchanged'])} unchanged, {len(result.failed)} failed, "
+        f"{len(result.refused)} refused"
+    )
+    problems = [(n, "failed", r) for n, r in result.failed.items()]
+    problems += [(n, "refused", r) for n, r in result.refused.items()]
+    if problems:
+        out.table("Not migrated", ["partition", "why", "detail"], problems)
+    out.result(result)
+    if not result.ok:
+        raise PartialFailure(
+            f"{len(problems)} partition(s) of {result.plan.source} were not migrated.",
+            hint="Fix what the table above says and re-run the same command; finished "
+            "partitions are skipped.",
+        )
+
+
+def _markdown(summary: dict[str, Any]) -> str:
+    lines = [
+        f"# Migration run {summary['run_id']}",
+        "",
+        f"`{summary['source']}` → `{summary['target']}`: {len(summary['backfilled'])} "
+        f"partitions backfilled, {summary['rows']:,} rows in {summary['seconds']} s "
+        f"({summary['rows_per_second']} rows/s), {len(summary['unchanged'])} unchanged.",
+        "",
+    ]
+    for kind in ("failed", "refused"):
+        if summary[kind]:
+            lines += [f"## {kind.title()}", "", "| partition | reason |", "|---|---|"]
+            lines += [f"| `{n}` | {r} |" for n, r in summary[kind].items()]
+    return "\n".join(lines) + "\n"

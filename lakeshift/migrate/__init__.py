@@ -1,0 +1,1 @@
+"""Migration: plan (dry run), batched backfill into the target, resumable journal."""

@@ -1,0 +1,220 @@
+"""The journal: a SQLite file recording every step, per partition, and a lease per table.
+
+The target's commit metadata is the ground truth of what was backfilled; the journal adds what
+the target cannot hold (failures, timings, validation results) and is reconciled with the target
+at every start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lakeshift.errors import LeaseHeld, StateDirError
+from lakeshift.platform.processes import pid_alive
+
+PLANNED = "planned"
+BACKFILLED = "backfilled"
+VALIDATED = "validated"
+SWITCHED = "switched"
+ROLLED_BACK = "rolled_back"
+FAILED = "failed"
+SKIPPED = "skipped"
+STATES = (PLANNED, BACKFILLED, VALIDATED, SWITCHED, ROLLED_BACK, FAILED, SKIPPED)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS partitions (
+  source TEXT NOT NULL, partition TEXT NOT NULL, target TEXT NOT NULL,
+  status TEXT NOT NULL, source_fingerprint TEXT, rows INTEGER, checksum TEXT,
+  snapshot_id INTEGER, run_id TEXT, error TEXT, seconds REAL, updated_at REAL NOT NULL,
+  PRIMARY KEY (source, partition));
+CREATE TABLE IF NOT EXISTS events (
+  at REAL NOT NULL, source TEXT NOT NULL, partition TEXT, event TEXT NOT NULL, detail TEXT);
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, source TEXT NOT NULL, target TEXT NOT NULL, command TEXT NOT NULL,
+  started_at REAL NOT NULL, finished_at REAL, status TEXT, summary TEXT);
+CREATE TABLE IF NOT EXISTS leases (
+  source TEXT PRIMARY KEY, holder TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
+  acquired_at REAL NOT NULL, heartbeat_at REAL NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class PartitionRecord:
+    source: str
+    partition: str
+    target: str
+    status: str
+    source_fingerprint: str | None
+    rows: int | None
+    checksum: dict[str, Any] | None
+    snapshot_id: int | None
+    run_id: str | None
+    error: str | None
+    seconds: float | None
+    updated_at: float
+
+
+class Journal:
+    """Open (creating if needed) the journal at ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                str(path), timeout=30, isolation_level=None, check_same_thread=False
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as e:
+            raise StateDirError(
+                f"cannot open the journal {path}: {e}",
+                hint="Check that the state directory is writable.",
+            ) from e
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    # partitions ----------------------------------------------------------------------------
+    def record(
+        self,
+        source: str,
+        partition: str,
+        target: str,
+        status: str,
+        *,
+        fingerprint: str | None = None,
+        rows: int | None = None,
+        checksum: dict[str, Any] | None = None,
+        snapshot_id: int | None = None,
+        run_id: str | None = None,
+        error: str | None = None,
+        seconds: float | None = None,
+    ) -> None:
+        now = time.time()
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO partitions VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(source, partition) DO UPDATE SET target=excluded.target, "
+                "status=excluded.status, source_fingerprint=coalesce(excluded.source_fingerprint,"
+                " source_fingerprint), rows=excluded.rows, checksum=excluded.checksum, "
+                "snapshot_id=coalesce(excluded.snapshot_id, snapshot_id), run_id=excluded.run_id, "
+                "error=excluded.error, seconds=excluded.seconds, updated_at=excluded.updated_at",
+                (
+                    source,
+                    partition,
+                    target,
+                    status,
+                    fingerprint,
+                    rows,
+                    json.dumps(checksum) if checksum else None,
+                    snapshot_id,
+                    run_id,
+                    error,
+                    seconds,
+                    now,
+                ),
+            )
+            db.execute(
+                "INSERT INTO events VALUES (?,?,?,?,?)", (now, source, partition, status, error)
+            )
+
+    def partitions(self, source: str) -> dict[str, PartitionRecord]:
+        rows = self._db.execute("SELECT * FROM partitions WHERE source = ?", (source,)).fetchall()
+        out = {}
+        for row in rows:
+            values = list(row)
+            values[6] = json.loads(values[6]) if values[6] else None
+            out[row[1]] = PartitionRecord(*values)
+        return out
+
+    def event(
+        self, source: str, event: str, detail: str | None = None, partition: str | None = None
+    ) -> None:
+        self._db.execute(
+            "INSERT INTO events VALUES (?,?,?,?,?)", (time.time(), source, partition, event, detail)
+        )
+
+    def events(self, source: str) -> list[tuple[float, str | None, str, str | None]]:
+        return [
+            tuple(r)
+            for r in self._db.execute(  # type: ignore[misc]
+                "SELECT at, partition, event, detail FROM events WHERE source = ? ORDER BY at",
+                (source,),
+            )
+        ]
+
+    # runs ------------------------------------------------------------------------------------
+    def start_run(self, run_id: str, source: str, target: str, command: str) -> None:
+        self._db.execute(
+            "INSERT INTO runs VALUES (?,?,?,?,?,NULL,NULL,NULL)",
+            (run_id, source, target, command, time.time()),
+        )
+
+    def finish_run(self, run_id: str, status: str, summary: dict[str, Any]) -> None:
+        self._db.execute(
+            "UPDATE runs SET finished_at=?, status=?, summary=? WHERE run_id=?",
+            (time.time(), status, json.dumps(summary), run_id),
+        )
+
+    def throughput(self, source: str) -> float | None:
+        """Rows per second measured by earlier backfills of ``source``."""
+        row = self._db.execute(
+            "SELECT sum(rows), sum(seconds) FROM partitions WHERE source = ? AND seconds > 0 "
+            "AND rows IS NOT NULL",
+            (source,),
+        ).fetchone()
+        return row[0] / row[1] if row and row[0] and row[1] else None
+
+    # lease -----------------------------------------------------------------------------------
+    def acquire_lease(self, source: str, holder: str, *, break_lease: bool = False) -> None:
+        """Take ``source``'s lease. A lease whose holder process is gone (same host) is taken
+        over; a live or remote holder is refused unless ``break_lease``."""
+        host, pid, now = socket.gethostname(), os.getpid(), time.time()
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT holder, host, pid, heartbeat_at FROM leases WHERE source=?", (source,)
+            ).fetchone()
+            if row is not None and not break_lease:
+                other_holder, other_host, other_pid, heartbeat = row
+                alive = other_host != host or pid_alive(other_pid, "")
+                if alive and other_pid != pid:
+                    age = now - heartbeat
+                    raise LeaseHeld(
+                        f"{source} is being migrated by {other_holder} (pid {other_pid} on "
+                        f"{other_host}, last heartbeat {age:.0f}s ago).",
+                        hint="Wait for it to finish, or if it is gone for good re-run with "
+                        "--break-lease.",
+                    )
+            db.execute(
+                "INSERT OR REPLACE INTO leases VALUES (?,?,?,?,?,?)",
+                (source, holder, host, pid, now, now),
+            )
+
+    def heartbeat(self, source: str) -> None:
+        self._db.execute(
+            "UPDATE leases SET heartbeat_at=? WHERE source=? AND pid=?",
+            (time.time(), source, os.getpid()),
+        )
+
+    def release_lease(self, source: str) -> None:
+        self._db.execute("DELETE FROM leases WHERE source=? AND pid=?", (source, os.getpid()))

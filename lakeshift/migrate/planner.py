@@ -1,0 +1,184 @@
+"""The migration plan (dry run): what would be backfilled, in which batches (pure logic)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from lakeshift.inspect.model import TableInventory
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.migrate.target_state import Backfilled
+from lakeshift.schema_map.model import FieldMapping
+
+NEW, CHANGED, UNCHANGED, REFUSED, EXCLUDED = "new", "changed", "unchanged", "refused", "excluded"
+TARGET_FILE_BYTES = 128 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PartitionPlan:
+    name: str
+    state: str  # new | changed | unchanged | refused
+    rows: int
+    bytes: int
+    files: int
+    fingerprint: str
+    reason: str = ""
+
+    @property
+    def to_backfill(self) -> bool:
+        return self.state in (NEW, CHANGED)
+
+
+@dataclass(frozen=True)
+class Batch:
+    index: int
+    partitions: tuple[str, ...]
+    rows: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class MigrationPlan:
+    source: str
+    target: str
+    target_exists: bool
+    mapping: FieldMapping
+    key_mode: str
+    partitions: tuple[PartitionPlan, ...]
+    batches: tuple[Batch, ...]
+    throughput_rows_per_second: float | None
+    spark_conf: dict[str, str]
+    anomalies: dict[str, int]
+    notes: tuple[str, ...] = field(default=())
+
+    def count(self, state: str) -> int:
+        return sum(1 for p in self.partitions if p.state == state)
+
+    @property
+    def rows_to_backfill(self) -> int:
+        return sum(p.rows for p in self.partitions if p.to_backfill)
+
+    @property
+    def bytes_to_backfill(self) -> int:
+        return sum(p.bytes for p in self.partitions if p.to_backfill)
+
+    @property
+    def estimated_output_files(self) -> int:
+        return sum(
+            max(1, math.ceil(p.bytes / TARGET_FILE_BYTES))
+            for p in self.partitions
+            if p.to_backfill and p.rows
+        )
+
+    @property
+    def estimated_seconds(self) -> float | None:
+        if not self.throughput_rows_per_second:
+            return None
+        return round(self.rows_to_backfill / self.throughput_rows_per_second, 1)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["totals"] = {
+            "new": self.count(NEW),
+            "changed": self.count(CHANGED),
+            "unchanged": self.count(UNCHANGED),
+            "refused": self.count(REFUSED),
+            "rows_to_backfill": self.rows_to_backfill,
+            "bytes_to_backfill": self.bytes_to_backfill,
+            "estimated_output_files": self.estimated_output_files,
+            "estimated_seconds": self.estimated_seconds,
+            "batches": len(self.batches),
+        }
+        return data
+
+
+def classify(
+    inventory: TableInventory, backfilled: Mapping[str, Backfilled], wanted: PartitionFilter
+) -> list[PartitionPlan]:
+    """new / changed / unchanged by source fingerprint; refused when the inspector says so."""
+    out = []
+    for p in inventory.partitions:
+        if not wanted.matches(p.name):
+            continue
+        errors = [a for a in p.anomalies if a.severity == "error"]
+        done = backfilled.get(p.name)
+        if errors:
+            state, reason = REFUSED, f"{errors[0].code}: {errors[0].message}"
+        elif done is None:
+            state, reason = NEW, "not in the target yet"
+        elif done.fingerprint != p.fingerprint:
+            state, reason = CHANGED, "source files changed since the backfill"
+        else:
+            state, reason = UNCHANGED, f"backfilled in snapshot {done.snapshot_id}"
+        out.append(
+            PartitionPlan(p.name, state, p.rows, p.bytes, len(p.files), p.fingerprint, reason)
+        )
+    return out
+
+
+def make_batches(partitions: list[PartitionPlan], batch_rows: int, batch_bytes: int) -> list[Batch]:
+    """Greedy batches in partition order, closed when rows or bytes would pass the limits."""
+    batches: list[Batch] = []
+    current: list[PartitionPlan] = []
+
+    def close() -> None:
+        if current:
+            batches.append(
+                Batch(
+                    len(batches) + 1,
+                    tuple(p.name for p in current),
+                    sum(p.rows for p in current),
+                    sum(p.bytes for p in current),
+                )
+            )
+            current.clear()
+
+    for p in (p for p in partitions if p.to_backfill):
+        rows = sum(c.rows for c in current) + p.rows
+        size = sum(c.bytes for c in current) + p.bytes
+        if current and (rows > batch_rows or size > batch_bytes):
+            close()
+        current.append(p)
+    close()
+    return batches
+
+
+def build_plan(
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    target: str,
+    *,
+    target_exists: bool,
+    backfilled: Mapping[str, Backfilled],
+    wanted: PartitionFilter,
+    batch_rows: int,
+    batch_bytes: int,
+    key_mode: str,
+    throughput: float | None,
+    spark_conf: dict[str, str],
+) -> MigrationPlan:
+    partitions = classify(inventory, backfilled, wanted)
+    anomalies: dict[str, int] = {}
+    for a in inventory.all_anomalies:
+        anomalies[a.code] = anomalies.get(a.code, 0) + 1
+    notes = []
+    if inventory.unregistered_dirs:
+        notes.append(
+            f"{len(inventory.unregistered_dirs)} unregistered directories are not "
+            "migrated (Hive does not show them)."
+        )
+    return MigrationPlan(
+        source=inventory.qualified_name,
+        target=target,
+        target_exists=target_exists,
+        mapping=mapping,
+        key_mode=key_mode,
+        partitions=tuple(partitions),
+        batches=tuple(make_batches(partitions, batch_rows, batch_bytes)),
+        throughput_rows_per_second=round(throughput, 1) if throughput else None,
+        spark_conf=spark_conf,
+        anomalies=anomalies,
+        notes=tuple(notes),
+    )

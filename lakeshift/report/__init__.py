@@ -1,0 +1,1 @@
+"""Reports: JSON and Markdown files under the state directory."""

@@ -1,0 +1,61 @@
+"""Markdown rendering of a migration plan."""
+
+from __future__ import annotations
+
+from lakeshift.migrate.planner import MigrationPlan
+
+
+def plan_markdown(plan: MigrationPlan) -> str:
+    totals = plan.to_json()["totals"]
+    m = plan.mapping
+    lines = [
+        f"# Migration plan: `{plan.source}` → `{plan.target}` (Iceberg)",
+        "",
+        f"- target {'exists' if plan.target_exists else 'will be created'} (format v2, Parquet, "
+        f"identity partitions on {', '.join(f.name for f in m.partition_keys) or 'nothing'})",
+        f"- mapping mode **{m.mapping_mode}**, "
+        f"{'case-sensitive' if m.case_sensitive else 'case-insensitive'} names; record key "
+        f"`uuid` ({plan.key_mode}); `partitionpath` column",
+        f"- partitions: {totals['new']} new, {totals['changed']} changed, "
+        f"{totals['unchanged']} unchanged, {totals['refused']} refused",
+        f"- to backfill: {totals['rows_to_backfill']:,} rows, {totals['bytes_to_backfill']:,} "
+        f"bytes in {totals['batches']} batches, ~{totals['estimated_output_files']} output files",
+        "- estimated duration: "
+        + (
+            f"{totals['estimated_seconds']} s (measured throughput "
+            f"{plan.throughput_rows_per_second:,} rows/s)"
+            if totals["estimated_seconds"] is not None
+            else "unknown until a first batch has run"
+        ),
+        "",
+        "## Target schema",
+        "",
+        "| id | column | Hive type | earlier names |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {f.id} | `{f.name}` | `{f.type}` | {', '.join(f.lineage[:-1])} |" for f in m.fields
+    ]
+    lines += ["", "## Batches", "", "| batch | partitions | rows | bytes |", "|---|---|---|---|"]
+    lines += [
+        f"| {b.index} | {b.partitions[0]} … {b.partitions[-1]} ({len(b.partitions)}) | "
+        f"{b.rows:,} | {b.bytes:,} |"
+        for b in plan.batches
+    ]
+    lines += [
+        "",
+        "## Partitions",
+        "",
+        "| partition | state | rows | files | reason |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{p.name}` | {p.state} | {p.rows:,} | {p.files} | {p.reason} |" for p in plan.partitions
+    ]
+    if plan.anomalies:
+        lines += ["", "## Anomalies", "", "| code | count |", "|---|---|"]
+        lines += [f"| {code} | {count} |" for code, count in sorted(plan.anomalies.items())]
+    lines += ["", "## Spark configuration", "", "| key | value |", "|---|---|"]
+    lines += [f"| `{k}` | `{v}` |" for k, v in sorted(plan.spark_conf.items())]
+    lines += ["", *[f"> {note}" for note in plan.notes]]
+    return "\n".join(lines) + "\n"

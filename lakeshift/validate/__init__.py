@@ -1,0 +1,1 @@
+"""Validation: canonical row fingerprints, source vs target comparisons."""

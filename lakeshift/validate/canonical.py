@@ -1,0 +1,96 @@
+"""Canonical, order-independent row hashing in Spark SQL (pure expression building).
+
+Spark's ``xxhash64`` skips NULL inputs and refuses maps, so values are canonicalised first:
+every value carries a NULL flag, arrays keep element NULL flags (``[1, NULL]`` differs from
+``[NULL, 1]``), maps become entry arrays sorted by key, structs flag each field. Decimals keep
+their declared scale; timestamps are timezone-free. A row's hash is
+``xxhash64(salt, flag1, value1, flag2, value2, ...)``; a partition's fingerprint is the count and
+two sums of such hashes (two salts) as ``decimal(38,0)``: sums, never XOR, so duplicate rows count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructType
+
+from lakeshift.schema_map.spark_sql import quote
+
+SALTS = (0x1A2B3C4D, 0x5E6F7A8B)
+
+
+def canonical(expr: str, data_type: DataType, depth: int = 0) -> str:
+    """SQL for a hashable, canonical form of ``expr`` (its own NULL flag is the caller's)."""
+    var = f"c{depth}"
+    if isinstance(data_type, ArrayType):
+        inner = canonical(var, data_type.elementType, depth + 1)
+        return f"transform({expr}, {var} -> named_struct('n', {var} IS NULL, 'v', {inner}))"
+    if isinstance(data_type, MapType):
+        key = canonical(f"{var}.key", data_type.keyType, depth + 1)
+        value = canonical(f"{var}.value", data_type.valueType, depth + 1)
+        entry = f"named_struct('k', {key}, 'n', {var}.value IS NULL, 'v', {value})"
+        return f"array_sort(transform(map_entries({expr}), {var} -> {entry}))"
+    if isinstance(data_type, StructType):
+        parts = []
+        for index, f in enumerate(data_type.fields):
+            child = f"{expr}.{quote(f.name)}"
+            parts.append(
+                f"'n{index}', {child} IS NULL, 'v{index}', "
+                f"{canonical(child, f.dataType, depth + 1)}"
+            )
+        return f"named_struct({', '.join(parts)})" if parts else "0"
+    return expr
+
+
+def row_hash(fields: Sequence[StructField], salt: int) -> str:
+    """SQL for one salted 64-bit hash of a row's canonical columns, as decimal(38,0)."""
+    args = [str(salt)]
+    for f in fields:
+        column = quote(f.name)
+        args.append(f"{column} IS NULL")
+        args.append(canonical(column, f.dataType))
+    return f"CAST(xxhash64({', '.join(args)}) AS DECIMAL(38,0))"
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """Order-independent summary of a multiset of rows."""
+
+    rows: int
+    sum1: str  # decimal(38,0) as text: exact, JSON-safe
+    sum2: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"rows": self.rows, "sum1": self.sum1, "sum2": self.sum2}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Fingerprint:
+        return cls(int(data["rows"]), str(data["sum1"]), str(data["sum2"]))  # type: ignore[call-overload]
+
+
+EMPTY = Fingerprint(0, "0", "0")
+
+
+def fingerprint_columns(
+    fields: Sequence[StructField], exclude: Sequence[str] = ()
+) -> list[StructField]:
+    excluded = set(exclude)
+    return [f for f in fields if f.name not in excluded]
+
+
+def aggregate_sql(fields: Sequence[StructField]) -> list[str]:
+    """Aggregate expressions: count and the two hash sums (NULL sums on empty input)."""
+    return [
+        "count(1) AS rows",
+        f"sum({row_hash(fields, SALTS[0])}) AS sum1",
+        f"sum({row_hash(fields, SALTS[1])}) AS sum2",
+    ]
+
+
+def from_values(rows: int, sum1: object, sum2: object) -> Fingerprint:
+    return Fingerprint(
+        int(rows),
+        str(sum1 if sum1 is not None else 0).split(".")[0],
+        str(sum2 if sum2 is not None else 0).split(".")[0],
+    )
