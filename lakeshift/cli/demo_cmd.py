@@ -5,15 +5,26 @@ from __future__ import annotations
 import click
 
 from lakeshift.cli.base import CliState, pass_state
+from lakeshift.cli.migrate_cmd import render_plan
 from lakeshift.cli.render import render_inventory
+from lakeshift.cli.schema_cmd import render_mapping
 from lakeshift.inspect.inspector import inspect_table, save_inventory
+from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
+from lakeshift.report.files import write_report
+from lakeshift.report.plan_markdown import plan_markdown
 from lakeshift.sample.load import load_sample
+
+DEMO_TARGET = "sample.click_log_iceberg"
 
 
 @click.command()
+@click.option("--target", default=DEMO_TARGET, show_default=True, help="Iceberg table to create.")
 @pass_state
-def demo(state: CliState) -> None:
-    """Start the embedded metastore, load sample.click_log, inspect it and map its schema.
+def demo(state: CliState, target: str) -> None:
+    """Load sample.click_log, inspect it, map its schema, plan and migrate it to Iceberg.
+
+    Runs on the embedded metastore and a local Spark; safe to run again (it resumes and then
+    has nothing left to do).
 
     \b
     Example:
@@ -21,22 +32,51 @@ def demo(state: CliState) -> None:
     """
     ctx = state.context
     out = state.output
-    out.message(f"[bold]1/4[/] metastore: {ctx.metastore_uri}")
+    out.message(f"[bold]1/5[/] metastore: {ctx.metastore_uri}")
     loaded = load_sample(ctx.metastore, ctx.home)
     out.message(
-        f"[bold]2/4[/] sample table {loaded.table}: {loaded.partitions} partitions, "
+        f"[bold]2/5[/] sample table {loaded.table}: {loaded.partitions} partitions, "
         f"{loaded.rows:,} rows"
     )
-    out.message("[bold]3/3[/] inspect")
+    out.message("[bold]3/5[/] inspect")
     inventory = inspect_table(ctx.metastore, loaded.table, ctx.settings)
-    path = save_inventory(inventory, ctx.home)
+    inventory_file = save_inventory(inventory, ctx.home)
     render_inventory(out, inventory, limit=0)
-    out.message(f"inventory: {path}\nlog: {ctx.settings.log_file}")
+    options = MigrateOptions(target=target, batch_rows=30_000)
+    plan = plan_migration(
+        ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, options, ctx.journal
+    )
+    out.message("[bold]4/5[/] target schema and plan")
+    render_mapping(out, plan.mapping, inventory)
+    _, plan_file = write_report(ctx.home, plan.source, "plan", plan.to_json(), plan_markdown(plan))
+    render_plan(out, plan, limit=5)
+    out.message(f"[bold]5/5[/] migrate to Iceberg table {target}")
+    with out.progress("backfilling", total=0) as advance:
+        result = migrate(
+            ctx.spark,
+            ctx.metastore,
+            ctx.catalog,
+            ctx.settings,
+            ctx.journal,
+            loaded.table,
+            options,
+            progress=advance,
+        )
+    out.message(
+        f"{len(result.backfilled)} partitions backfilled ({result.rows:,} rows in "
+        f"{result.seconds:.1f}s), {result.plan.count('unchanged')} already done, "
+        f"{len(result.refused)} refused"
+    )
+    out.message(
+        f"inventory: {inventory_file}\nplan: {plan_file}\n"
+        f"journal: {ctx.home / 'journal.sqlite'}\nlog: {ctx.settings.log_file}"
+    )
     out.result(
         {
             "metastore_uri": ctx.metastore_uri,
             "sample": loaded,
-            "inventory": str(path),
-            "summary": inventory.summary(),
+            "inventory": str(inventory_file),
+            "plan": str(plan_file),
+            "migrate": result,
         }
     )
