@@ -1,8 +1,14 @@
 """``make bench``: lakeshift against baselines on the same data, in one run.
 
 Writes ``benchmarks/results/<timestamp>.json``, appends to ``history.jsonl`` and prints a
-Markdown table. Sizes come from environment variables (defaults in parentheses):
-``BENCH_INSPECT_PARTITIONS`` (10000), ``BENCH_INSPECT_FILES`` (2).
+Markdown table. Scenarios (``BENCH_SCENARIOS``, default ``large,small,inspect``) and sizes come
+from environment variables (defaults in parentheses):
+
+* ``large``: few large partitions, ``BENCH_LARGE_PARTITIONS`` (4) x ``BENCH_LARGE_ROWS``
+  (500000) rows in 2 files each;
+* ``small``: many small partitions, ``BENCH_SMALL_PARTITIONS`` (1000) x ``BENCH_SMALL_ROWS``
+  (200) rows;
+* ``inspect``: ``BENCH_INSPECT_PARTITIONS`` (10000) x ``BENCH_INSPECT_FILES`` (2) files.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_inspect
+from benchmarks import bench_inspect, bench_migrate
 from benchmarks.synthetic import build_table
 from lakeshift.config import load_settings
 from lakeshift.context import Context
@@ -37,32 +43,66 @@ def machine() -> dict[str, Any]:
     }
 
 
+def _flat(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            out.extend(_flat(value, f"{prefix}{key}."))
+        else:
+            out.append((f"{prefix}{key}", value))
+    return out
+
+
 def markdown(results: list[dict[str, Any]]) -> str:
     lines = []
     for result in results:
         lines.append(f"### {result['scenario']}\n")
         lines.append("| metric | value |\n|---|---|")
-        lines.extend(f"| {k} | {v} |" for k, v in result.items() if k != "scenario")
+        lines.extend(f"| {k} | {v} |" for k, v in _flat(result) if k != "scenario")
         lines.append("")
     return "\n".join(lines)
 
 
+def _env(name: str, default: int) -> int:
+    return int(os.environ.get(name, str(default)))
+
+
 def main() -> None:
     home = Path(os.environ.get("BENCH_HOME", ".lakeshift-bench")).resolve()
-    settings = load_settings({"home": home, "spark_master": "local[2]"})
+    settings = load_settings({"home": home, "spark_master": "local[2]", "shuffle_partitions": 4})
     ctx = Context(settings)
-    partitions = int(os.environ.get("BENCH_INSPECT_PARTITIONS", "10000"))
-    files = int(os.environ.get("BENCH_INSPECT_FILES", "2"))
-    table = build_table(
-        ctx.metastore,
-        home / "tables",
-        f"inspect_{partitions}",
-        partitions=partitions,
-        files_per_partition=files,
-        rows_per_file=50,
-    )
-    print(f"built {table.qualified_name} in {table.seconds_to_build}s")
-    results = [bench_inspect.run(ctx.metastore, settings, table)]
+    scenarios = os.environ.get("BENCH_SCENARIOS", "large,small,inspect").split(",")
+    tables = home / "tables"
+    results = []
+    for scenario, partitions, files, rows in (
+        ("large", _env("BENCH_LARGE_PARTITIONS", 4), 2, _env("BENCH_LARGE_ROWS", 500_000) // 2),
+        ("small", _env("BENCH_SMALL_PARTITIONS", 1000), 1, _env("BENCH_SMALL_ROWS", 200)),
+    ):
+        if scenario not in scenarios:
+            continue
+        table = build_table(
+            ctx.metastore,
+            tables,
+            f"{scenario}_{partitions}",
+            partitions=partitions,
+            files_per_partition=files,
+            rows_per_file=rows,
+        )
+        print(f"built {table.qualified_name}: {table.rows:,} rows in {table.seconds_to_build}s")
+        results.append(bench_migrate.run(ctx.spark, ctx, settings, table, home, scenario))
+        print(json.dumps(results[-1], indent=1))
+    if "inspect" in scenarios:
+        partitions = _env("BENCH_INSPECT_PARTITIONS", 10_000)
+        table = build_table(
+            ctx.metastore,
+            tables,
+            f"inspect_{partitions}",
+            partitions=partitions,
+            files_per_partition=_env("BENCH_INSPECT_FILES", 2),
+            rows_per_file=50,
+        )
+        print(f"built {table.qualified_name} in {table.seconds_to_build}s")
+        results.append(bench_inspect.run(ctx.metastore, settings, table))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     document = {"at": stamp, "machine": machine(), "results": results, "epoch": time.time()}
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -72,6 +112,8 @@ def main() -> None:
     report = markdown(results)
     (RESULTS / "latest.md").write_text(f"# Benchmarks {stamp}\n\n{machine()}\n\n{report}\n")
     print(report)
+    if "spark" in ctx.__dict__:
+        ctx.spark.stop()
 
 
 if __name__ == "__main__":

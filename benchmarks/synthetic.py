@@ -25,6 +25,8 @@ class SyntheticTable:
     location: Path
     seconds_to_build: float
 
+    bytes: int = 0
+
     @property
     def rows(self) -> int:
         return self.partitions * self.files_per_partition * self.rows_per_file
@@ -83,4 +85,5 @@ def build_table(
         rows_per_file,
         location,
         round(time.monotonic() - started, 2),
+        template.stat().st_size * partitions * files_per_partition,
     )

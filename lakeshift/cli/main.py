@@ -9,6 +9,7 @@ from lakeshift.cli import (
     migrate_cmd,
     sample_cmd,
     schema_cmd,
+    validate_cmd,
 )
 from lakeshift.cli.base import cli
 
@@ -19,6 +20,7 @@ cli.add_command(inspect_cmd.inspect_command)
 cli.add_command(schema_cmd.schema_command)
 cli.add_command(migrate_cmd.plan_command)
 cli.add_command(migrate_cmd.migrate_command)
+cli.add_command(validate_cmd.validate_command)
 cli.add_command(demo_cmd.demo)
 
 

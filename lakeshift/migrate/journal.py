@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE TABLE IF NOT EXISTS runs (
   run_id TEXT PRIMARY KEY, source TEXT NOT NULL, target TEXT NOT NULL, command TEXT NOT NULL,
   started_at REAL NOT NULL, finished_at REAL, status TEXT, summary TEXT);
+CREATE TABLE IF NOT EXISTS validations (
+  source TEXT NOT NULL, partition TEXT NOT NULL, target TEXT NOT NULL, level TEXT NOT NULL,
+  status TEXT NOT NULL, source_fingerprint TEXT, source_checksum TEXT, target_checksum TEXT,
+  detail TEXT, at REAL NOT NULL, PRIMARY KEY (source, partition));
 CREATE TABLE IF NOT EXISTS leases (
   source TEXT PRIMARY KEY, holder TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
   acquired_at REAL NOT NULL, heartbeat_at REAL NOT NULL);
@@ -162,6 +166,64 @@ class Journal:
                 (source,),
             )
         ]
+
+    # validations -----------------------------------------------------------------------------
+    def record_validation(
+        self,
+        source: str,
+        partition: str,
+        target: str,
+        level: str,
+        status: str,
+        *,
+        source_fingerprint: str | None,
+        source_checksum: dict[str, Any] | None,
+        target_checksum: dict[str, Any] | None,
+        detail: str,
+    ) -> None:
+        now = time.time()
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO validations VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    source,
+                    partition,
+                    target,
+                    level,
+                    status,
+                    source_fingerprint,
+                    json.dumps(source_checksum) if source_checksum else None,
+                    json.dumps(target_checksum) if target_checksum else None,
+                    detail,
+                    now,
+                ),
+            )
+            db.execute(
+                "INSERT INTO events VALUES (?,?,?,?,?)",
+                (now, source, partition, f"validation-{status}", detail),
+            )
+
+    def validations(self, source: str) -> dict[str, dict[str, Any]]:
+        cursor = self._db.execute("SELECT * FROM validations WHERE source = ?", (source,))
+        names = [d[0] for d in cursor.description]
+        out = {}
+        for row in cursor.fetchall():
+            record = dict(zip(names, row))
+            for key in ("source_checksum", "target_checksum"):
+                record[key] = json.loads(record[key]) if record[key] else None
+            out[record["partition"]] = record
+        return out
+
+    def set_status(self, source: str, partition: str, status: str) -> None:
+        now = time.time()
+        with self._tx() as db:
+            db.execute(
+                "UPDATE partitions SET status=?, updated_at=? WHERE source=? AND partition=?",
+                (status, now, source, partition),
+            )
+            db.execute(
+                "INSERT INTO events VALUES (?,?,?,?,?)", (now, source, partition, status, None)
+            )
 
     # runs ------------------------------------------------------------------------------------
     def start_run(self, run_id: str, source: str, target: str, command: str) -> None:

@@ -1,6 +1,7 @@
 """Canonical, order-independent row hashing in Spark SQL (pure expression building).
 
-Spark's ``xxhash64`` skips NULL inputs and refuses maps, so values are canonicalised first:
+Spark's ``xxhash64`` skips NULL inputs, refuses maps and folds -0.0 into 0.0, so values are
+canonicalised first (floating point values hash through their exact round-trip text):
 every value carries a NULL flag, arrays keep element NULL flags (``[1, NULL]`` differs from
 ``[NULL, 1]``), maps become entry arrays sorted by key, structs flag each field. Decimals keep
 their declared scale; timestamps are timezone-free. A row's hash is
@@ -13,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructType
+from pyspark.sql.types import (
+    ArrayType,
+    DataType,
+    DoubleType,
+    FloatType,
+    MapType,
+    StructField,
+    StructType,
+)
 
 from lakeshift.schema_map.spark_sql import quote
 
@@ -40,6 +49,9 @@ def canonical(expr: str, data_type: DataType, depth: int = 0) -> str:
                 f"{canonical(child, f.dataType, depth + 1)}"
             )
         return f"named_struct({', '.join(parts)})" if parts else "0"
+    if isinstance(data_type, FloatType | DoubleType):
+        # Spark's hash folds -0.0 into 0.0; the round-trip text keeps the sign (and NaN, Inf).
+        return f"CAST({expr} AS STRING)"
     return expr
 
 

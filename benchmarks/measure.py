@@ -1,0 +1,47 @@
+"""Timing and memory probes for benchmarks (wall time, driver and JVM peak RSS)."""
+
+from __future__ import annotations
+
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def jvm_peak_mb(spark: Any) -> float | None:
+    """Peak resident memory of the Spark driver JVM (VmHWM), in MB."""
+    try:
+        pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except Exception:
+        return None
+    return None
+
+
+def python_peak_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+@dataclass(frozen=True)
+class Timing:
+    name: str
+    seconds: float
+    rows: int
+    bytes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seconds": round(self.seconds, 2),
+            "rows_per_second": round(self.rows / self.seconds) if self.seconds else None,
+            "mb_per_second": round(self.bytes / 1e6 / self.seconds, 2) if self.seconds else None,
+        }
+
+
+def timed(name: str, rows: int, size: int, fn: Callable[[], Any]) -> Timing:
+    started = time.monotonic()
+    fn()
+    return Timing(name, time.monotonic() - started, rows, size)

@@ -1,0 +1,127 @@
+"""``lakeshift validate DB.TABLE``: source vs target, per partition."""
+
+from __future__ import annotations
+
+import click
+
+from lakeshift.cli.base import CliState, pass_state
+from lakeshift.cli.output import Output
+from lakeshift.errors import ValidationMismatch
+from lakeshift.inspect.inspector import split_table_name
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.report.files import write_report
+from lakeshift.validate.model import EQUAL, LEVELS, ValidationReport
+from lakeshift.validate.validator import validate_table
+
+_STYLE = {
+    EQUAL: "[green]equal[/]",
+    "mismatch": "[bold red]mismatch[/]",
+    "stale": "[yellow]stale[/]",
+    "missing": "[yellow]missing[/]",
+    "extra": "[red]extra[/]",
+}
+
+
+def render_validation(out: Output, report: ValidationReport, *, show_equal: bool = False) -> None:
+    totals = report.to_json()["totals"]
+    out.message(
+        f"[bold]validate[/] {report.source} → {report.target} at level [bold]{report.level}[/]: "
+        + ", ".join(f"{n} {s}" for s, n in totals.items() if n)
+        + f" ({report.seconds:.1f}s)"
+    )
+    for problem in report.table_problems:
+        out.message(f"[bold red]table:[/] {problem}")
+    rows = [
+        (p.partition, _STYLE.get(p.status, p.status), p.source_rows, p.target_rows, p.detail)
+        for p in report.partitions
+        if show_equal or not p.ok
+    ]
+    if rows:
+        out.table(
+            "Partitions", ["partition", "status", "source rows", "target rows", "detail"], rows
+        )
+    for p in report.partitions:
+        if p.diff and (p.diff.only_in_source or p.diff.only_in_target):
+            out.message(
+                f"[bold]{p.partition}[/] differing rows (buckets {p.diff.differing_buckets}):"
+            )
+            for row in p.diff.only_in_source:
+                out.message(f"  [red]- only in source:[/] {row}")
+            for row in p.diff.only_in_target:
+                out.message(f"  [red]+ only in target:[/] {row}")
+
+
+def _markdown(report: ValidationReport) -> str:
+    lines = [
+        f"# Validation of `{report.source}` → `{report.target}` ({report.level})",
+        "",
+        "| partition | status | source rows | target rows | detail |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{p.partition}` | {p.status} | {p.source_rows} | {p.target_rows} | {p.detail} |"
+        for p in report.partitions
+    ]
+    lines += [f"\n**Table:** {problem}" for problem in report.table_problems]
+    return "\n".join(lines) + "\n"
+
+
+@click.command("validate")
+@click.argument("table")
+@click.option("--target", default=None, help="The migrated table (default: DB.TABLE_iceberg).")
+@click.option(
+    "--level",
+    type=click.Choice(LEVELS),
+    default="checksum",
+    show_default=True,
+    help="count: metadata only; checksum: + one target scan; deep: + differing rows.",
+)
+@click.option("--partitions", default=None, help="Partition filter (see README).")
+@click.option("--all", "show_all", is_flag=True, help="List equal partitions too.")
+@pass_state
+def validate_command(
+    state: CliState,
+    table: str,
+    target: str | None,
+    level: str,
+    partitions: str | None,
+    show_all: bool,
+) -> None:
+    """Compare DB.TABLE with its migrated target, partition by partition.
+
+    Exit code 4 when any partition differs, is stale (source changed since its backfill),
+    missing or extra.
+
+    \b
+    Examples:
+      lakeshift validate sample.click_log
+      lakeshift validate sample.click_log --level deep --partitions 'yyyymmdd=202204*'
+      lakeshift --output json validate sample.click_log --level count
+    """
+    ctx = state.context
+    db, name = split_table_name(table)
+    target = (target or f"{db}.{name}_iceberg").lower()
+    report = validate_table(
+        ctx.spark,
+        ctx.metastore,
+        ctx.catalog,
+        ctx.settings,
+        ctx.journal,
+        table,
+        target,
+        level=level,
+        partitions=PartitionFilter.parse(partitions),
+    )
+    write_report(ctx.home, report.source, "validate", report.to_json(), _markdown(report))
+    render_validation(state.output, report, show_equal=show_all)
+    state.output.result(report)
+    if not report.ok:
+        bad = [p.partition for p in report.partitions if not p.ok and p.status != "not-migrated"]
+        raise ValidationMismatch(
+            f"{len(bad)} partition(s) of {report.source} do not match {report.target}"
+            + (f": {', '.join(bad[:5])}" + (" ..." if len(bad) > 5 else "") if bad else "")
+            + ("; " + "; ".join(report.table_problems) if report.table_problems else "")
+            + ".",
+            hint="Re-run `lakeshift migrate` for stale or missing partitions; use --level deep "
+            "to see differing rows.",
+        )

@@ -1,0 +1,71 @@
+"""Validation results: one record per partition, one report per table."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from lakeshift.validate.canonical import Fingerprint
+
+EQUAL = "equal"
+MISMATCH = "mismatch"
+STALE = "stale"  # the source changed since the backfill: never reported as equal
+MISSING = "missing"  # source rows, no target rows / never backfilled
+EXTRA = "extra"  # target partition with no source partition
+NOT_MIGRATED = "not-migrated"  # refused by the inspector
+LEVELS = ("count", "checksum", "deep")
+
+
+@dataclass(frozen=True)
+class RowDiff:
+    """Rows found on one side only (a sample), rendered as dicts."""
+
+    only_in_source: list[dict[str, Any]]
+    only_in_target: list[dict[str, Any]]
+    differing_buckets: list[int]
+
+
+@dataclass(frozen=True)
+class PartitionValidation:
+    partition: str
+    status: str
+    level: str
+    source_rows: int | None
+    target_rows: int | None
+    source_fingerprint: str | None = None
+    source_checksum: Fingerprint | None = None
+    target_checksum: Fingerprint | None = None
+    source_rescanned: bool = False
+    detail: str = ""
+    diff: RowDiff | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == EQUAL
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    source: str
+    target: str
+    level: str
+    partitions: tuple[PartitionValidation, ...]
+    table_problems: tuple[str, ...] = field(default=())
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.table_problems and all(
+            p.ok or p.status == NOT_MIGRATED for p in self.partitions
+        )
+
+    def count(self, status: str) -> int:
+        return sum(1 for p in self.partitions if p.status == status)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["ok"] = self.ok
+        data["totals"] = {
+            s: self.count(s) for s in (EQUAL, MISMATCH, STALE, MISSING, EXTRA, NOT_MIGRATED)
+        }
+        return data

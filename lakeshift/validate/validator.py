@@ -1,0 +1,244 @@
+"""Validate a migrated table, partition by partition, from cheapest check to dearest.
+
+1. counts: ORC footers vs Iceberg metadata (no scan);
+2. checksum: count and two hash sums over canonical rows; target by one scan, source from the
+   backfill's observed metrics (scanned again when missing or disagreeing);
+3. deep: for mismatches only, differing buckets then differing rows.
+A partition whose source files changed since its backfill is ``stale``, never ``equal``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from lakeshift.config import Settings
+from lakeshift.errors import NotFound
+from lakeshift.inspect.inspector import inspect_table
+from lakeshift.inspect.model import PartitionInfo, TableInventory
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate.backfill import load_target
+from lakeshift.migrate.iceberg_writer import source_frame, spark_identifier
+from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal
+from lakeshift.migrate.target_state import Backfilled, backfilled_partitions
+from lakeshift.schema_map.iceberg_schema import stored_mapping
+from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping
+from lakeshift.schema_map.model import FieldMapping
+from lakeshift.validate.canonical import Fingerprint
+from lakeshift.validate.counts import target_counts
+from lakeshift.validate.drilldown import row_diff
+from lakeshift.validate.fingerprints import GENERATED, source_fingerprints, target_fingerprints
+from lakeshift.validate.model import (
+    EQUAL,
+    EXTRA,
+    MISMATCH,
+    MISSING,
+    NOT_MIGRATED,
+    STALE,
+    PartitionValidation,
+    ValidationReport,
+)
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+    from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
+
+
+def _first_pass(
+    p: PartitionInfo, done: Backfilled | None, target_rows: int, level: str
+) -> PartitionValidation:
+    """Statuses decided without scanning: refused, missing, stale, count mismatch."""
+    base: dict[str, Any] = {
+        "partition": p.name,
+        "level": level,
+        "source_rows": p.rows,
+        "target_rows": target_rows,
+        "source_fingerprint": p.fingerprint,
+    }
+    if not p.migratable:
+        return PartitionValidation(status=NOT_MIGRATED, detail="refused by the inspector", **base)
+    if done is None:
+        if p.rows == 0 and target_rows == 0:
+            return PartitionValidation(status=EQUAL, detail="empty on both sides", **base)
+        return PartitionValidation(status=MISSING, detail="not backfilled yet; run migrate", **base)
+    if done.fingerprint != p.fingerprint:
+        return PartitionValidation(
+            status=STALE,
+            detail=f"source files changed since the backfill in snapshot "
+            f"{done.snapshot_id}; run migrate to backfill it again",
+            **base,
+        )
+    if p.rows != target_rows:
+        return PartitionValidation(
+            status=MISMATCH,
+            detail=f"row count differs: source {p.rows:,} (ORC footers), "
+            f"target {target_rows:,} (Iceberg metadata)",
+            **base,
+        )
+    return PartitionValidation(status=EQUAL, detail="row counts match", **base)
+
+
+def _describe(source: Fingerprint, target: Fingerprint) -> str:
+    if source.rows != target.rows:
+        return f"row count differs: source {source.rows:,}, target {target.rows:,}"
+    return f"same row count ({source.rows:,}) but different row contents (checksums differ)"
+
+
+def validate_table(
+    spark: SparkSession,
+    client: MetastoreClient,
+    catalog: Catalog,
+    settings: Settings,
+    journal: Journal,
+    source: str,
+    target: str,
+    *,
+    level: str = "checksum",
+    partitions: PartitionFilter | None = None,
+) -> ValidationReport:
+    """Compare ``source`` with its migrated ``target`` per partition; records results."""
+    started = time.monotonic()
+    wanted = partitions or PartitionFilter(())
+    inventory = inspect_table(client, source, settings)
+    table = load_target(catalog, target)
+    if table is None:
+        raise NotFound(
+            f"target {target} does not exist.",
+            hint=f"Run `lakeshift migrate {source} --target {target}` first.",
+        )
+    stored = stored_mapping(table)
+    problems = []
+    if stored is not None and stored != build_mapping(
+        inventory, stored, mapping_mode=stored.mapping_mode, case_sensitive=stored.case_sensitive
+    ):
+        problems.append(
+            "the Hive schema changed since the backfill; run migrate to evolve the "
+            "target, then validate again"
+        )
+    done = backfilled_partitions(table)
+    counts = target_counts(table, inventory)
+    chosen = [p for p in inventory.partitions if wanted.matches(p.name)]
+    results = {
+        p.name: _first_pass(p, done.get(p.name), counts.get(p.name, 0), level) for p in chosen
+    }
+    known = {p.name for p in inventory.partitions}
+    extra = [
+        PartitionValidation(
+            n, EXTRA, level, None, rows, detail="in the target but not a partition of the source"
+        )
+        for n, rows in sorted(counts.items())
+        if n not in known and wanted.matches(n)
+    ]
+    if level != "count" and stored is not None:
+        spark.sql(f"REFRESH TABLE {spark_identifier(target)}")
+        results = _checksums(spark, inventory, stored, target, journal, results, level)
+    report = ValidationReport(
+        inventory.qualified_name,
+        target,
+        level,
+        tuple([*results.values(), *extra]),
+        tuple(problems),
+        round(time.monotonic() - started, 2),
+    )
+    _record(journal, report)
+    return report
+
+
+def _checksums(
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    target: str,
+    journal: Journal,
+    results: dict[str, PartitionValidation],
+    level: str,
+) -> dict[str, PartitionValidation]:
+    candidates = [
+        n for n, r in results.items() if r.status in (EQUAL, MISMATCH) and r.source_rows is not None
+    ]
+    if not candidates:
+        return results
+    target_fps = target_fingerprints(spark, target, inventory, candidates)
+    records = journal.partitions(inventory.qualified_name)
+    by_name = {p.name: p for p in inventory.partitions}
+    rescan = []
+    for name in candidates:
+        record = records.get(name)
+        observed = (
+            Fingerprint.from_json(record.checksum)
+            if record and record.checksum and record.source_fingerprint == by_name[name].fingerprint
+            else None
+        )
+        results[name] = replace(
+            results[name], source_checksum=observed, target_checksum=target_fps[name]
+        )
+        if observed != target_fps[name]:
+            rescan.append(name)
+    scanned = source_fingerprints(spark, inventory, mapping, rescan) if rescan else {}
+    for name in candidates:
+        current = results[name]
+        source_fp = scanned.get(name, current.source_checksum)
+        assert source_fp is not None
+        target_fp = target_fps[name]
+        status = EQUAL if source_fp == target_fp else MISMATCH
+        detail = (
+            f"{target_fp.rows:,} rows, checksums match"
+            if status == EQUAL
+            else _describe(source_fp, target_fp)
+        )
+        results[name] = replace(
+            current,
+            status=status,
+            source_checksum=source_fp,
+            target_rows=target_fp.rows,
+            source_rescanned=name in scanned,
+            detail=detail,
+        )
+    if level == "deep":
+        for name in (n for n in candidates if results[n].status == MISMATCH):
+            results[name] = replace(
+                results[name], diff=_diff(spark, inventory, mapping, target, name)
+            )
+    return results
+
+
+def _diff(
+    spark: SparkSession, inventory: TableInventory, mapping: FieldMapping, target: str, name: str
+) -> Any:
+    from pyspark.sql import functions as F
+
+    source = source_frame(spark, inventory, mapping, name, "uuid")
+    target_rows = (
+        spark.table(spark_identifier(target))
+        .where(F.col(PARTITIONPATH_COLUMN) == name)
+        .drop(*GENERATED)
+        .select(*source.columns)
+    )
+    return row_diff(source, target_rows)
+
+
+def _record(journal: Journal, report: ValidationReport) -> None:
+    records = journal.partitions(report.source)
+    for result in report.partitions:
+        journal.record_validation(
+            report.source,
+            result.partition,
+            report.target,
+            report.level,
+            result.status,
+            source_fingerprint=result.source_fingerprint,
+            source_checksum=result.source_checksum.to_json() if result.source_checksum else None,
+            target_checksum=result.target_checksum.to_json() if result.target_checksum else None,
+            detail=result.detail,
+        )
+        record = records.get(result.partition)
+        if record and record.status in (BACKFILLED, VALIDATED, ROLLED_BACK):
+            if result.ok and record.status == BACKFILLED:
+                journal.set_status(report.source, result.partition, VALIDATED)
+            elif not result.ok and record.status == VALIDATED:
+                journal.set_status(report.source, result.partition, BACKFILLED)
