@@ -7,6 +7,7 @@ from lakeshift.cli import (
     inspect_cmd,
     metastore_cmd,
     migrate_cmd,
+    route_cmd,
     sample_cmd,
     schema_cmd,
     validate_cmd,
@@ -21,6 +22,14 @@ cli.add_command(schema_cmd.schema_command)
 cli.add_command(migrate_cmd.plan_command)
 cli.add_command(migrate_cmd.migrate_command)
 cli.add_command(validate_cmd.validate_command)
+for command in (
+    route_cmd.switch_command,
+    route_cmd.rollback_command,
+    route_cmd.status_command,
+    route_cmd.cutover_command,
+    route_cmd.revert_command,
+):
+    cli.add_command(command)
 cli.add_command(demo_cmd.demo)
 
 

@@ -45,6 +45,9 @@ CREATE TABLE IF NOT EXISTS validations (
   source TEXT NOT NULL, partition TEXT NOT NULL, target TEXT NOT NULL, level TEXT NOT NULL,
   status TEXT NOT NULL, source_fingerprint TEXT, source_checksum TEXT, target_checksum TEXT,
   detail TEXT, at REAL NOT NULL, PRIMARY KEY (source, partition));
+CREATE TABLE IF NOT EXISTS routes (
+  source TEXT PRIMARY KEY, view TEXT NOT NULL, target TEXT NOT NULL, switched TEXT NOT NULL,
+  pending TEXT, cutover TEXT, updated_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS leases (
   source TEXT PRIMARY KEY, holder TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
   acquired_at REAL NOT NULL, heartbeat_at REAL NOT NULL);
@@ -224,6 +227,45 @@ class Journal:
             db.execute(
                 "INSERT INTO events VALUES (?,?,?,?,?)", (now, source, partition, status, None)
             )
+
+    # routes ------------------------------------------------------------------------------------
+    def route(self, source: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT view, target, switched, pending, cutover FROM routes WHERE source = ?",
+            (source,),
+        ).fetchone()
+        if row is None:
+            return None
+        return {
+            "view": row[0],
+            "target": row[1],
+            "switched": json.loads(row[2]),
+            "pending": json.loads(row[3]) if row[3] else None,
+            "cutover": row[4],
+        }
+
+    def set_route(
+        self,
+        source: str,
+        view: str,
+        target: str,
+        *,
+        switched: list[str],
+        pending: list[str] | None,
+        cutover: str | None = None,
+    ) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO routes VALUES (?,?,?,?,?,?,?)",
+            (
+                source,
+                view,
+                target,
+                json.dumps(sorted(switched)),
+                json.dumps(sorted(pending)) if pending is not None else None,
+                cutover,
+                time.time(),
+            ),
+        )
 
     # runs ------------------------------------------------------------------------------------
     def start_run(self, run_id: str, source: str, target: str, command: str) -> None:

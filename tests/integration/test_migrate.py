@@ -215,3 +215,36 @@ def test_live_lease_holder_is_refused(
         MigrateOptions(target=f"{source}_ice", break_lease=True),
     )
     assert result.backfilled == ["dt=0"]
+
+
+def test_failed_spark_job_leaves_batch_uncommitted_and_others_proceed(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    catalog: HiveCatalog,
+    journal: Journal,
+    tables_root: Path,
+) -> None:
+    b = _small_table(client, tables_root, partitions=3)
+    # Corrupt the data of dt=1's file but keep its footer: inspection passes, Spark's read fails.
+    path = b.partition_dir(["1"]) / "000000_0"
+    data = bytearray(path.read_bytes())
+    data[3:200] = b"\xff" * 197
+    path.write_bytes(bytes(data))
+    source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_ice"
+    result = migrate(
+        spark,
+        client,
+        catalog,
+        settings,
+        journal,
+        source,
+        MigrateOptions(target=target, batch_rows=100),
+    )
+    assert sorted(result.backfilled) == ["dt=0", "dt=2"]
+    assert list(result.failed) == ["dt=1"] and not result.ok
+    record = journal.partitions(source)["dt=1"]
+    assert record.status == "failed" and record.error
+    inventory = inspect_table(client, source, settings)
+    counts = target_fingerprints(spark, target, inventory)
+    assert (counts["dt=0"].rows, counts["dt=1"].rows, counts["dt=2"].rows) == (100, 0, 100)

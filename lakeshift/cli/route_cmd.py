@@ -1,0 +1,212 @@
+"""``lakeshift switch | rollback | status | cutover | revert``."""
+
+from __future__ import annotations
+
+import click
+
+from lakeshift.cli.base import CliState, pass_state
+from lakeshift.errors import PartialFailure, UsageError
+from lakeshift.inspect.inspector import split_table_name
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.route.cutover import cutover, names_for, revert
+from lakeshift.route.router import rollback, status, switch
+
+_TARGET = click.option(
+    "--target", default=None, help="The migrated Iceberg table (default: DB.TABLE_iceberg)."
+)
+_VIEW = click.option(
+    "--view", default=None, help="Routing view readers use (default: DB.TABLE_routed)."
+)
+
+
+def _target(table: str, target: str | None) -> str:
+    db, name = split_table_name(table)
+    return (target or f"{db}.{name}_iceberg").lower()
+
+
+@click.command("switch")
+@click.argument("table")
+@_TARGET
+@_VIEW
+@click.option("--partitions", default=None, help="Partition filter (see README).")
+@click.option("--all-validated", is_flag=True, help="Switch every partition that is switchable.")
+@pass_state
+def switch_command(
+    state: CliState,
+    table: str,
+    target: str | None,
+    view: str | None,
+    partitions: str | None,
+    all_validated: bool,
+) -> None:
+    """Serve partitions from the lake table through the routing view (one atomic update).
+
+    Right before switching, each partition's source fingerprint is checked against the one it
+    was backfilled and validated at; a partition that changed is not switched (and one already
+    switched goes back to Hive).
+
+    \b
+    Examples:
+      lakeshift switch sample.click_log --partitions 'yyyymmdd=20220401'
+      lakeshift switch sample.click_log --all-validated
+    """
+    if not partitions and not all_validated:
+        raise UsageError("say which partitions: --partitions FILTER or --all-validated")
+    ctx = state.context
+    change = switch(
+        ctx.metastore,
+        ctx.catalog,
+        ctx.settings,
+        ctx.journal,
+        table,
+        _target(table, target),
+        partitions=PartitionFilter.parse(partitions),
+        all_validated=all_validated,
+        view=view,
+    )
+    state.output.message(
+        f"{len(change.changed)} partition(s) switched; {len(change.switched)} "
+        f"now served from the lake table through [bold]{change.view}[/]"
+    )
+    if change.refused:
+        state.output.table("Not switched", ["partition", "why"], sorted(change.refused.items()))
+    state.output.result(change)
+    if change.refused:
+        raise PartialFailure(
+            f"{len(change.refused)} partition(s) were not switched.",
+            hint="Migrate and validate them, then switch again.",
+        )
+
+
+@click.command("rollback")
+@click.argument("table")
+@_TARGET
+@_VIEW
+@click.option("--partitions", required=True, help="Partition filter (see README).")
+@pass_state
+def rollback_command(
+    state: CliState, table: str, target: str | None, view: str | None, partitions: str
+) -> None:
+    """Serve partitions from the Hive table again (one atomic update of the view).
+
+    \b
+    Example:
+      lakeshift rollback sample.click_log --partitions 'yyyymmdd=20220401'
+    """
+    ctx = state.context
+    change = rollback(
+        ctx.metastore,
+        ctx.settings,
+        ctx.journal,
+        table,
+        _target(table, target),
+        partitions=PartitionFilter.parse(partitions),
+        view=view,
+    )
+    state.output.message(
+        f"{len(change.changed)} partition(s) rolled back to Hive; "
+        f"{len(change.switched)} still served from the lake table"
+    )
+    state.output.result(change)
+
+
+@click.command("status")
+@click.argument("table")
+@click.option(
+    "--limit", type=int, default=50, show_default=True, help="Partitions listed (0 = all)."
+)
+@pass_state
+def status_command(state: CliState, table: str, limit: int) -> None:
+    """Where each partition is served from, its migration status and last validation.
+
+    \b
+    Example:
+      lakeshift status sample.click_log
+    """
+    ctx = state.context
+    report = status(ctx.metastore, ctx.settings, ctx.journal, table)
+    out = state.output
+    out.message(
+        f"[bold]{report['source']}[/]: {report['switched']} of {report['partitions']} "
+        f"partitions served from the lake table via {report['view'] or '(no view yet)'}; "
+        + ", ".join(f"{n} {s}" for s, n in sorted(report["by_status"].items()))
+        + (f"; cutover {report['cutover']}" if report["cutover"] else "")
+    )
+    rows = report["rows"] if limit <= 0 else report["rows"][:limit]
+    out.table(
+        "Partitions",
+        ["partition", "served from", "status", "validation", "source changed"],
+        [
+            (
+                r["partition"],
+                r["served_from"],
+                r["status"],
+                r["validation"] or "",
+                "yes" if r["source_changed"] else "",
+            )
+            for r in rows
+        ],
+    )
+    out.result(report)
+
+
+@click.command("cutover")
+@click.argument("table")
+@_TARGET
+@_VIEW
+@click.option(
+    "--legacy-name", default=None, help="Name the Hive table keeps (default: DB.TABLE_hive_legacy)."
+)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@pass_state
+def cutover_command(
+    state: CliState,
+    table: str,
+    target: str | None,
+    view: str | None,
+    legacy_name: str | None,
+    yes: bool,
+) -> None:
+    """Give DB.TABLE's name to the lake table; the Hive table keeps a legacy name.
+
+    Only when every partition is switched and valid, and once writers write to the lake table.
+    No data file is touched; safe to re-run after a crash; `lakeshift revert` undoes it.
+
+    \b
+    Example:
+      lakeshift cutover sample.click_log --yes
+    """
+    ctx = state.context
+    names = names_for(ctx.journal, table, target, legacy_name, view)
+    if not yes and not click.confirm(
+        f"Rename {names.source} -> {names.legacy} and {names.target} -> {names.source}?"
+    ):
+        raise UsageError("cutover not confirmed (pass --yes in scripts)")
+    steps = cutover(ctx.metastore, ctx.catalog, ctx.settings, ctx.journal, names)
+    for step in steps:
+        state.output.message(f"- {step}")
+    state.output.message(f"[bold]{names.source}[/] is now the lake table")
+    state.output.result({"steps": steps, "names": names})
+
+
+@click.command("revert")
+@click.argument("table")
+@_TARGET
+@_VIEW
+@click.option("--legacy-name", default=None, help="The Hive table's legacy name.")
+@pass_state
+def revert_command(
+    state: CliState, table: str, target: str | None, view: str | None, legacy_name: str | None
+) -> None:
+    """Undo a cutover: the Hive table gets its name back, the view routes again.
+
+    \b
+    Example:
+      lakeshift revert sample.click_log
+    """
+    ctx = state.context
+    names = names_for(ctx.journal, table, target, legacy_name, view)
+    steps = revert(ctx.metastore, ctx.catalog, ctx.settings, ctx.journal, names)
+    for step in steps:
+        state.output.message(f"- {step}")
+    state.output.result({"steps": steps, "names": names})

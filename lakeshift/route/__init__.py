@@ -1,0 +1,1 @@
+"""Catalog routing: a metastore view serving switched partitions from the lake table."""

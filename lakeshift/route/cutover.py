@@ -1,0 +1,166 @@
+"""Cutover: the public name goes to the lake table, the Hive table keeps a legacy name.
+
+Every step first looks at where things stand (which object holds which name), so a cutover or
+revert interrupted at any point is finished by running it again. No data file is touched: the
+source is an external table (renaming it moves nothing) and Iceberg renames only its entry.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lakeshift.config import Settings
+from lakeshift.errors import RefusedInput
+from lakeshift.inspect.inspector import inspect_table, split_table_name
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate.journal import Journal
+from lakeshift.route.router import _eligible, default_view, recover
+from lakeshift.route.view_entry import put_view, view_table
+from lakeshift.route.view_sql import routing_view_sql, table_ref
+from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.schema_map.spark_sql import quote, spark_type
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+
+log = logging.getLogger(__name__)
+DONE, REVERTED = "done", "reverted"
+
+
+def default_legacy(source: str) -> str:
+    return f"{source}_hive_legacy"
+
+
+@dataclass(frozen=True)
+class Names:
+    source: str
+    target: str
+    legacy: str
+    view: str
+
+
+def _kind(client: MetastoreClient, qualified: str) -> str | None:
+    """``iceberg``, ``hive`` or None (absent)."""
+    db, name = split_table_name(qualified)
+    if not client.table_exists(db, name):
+        return None
+    params = client.get_table(db, name).parameters or {}
+    return "iceberg" if params.get("table_type", "").upper() == "ICEBERG" else "hive"
+
+
+def _rename_hive(client: MetastoreClient, old: str, new: str) -> None:
+    db, name = split_table_name(old)
+    table = client.get_table(db, name)
+    table.dbName, table.tableName = split_table_name(new)
+    client.alter_table(db, name, table)
+
+
+def cutover(
+    client: MetastoreClient, catalog: Catalog, settings: Settings, journal: Journal, names: Names
+) -> list[str]:
+    """Run (or finish) the cutover; returns the steps taken."""
+    steps: list[str] = []
+    if _kind(client, names.source) == "hive" and _kind(client, names.legacy) is None:
+        inventory = inspect_table(client, names.source, settings)
+        if inventory.table_type != "EXTERNAL_TABLE":
+            raise RefusedInput(
+                f"{names.source} is a managed table: renaming it would move its files.",
+                hint="Make it external (ALTER TABLE ... SET TBLPROPERTIES('EXTERNAL'='TRUE')) "
+                "first, or cut over by hand.",
+            )
+        switched = set(recover(client, journal, inventory.qualified_name))
+        eligible = _eligible(inventory, catalog, names.target, journal)
+        blocking = {
+            n: why or "not switched"
+            for n, why in eligible.items()
+            if why is not None or n not in switched
+        }
+        if blocking:
+            first = next(iter(blocking.items()))
+            raise RefusedInput(
+                f"cutover of {names.source} needs every partition switched and valid; "
+                f"{len(blocking)} are not (e.g. {first[0]}: {first[1]}).",
+                hint="Run migrate, validate and switch --all-validated, then cut over.",
+            )
+        _rename_hive(client, names.source, names.legacy)
+        steps.append(f"renamed Hive table {names.source} -> {names.legacy}")
+    if _kind(client, names.source) is None and _kind(client, names.target) == "iceberg":
+        catalog.rename_table(names.target, names.source)
+        steps.append(f"renamed Iceberg table {names.target} -> {names.source}")
+    if _kind(client, names.source) != "iceberg" or _kind(client, names.legacy) != "hive":
+        raise RefusedInput(
+            f"cannot finish the cutover of {names.source}: expected the Iceberg table at "
+            f"{names.source} and the Hive table at {names.legacy}.",
+            hint="Run `lakeshift revert` to go back, or fix the names by hand.",
+        )
+    _point_view_at_public(client, settings, names)
+    steps.append(f"view {names.view} now reads {names.source}")
+    route = journal.route(names.source) or {"switched": []}
+    journal.set_route(
+        names.source,
+        names.view,
+        names.target,
+        switched=route["switched"],
+        pending=None,
+        cutover=DONE,
+    )
+    return steps
+
+
+def _point_view_at_public(client: MetastoreClient, settings: Settings, names: Names) -> None:
+    inventory = inspect_table(client, names.legacy, settings)
+    columns = [(c.name, c.type) for c in (*inventory.columns, *inventory.partition_keys)]
+    select = ", ".join(
+        f"CAST({quote(n)} AS {spark_type(parse_hive_type(t), physical=True)}) AS {quote(n)}"
+        for n, t in columns
+    )
+    sql = f"SELECT {select} FROM {table_ref(names.source)}"
+    put_view(client, view_table(names.view, columns, sql, names.source, ["<all>"]))
+
+
+def revert(
+    client: MetastoreClient, catalog: Catalog, settings: Settings, journal: Journal, names: Names
+) -> list[str]:
+    """Undo (or finish undoing) a cutover; returns the steps taken."""
+    steps: list[str] = []
+    if _kind(client, names.source) == "iceberg" and _kind(client, names.target) is None:
+        catalog.rename_table(names.source, names.target)
+        steps.append(f"renamed Iceberg table {names.source} -> {names.target}")
+    if _kind(client, names.source) is None and _kind(client, names.legacy) == "hive":
+        _rename_hive(client, names.legacy, names.source)
+        steps.append(f"renamed Hive table {names.legacy} -> {names.source}")
+    if _kind(client, names.source) != "hive":
+        raise RefusedInput(
+            f"cannot revert {names.source}: the Hive table is not where expected.",
+            hint=f"Check {names.source}, {names.legacy} and {names.target}.",
+        )
+    inventory = inspect_table(client, names.source, settings)
+    route = journal.route(inventory.qualified_name) or {"switched": []}
+    switched = list(route["switched"])
+    columns = [(c.name, c.type) for c in inventory.columns]
+    keys = [(k.name, k.type) for k in inventory.partition_keys]
+    values = {p.name: p.values for p in inventory.partitions}
+    sql = routing_view_sql(
+        columns, keys, names.source, names.target, [values[n] for n in switched if n in values]
+    )
+    put_view(client, view_table(names.view, [*columns, *keys], sql, names.source, switched))
+    steps.append(f"view {names.view} routes {len(switched)} partitions to {names.target} again")
+    journal.set_route(
+        names.source, names.view, names.target, switched=switched, pending=None, cutover=REVERTED
+    )
+    return steps
+
+
+def names_for(
+    journal: Journal, source: str, target: str | None, legacy: str | None, view: str | None
+) -> Names:
+    route = journal.route(source) or {}
+    db, name = split_table_name(source)
+    return Names(
+        source=f"{db}.{name}",
+        target=(target or route.get("target") or f"{db}.{name}_iceberg").lower(),
+        legacy=(legacy or default_legacy(f"{db}.{name}")).lower(),
+        view=(view or route.get("view") or default_view(f"{db}.{name}")).lower(),
+    )

@@ -1,0 +1,222 @@
+"""Switch readers partition by partition, roll back, report status.
+
+A partition is switched only when, right now, its source fingerprint equals the one it was
+backfilled and validated at, and that validation was ``equal``. Each switch or rollback is one
+metastore update of the view; the journal records the intended set first and settles it after,
+so a crash between the two is resolved by comparing the view's digest with both sets.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lakeshift.config import Settings
+from lakeshift.errors import NotFound
+from lakeshift.inspect.inspector import inspect_table
+from lakeshift.inspect.model import TableInventory
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate.backfill import load_target
+from lakeshift.migrate.journal import ROLLED_BACK, SWITCHED, Journal
+from lakeshift.migrate.target_state import backfilled_partitions
+from lakeshift.route.view_entry import current_digest, digest, put_view, view_table
+from lakeshift.route.view_sql import routing_view_sql
+from lakeshift.validate.model import EQUAL
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+
+log = logging.getLogger(__name__)
+
+
+def default_view(source: str) -> str:
+    return f"{source}_routed"
+
+
+@dataclass(frozen=True)
+class RouteChange:
+    source: str
+    view: str
+    switched: list[str]
+    changed: list[str]
+    refused: dict[str, str] = field(default_factory=dict)
+
+
+def _columns(inventory: TableInventory) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    return (
+        [(c.name, c.type) for c in inventory.columns],
+        [(k.name, k.type) for k in inventory.partition_keys],
+    )
+
+
+def _write_view(
+    client: MetastoreClient,
+    journal: Journal,
+    inventory: TableInventory,
+    target: str,
+    view: str,
+    switched: list[str],
+) -> None:
+    """Two-phase: journal intent, one metastore update, journal settles."""
+    source = inventory.qualified_name
+    route = journal.route(source)
+    current = route["switched"] if route else []
+    journal.set_route(source, view, target, switched=current, pending=switched)
+    columns, keys = _columns(inventory)
+    values = {p.name: p.values for p in inventory.partitions}
+    sql = routing_view_sql(
+        columns, keys, source, target, [values[n] for n in switched if n in values]
+    )
+    put_view(client, view_table(view, [*columns, *keys], sql, source, switched))
+    journal.set_route(source, view, target, switched=switched, pending=None)
+
+
+def recover(client: MetastoreClient, journal: Journal, source: str) -> list[str]:
+    """Settle a switch interrupted between the metastore update and the journal."""
+    route = journal.route(source)
+    if route is None:
+        return []
+    if route["pending"] is not None:
+        seen = current_digest(client, route["view"])
+        settled = route["pending"] if seen == digest(route["pending"]) else route["switched"]
+        journal.set_route(
+            source,
+            route["view"],
+            route["target"],
+            switched=settled,
+            pending=None,
+            cutover=route["cutover"],
+        )
+        log.info("settled an interrupted switch of %s", source)
+        return list(settled)
+    return list(route["switched"])
+
+
+def _eligible(
+    inventory: TableInventory, catalog: Catalog, target: str, journal: Journal
+) -> dict[str, str | None]:
+    """Partition -> None when switchable now, else the reason it is not."""
+    table = load_target(catalog, target)
+    if table is None:
+        raise NotFound(
+            f"target {target} does not exist.",
+            hint=f"Run `lakeshift migrate {inventory.qualified_name}` first.",
+        )
+    done = backfilled_partitions(table)
+    validations = journal.validations(inventory.qualified_name)
+    out: dict[str, str | None] = {}
+    for p in inventory.partitions:
+        check = validations.get(p.name)
+        backfill = done.get(p.name)
+        if not p.migratable:
+            out[p.name] = "refused by the inspector"
+        elif check is None or check["status"] != EQUAL:
+            out[p.name] = "not validated as equal; run `lakeshift validate`"
+        elif check["source_fingerprint"] != p.fingerprint:
+            out[p.name] = "source changed since its validation; migrate and validate again"
+        elif (backfill is None or backfill.fingerprint != p.fingerprint) and p.rows:
+            out[p.name] = "source changed since its backfill; migrate and validate again"
+        else:
+            out[p.name] = None
+    return out
+
+
+def switch(
+    client: MetastoreClient,
+    catalog: Catalog,
+    settings: Settings,
+    journal: Journal,
+    source: str,
+    target: str,
+    *,
+    partitions: PartitionFilter | None,
+    all_validated: bool,
+    view: str | None = None,
+) -> RouteChange:
+    """Serve the chosen partitions from the lake table (those that are switchable now)."""
+    inventory = inspect_table(client, source, settings)
+    name = inventory.qualified_name
+    view = view or (journal.route(name) or {}).get("view") or default_view(name)
+    switched = recover(client, journal, name)
+    eligible = _eligible(inventory, catalog, target, journal)
+    wanted = partitions or PartitionFilter(())
+    chosen = [
+        n
+        for n in eligible
+        if (all_validated and eligible[n] is None) or (not all_validated and wanted.matches(n))
+    ]
+    refused = {n: eligible[n] or "" for n in chosen if eligible[n] is not None}
+    adding = [n for n in chosen if eligible[n] is None and n not in switched]
+    # A switched partition whose source changed since goes back to Hive right away.
+    stale = [n for n in switched if eligible.get(n) is not None]
+    new_set = sorted((set(switched) | set(adding)) - set(stale))
+    _write_view(client, journal, inventory, target, view, new_set)
+    for n in adding:
+        journal.set_status(name, n, SWITCHED)
+    for n in stale:
+        journal.set_status(name, n, ROLLED_BACK)
+        refused[n] = f"rolled back: {eligible[n]}"
+    return RouteChange(name, view, new_set, adding, refused)
+
+
+def rollback(
+    client: MetastoreClient,
+    settings: Settings,
+    journal: Journal,
+    source: str,
+    target: str,
+    *,
+    partitions: PartitionFilter,
+    view: str | None = None,
+) -> RouteChange:
+    """Serve the chosen partitions from Hive again."""
+    inventory = inspect_table(client, source, settings)
+    name = inventory.qualified_name
+    view = view or (journal.route(name) or {}).get("view") or default_view(name)
+    switched = recover(client, journal, name)
+    leaving = [n for n in switched if partitions.matches(n)]
+    new_set = sorted(set(switched) - set(leaving))
+    _write_view(client, journal, inventory, target, view, new_set)
+    for n in leaving:
+        journal.set_status(name, n, ROLLED_BACK)
+    return RouteChange(name, view, new_set, leaving)
+
+
+def status(
+    client: MetastoreClient, settings: Settings, journal: Journal, source: str
+) -> dict[str, Any]:
+    """Where each partition is served from, its journal status and last validation."""
+    inventory = inspect_table(client, source, settings)
+    name = inventory.qualified_name
+    switched = set(recover(client, journal, name))
+    route = journal.route(name) or {}
+    records = journal.partitions(name)
+    validations = journal.validations(name)
+    rows: list[dict[str, Any]] = []
+    for p in inventory.partitions:
+        record, check = records.get(p.name), validations.get(p.name)
+        rows.append(
+            {
+                "partition": p.name,
+                "served_from": "lake" if p.name in switched else "hive",
+                "status": record.status if record else "planned",
+                "validation": check["status"] if check else None,
+                "validated_at": check["at"] if check else None,
+                "source_changed": bool(check and check["source_fingerprint"] != p.fingerprint),
+            }
+        )
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    return {
+        "source": name,
+        "view": route.get("view"),
+        "target": route.get("target"),
+        "cutover": route.get("cutover"),
+        "switched": len(switched),
+        "partitions": len(rows),
+        "by_status": counts,
+        "rows": rows,
+    }
