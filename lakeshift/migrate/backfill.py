@@ -281,7 +281,7 @@ def _run_batches(
             )
             faults.crash_point("after-commit", batch.index)
             for name in names:
-                if result.fingerprints[name].rows == 0 and name in done:
+                if by_name[name].rows == 0 and name in done:
                     delete_partition(spark, target, inventory, by_name[name].values)
         except LakeshiftError:
             raise
@@ -302,16 +302,25 @@ def _run_batches(
             continue
         seconds = time.monotonic() - batch_started
         snapshot_id = _snapshot_of(catalog, target, run_id, batch.index)
+        batch_id = f"{run_id}:{batch.index}"
+        if result.committed:
+            journal.record_batch(
+                batch_id,
+                source,
+                target,
+                {n: by_name[n].fingerprint for n in names},
+                result.checksum.to_json(),
+                snapshot_id,
+            )
         for name in names:
-            fingerprint = result.fingerprints[name]
             journal.record(
                 source,
                 name,
                 target,
                 BACKFILLED,
                 fingerprint=by_name[name].fingerprint,
-                rows=fingerprint.rows,
-                checksum=fingerprint.to_json(),
+                rows=by_name[name].rows,
+                checksum={"batch": batch_id} if result.committed else None,
                 snapshot_id=snapshot_id,
                 run_id=run_id,
                 seconds=seconds * (batch.rows and by_name[name].rows / batch.rows),

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from functools import reduce
 from typing import TYPE_CHECKING
 
 from lakeshift.inspect.model import TableInventory
-from lakeshift.migrate.keys import SOURCE_FILE, add_record_key
+from lakeshift.migrate.keys import add_record_key
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.reader import read_partitions
+from lakeshift.schema_map.reader import SOURCE_FILE, read_batch
 from lakeshift.schema_map.spark_sql import quote, spark_type, string_literal
 from lakeshift.validate.canonical import EMPTY, Fingerprint, aggregate_sql, from_values
 
@@ -59,7 +58,10 @@ def spark_identifier(target: str) -> str:
 
 @dataclass(frozen=True)
 class BatchResult:
-    fingerprints: dict[str, Fingerprint]
+    """The batch's source checksum (every row hash includes its partition keys, so equal batch
+    sums mean equal multisets per partition too) and whether anything was committed."""
+
+    checksum: Fingerprint
     committed: bool
 
 
@@ -67,14 +69,13 @@ def source_frame(
     spark: SparkSession,
     inventory: TableInventory,
     mapping: FieldMapping,
-    partition: str,
-    key_mode: str,
+    partitions: list[str],
+    key_mode: str = "uuid",
 ) -> DataFrame:
-    """One partition as the target will hold it, before generated columns."""
-    frame = read_partitions(
-        spark, inventory, mapping, [partition], with_file_path=key_mode == "deterministic"
-    )
-    extra = [SOURCE_FILE] if key_mode == "deterministic" else []
+    """Partitions as the target will hold them (with ``partitionpath``), before the key."""
+    deterministic = key_mode == "deterministic"
+    frame = read_batch(spark, inventory, mapping, partitions, with_file_path=deterministic)
+    extra = [PARTITIONPATH_COLUMN, *([SOURCE_FILE] if deterministic else [])]
     return frame.selectExpr(*target_select(inventory, extra))
 
 
@@ -88,37 +89,29 @@ def write_batch(
     key_mode: str,
     snapshot_properties: dict[str, str],
 ) -> BatchResult:
-    """Backfill ``partitions`` in one job and one commit; returns each one's source fingerprint."""
+    """Backfill ``partitions`` in one Spark job and one commit, observing the source checksum."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
     data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
     by_name = {p.name: p for p in inventory.partitions}
-    observed: dict[str, Observation] = {}
-    frames = []
-    for index, name in enumerate(partitions):
-        if not any(f.format in ("orc", "parquet") for f in by_name[name].files):
-            continue  # nothing to read: an empty Observation would never report
-        frame = source_frame(spark, inventory, mapping, name, key_mode)
-        fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
-        observation = Observation(f"lakeshift_p{index}")
-        frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])
-        frames.append(frame.withColumn(PARTITIONPATH_COLUMN, F.expr(string_literal(name))))
-        observed[name] = observation
-    fingerprints = {name: EMPTY for name in partitions}
-    if not frames:
-        return BatchResult(fingerprints, committed=False)
-    batch = reduce(lambda a, b: a.unionByName(b), frames)
-    batch = add_record_key(batch, key_mode, data_columns)
-    batch = batch.select(*[quote(c) for c in (*data_columns, UUID_COLUMN, PARTITIONPATH_COLUMN)])
-    writer = batch.writeTo(spark_identifier(target))
+    readable = [
+        n for n in partitions if any(f.format in ("orc", "parquet") for f in by_name[n].files)
+    ]
+    if not readable:
+        return BatchResult(EMPTY, committed=False)  # an empty scan's Observation never reports
+    frame = source_frame(spark, inventory, mapping, readable, key_mode)
+    fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
+    observation = Observation("lakeshift_batch")
+    frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])
+    frame = add_record_key(frame, key_mode, data_columns)
+    frame = frame.select(*[quote(c) for c in (*data_columns, UUID_COLUMN, PARTITIONPATH_COLUMN)])
+    writer = frame.writeTo(spark_identifier(target))
     for key, value in snapshot_properties.items():
         writer = writer.option(f"snapshot-property.{key}", value)
     writer.overwritePartitions()
-    for name, observation in observed.items():
-        metrics = observation.get
-        fingerprints[name] = from_values(metrics["rows"], metrics["sum1"], metrics["sum2"])
-    return BatchResult(fingerprints, committed=True)
+    metrics = observation.get
+    return BatchResult(from_values(metrics["rows"], metrics["sum1"], metrics["sum2"]), True)
 
 
 def delete_partition(

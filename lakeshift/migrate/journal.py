@@ -45,6 +45,9 @@ CREATE TABLE IF NOT EXISTS validations (
   source TEXT NOT NULL, partition TEXT NOT NULL, target TEXT NOT NULL, level TEXT NOT NULL,
   status TEXT NOT NULL, source_fingerprint TEXT, source_checksum TEXT, target_checksum TEXT,
   detail TEXT, at REAL NOT NULL, PRIMARY KEY (source, partition));
+CREATE TABLE IF NOT EXISTS batches (
+  batch_id TEXT PRIMARY KEY, source TEXT NOT NULL, target TEXT NOT NULL,
+  partitions TEXT NOT NULL, checksum TEXT NOT NULL, snapshot_id INTEGER, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS routes (
   source TEXT PRIMARY KEY, view TEXT NOT NULL, target TEXT NOT NULL, switched TEXT NOT NULL,
   pending TEXT, cutover TEXT, updated_at REAL NOT NULL);
@@ -169,6 +172,38 @@ class Journal:
                 (source,),
             )
         ]
+
+    # batches -------------------------------------------------------------------------------
+    def record_batch(
+        self,
+        batch_id: str,
+        source: str,
+        target: str,
+        partitions: dict[str, str],
+        checksum: dict[str, Any],
+        snapshot_id: int | None,
+    ) -> None:
+        """A committed batch: its partitions' source fingerprints and the observed checksum."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO batches VALUES (?,?,?,?,?,?,?)",
+            (
+                batch_id,
+                source,
+                target,
+                json.dumps(partitions),
+                json.dumps(checksum),
+                snapshot_id,
+                time.time(),
+            ),
+        )
+
+    def batch(self, batch_id: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT partitions, checksum FROM batches WHERE batch_id = ?", (batch_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return {"partitions": json.loads(row[0]), "checksum": json.loads(row[1])}
 
     # validations -----------------------------------------------------------------------------
     def record_validation(

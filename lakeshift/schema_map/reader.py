@@ -8,6 +8,7 @@ metastore as typed literals (NULL partition included), and the groups are unione
 
 from __future__ import annotations
 
+import re
 from functools import reduce
 from typing import TYPE_CHECKING
 
@@ -15,9 +16,11 @@ from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import FileGroup, file_groups
-from lakeshift.schema_map.spark_sql import convert, quote, spark_type, string_literal
+from lakeshift.schema_map.spark_sql import convert, quote, spark_type
 
 SOURCE_FILE = "__lakeshift_source_file"
+FILE_KEY = "__lakeshift_file"
+PARTITION_COLUMN = "partitionpath"
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -32,7 +35,7 @@ def output_schema_ddl(inventory: TableInventory) -> str:
 def group_select_exprs(
     group: FileGroup, inventory: TableInventory, mapping: FieldMapping
 ) -> list[str]:
-    """The SELECT list that turns a group's physical rows into Hive's view of them."""
+    """The SELECT list that turns a group's physical rows into Hive's view of the table columns."""
     exprs = []
     for source, table_column in zip(group.sources, inventory.columns):
         table_type = parse_hive_type(source.table_type)
@@ -53,32 +56,81 @@ def group_select_exprs(
         )
         as_table = convert(as_partition, partition_type, table_type, by_name=False, where=where)
         exprs.append(f"{as_table} AS {quote(table_column.name)}")
-    for key, value in zip(inventory.partition_keys, group.values):
-        literal = "NULL" if value is None else string_literal(value)
-        key_type = spark_type(parse_hive_type(key.type))
-        exprs.append(f"CAST({literal} AS {key_type}) AS {quote(key.name)}")
     return exprs
 
 
-def read_group(
+def _glob_escaped(path: str) -> str:
+    """Spark globs paths; a literal ``{``, ``[``, ``*``... must be escaped for Hadoop's glob."""
+    return re.sub(r"([{}\[\]*?\\])", r"\\\1", path)
+
+
+def spark_file_path(location: str, relative: str) -> str:
+    """A file's path as Spark reports it in ``url_decode(_metadata.file_path)``."""
+    base = location.rstrip("/")
+    scheme, sep, rest = base.partition(":")
+    if not sep or len(scheme) == 1 or scheme.lower() == "file":
+        path = rest if sep else base
+        return "file:/" + path.lstrip("/") + "/" + relative
+    return f"{base}/{relative}"
+
+
+def _signature(group: FileGroup) -> tuple[object, ...]:
+    return (group.format, group.physical, group.by_position, group.sources)
+
+
+def _read_signature(
     spark: SparkSession,
-    group: FileGroup,
+    groups: list[FileGroup],
     inventory: TableInventory,
     mapping: FieldMapping,
-    with_file_path: bool = False,
+    with_file_path: bool,
 ) -> DataFrame:
+    """One scan for every file of groups that share a projection; partition values joined in
+    by file path (a row whose file is not matched fails the job: nothing can go missing)."""
+    from pyspark.sql import functions as F
+
+    first = groups[0]
     physical_ddl = ", ".join(
         f"{quote(c.name)} {spark_type(parse_hive_type(c.type), physical=True)}"
-        for c in group.physical
+        for c in first.physical
     )
-    frame = spark.read.schema(physical_ddl).format(group.format).load(group.paths)
-    exprs = group_select_exprs(group, inventory, mapping)
+    paths = [_glob_escaped(p) for g in groups for p in g.paths]
+    scan = spark.read.schema(physical_ddl).format(first.format).load(paths)
+    exprs = [
+        *group_select_exprs(first, inventory, mapping),
+        f"url_decode(_metadata.file_path) AS {quote(FILE_KEY)}",
+    ]
+    projected = scan.selectExpr(*exprs)
+    keys = list(inventory.partition_keys)
+    files = [
+        (spark_file_path(g.location, f), g.partition, *g.values) for g in groups for f in g.files
+    ]
+    key_ddl = "".join(f", {quote(f'__k{i}')} STRING" for i in range(len(keys)))
+    lookup = spark.createDataFrame(
+        files, f"{quote(FILE_KEY)} STRING, {PARTITION_COLUMN} STRING" + key_ddl
+    )
+    lookup = lookup.selectExpr(
+        quote(FILE_KEY),
+        PARTITION_COLUMN,
+        *[
+            f"CAST({quote(f'__k{i}')} AS {spark_type(parse_hive_type(k.type))}) AS {quote(k.name)}"
+            for i, k in enumerate(keys)
+        ],
+    )
+    joined = projected.join(F.broadcast(lookup), on=FILE_KEY, how="left")
+    guard = F.expr(
+        f"CASE WHEN {PARTITION_COLUMN} IS NULL THEN raise_error(concat("
+        f"'lakeshift: file not matched to a partition: ', {quote(FILE_KEY)})) "
+        f"ELSE {PARTITION_COLUMN} END"
+    )
+    joined = joined.withColumn(PARTITION_COLUMN, guard)
+    columns = [quote(c.name) for c in (*inventory.columns, *keys)] + [PARTITION_COLUMN]
     if with_file_path:
-        exprs.append(f"_metadata.file_path AS {quote(SOURCE_FILE)}")
-    return frame.selectExpr(*exprs)
+        columns.append(f"{quote(FILE_KEY)} AS {quote(SOURCE_FILE)}")
+    return joined.selectExpr(*columns)
 
 
-def read_partitions(
+def read_batch(
     spark: SparkSession,
     inventory: TableInventory,
     mapping: FieldMapping,
@@ -86,17 +138,31 @@ def read_partitions(
     *,
     with_file_path: bool = False,
 ) -> DataFrame:
-    """Rows of ``partitions`` (default: all) exactly as Hive users see them.
+    """Rows of ``partitions`` as Hive shows them, plus ``partitionpath`` (the partition name).
 
-    ``with_file_path`` adds each row's source file (for deterministic record keys).
+    Files of all chosen partitions that share a projection are read in one scan, so a batch of
+    thousands of small partitions is a handful of scans, not thousands of plan branches.
     """
+    by_signature: dict[tuple[object, ...], list[FileGroup]] = {}
+    for group in file_groups(inventory, mapping, partitions):
+        by_signature.setdefault(_signature(group), []).append(group)
     frames = [
-        read_group(spark, g, inventory, mapping, with_file_path)
-        for g in file_groups(inventory, mapping, partitions)
+        _read_signature(spark, groups, inventory, mapping, with_file_path)
+        for groups in by_signature.values()
     ]
     if not frames:
-        ddl = output_schema_ddl(inventory)
+        ddl = f"{output_schema_ddl(inventory)}, {PARTITION_COLUMN} STRING"
         if with_file_path:
             ddl += f", {quote(SOURCE_FILE)} STRING"
         return spark.createDataFrame([], ddl)
     return reduce(lambda a, b: a.unionByName(b), frames)
+
+
+def read_partitions(
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    partitions: list[str] | None = None,
+) -> DataFrame:
+    """Rows of ``partitions`` (default: all) exactly as Hive users see them."""
+    return read_batch(spark, inventory, mapping, partitions).drop(PARTITION_COLUMN)

@@ -62,7 +62,7 @@ def assert_partition_equal(spark: SparkSession, source: str, target: str, partit
     actual = target_fingerprints(spark, target, inventory, [partition])[partition]
     if expected == actual:
         return
-    source_rows = source_frame(spark, inventory, mapping, partition, "uuid")
+    source_rows = source_frame(spark, inventory, mapping, [partition]).drop(PARTITIONPATH_COLUMN)
     target_rows = (
         spark.table(spark_identifier(target))
         .where(F.col(PARTITIONPATH_COLUMN) == partition)

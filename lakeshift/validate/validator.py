@@ -30,7 +30,12 @@ from lakeshift.schema_map.model import FieldMapping
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.counts import target_counts
 from lakeshift.validate.drilldown import row_diff
-from lakeshift.validate.fingerprints import GENERATED, source_fingerprints, target_fingerprints
+from lakeshift.validate.fingerprints import (
+    GENERATED,
+    combined,
+    source_fingerprints,
+    target_fingerprints,
+)
 from lakeshift.validate.model import (
     EQUAL,
     EXTRA,
@@ -149,6 +154,29 @@ def validate_table(
     return report
 
 
+def _observed(
+    journal: Journal, inventory: TableInventory, candidates: list[str]
+) -> dict[str, tuple[str, list[str], Fingerprint]]:
+    """Batches whose observed checksum still speaks for the current source: batch id ->
+    (id, its partitions, checksum). A batch counts only if none of its partitions changed."""
+    fingerprints = {p.name: p.fingerprint for p in inventory.partitions}
+    records = journal.partitions(inventory.qualified_name)
+    out: dict[str, tuple[str, list[str], Fingerprint]] = {}
+    for name in candidates:
+        record = records.get(name)
+        batch_id = (record.checksum or {}).get("batch") if record else None
+        if not batch_id or batch_id in out:
+            continue
+        batch = journal.batch(batch_id)
+        if batch and all(fingerprints.get(n) == fp for n, fp in batch["partitions"].items()):
+            out[batch_id] = (
+                batch_id,
+                list(batch["partitions"]),
+                Fingerprint.from_json(batch["checksum"]),
+            )
+    return out
+
+
 def _checksums(
     spark: SparkSession,
     inventory: TableInventory,
@@ -163,28 +191,22 @@ def _checksums(
     ]
     if not candidates:
         return results
-    target_fps = target_fingerprints(spark, target, inventory, candidates)
-    records = journal.partitions(inventory.qualified_name)
-    by_name = {p.name: p for p in inventory.partitions}
-    rescan = []
-    for name in candidates:
-        record = records.get(name)
-        observed = (
-            Fingerprint.from_json(record.checksum)
-            if record and record.checksum and record.source_fingerprint == by_name[name].fingerprint
-            else None
-        )
-        results[name] = replace(
-            results[name], source_checksum=observed, target_checksum=target_fps[name]
-        )
-        if observed != target_fps[name]:
-            rescan.append(name)
+    batches = _observed(journal, inventory, candidates)
+    needed = sorted(set(candidates) | {n for _, names, _ in batches.values() for n in names})
+    target_fps = target_fingerprints(spark, target, inventory, needed)
+    # Each row hash includes the partition keys, so a batch whose observed source checksum
+    # equals the sum of its partitions' target fingerprints is equal partition by partition.
+    proven = {
+        n
+        for _, names, observed in batches.values()
+        if combined([target_fps[n] for n in names]) == observed
+        for n in names
+    }
+    rescan = [n for n in candidates if n not in proven]
     scanned = source_fingerprints(spark, inventory, mapping, rescan) if rescan else {}
     for name in candidates:
-        current = results[name]
-        source_fp = scanned.get(name, current.source_checksum)
-        assert source_fp is not None
         target_fp = target_fps[name]
+        source_fp = scanned.get(name, target_fp)
         status = EQUAL if source_fp == target_fp else MISMATCH
         detail = (
             f"{target_fp.rows:,} rows, checksums match"
@@ -192,9 +214,10 @@ def _checksums(
             else _describe(source_fp, target_fp)
         )
         results[name] = replace(
-            current,
+            results[name],
             status=status,
             source_checksum=source_fp,
+            target_checksum=target_fp,
             target_rows=target_fp.rows,
             source_rescanned=name in scanned,
             detail=detail,
@@ -212,7 +235,7 @@ def _diff(
 ) -> Any:
     from pyspark.sql import functions as F
 
-    source = source_frame(spark, inventory, mapping, name, "uuid")
+    source = source_frame(spark, inventory, mapping, [name]).drop(PARTITIONPATH_COLUMN)
     target_rows = (
         spark.table(spark_identifier(target))
         .where(F.col(PARTITIONPATH_COLUMN) == name)

@@ -15,10 +15,11 @@ from lakeshift.inspect import inspect_table
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
-from lakeshift.migrate.journal import BACKFILLED, Journal
+from lakeshift.migrate.journal import Journal
 from lakeshift.sample.load import LoadResult
 from lakeshift.schema_map.iceberg_schema import stored_mapping
-from lakeshift.validate.fingerprints import source_fingerprints, target_fingerprints
+from lakeshift.validate.canonical import Fingerprint
+from lakeshift.validate.fingerprints import combined, source_fingerprints, target_fingerprints
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.source_state import source_snapshot
 
@@ -87,9 +88,14 @@ def test_sample_migrates_exactly(
 
     assert_target_equals_source(spark, client, settings, catalog, "sample.click_log", target)
     records = journal.partitions("sample.click_log")
-    observed = {n: r.checksum for n, r in records.items() if r.status == BACKFILLED}
     expected = target_fingerprints(spark, target, inventory)
-    assert observed == {n: fp.to_json() for n, fp in expected.items()}
+    batch_ids = {r.checksum["batch"] for r in records.values() if r.checksum}
+    assert len(batch_ids) == 3
+    for batch_id in batch_ids:
+        batch = journal.batch(batch_id)
+        assert batch is not None
+        observed = Fingerprint.from_json(batch["checksum"])
+        assert observed == combined([expected[n] for n in batch["partitions"]])
 
 
 def _small_table(client: MetastoreClient, root: Path, partitions: int = 6) -> HiveTableBuilder:
