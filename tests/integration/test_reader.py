@@ -247,3 +247,16 @@ def test_odd_partition_values_and_typed_keys(
         ],
         key=repr,
     )
+
+
+def test_locations_with_glob_characters_are_read_literally(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+) -> None:
+    b = _builder(client, tables_root, [("id", "bigint")])
+    odd = tables_root / "odd {x} [1] *" / "dt=1"
+    b.add_partition(
+        ["1"], {"000000_0": pa.table({"id": pa.array([1, 2], pa.int64())})}, location=odd
+    )
+    (odd.parent / "dt=1x").mkdir()  # what an unescaped glob could also match
+    frame, _ = _read(client, settings, spark, f"{b.db}.{b.name}")
+    assert _rows(frame) == [{"id": 1, "dt": "1"}, {"id": 2, "dt": "1"}]
