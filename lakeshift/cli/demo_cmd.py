@@ -21,7 +21,7 @@ DEMO_TARGET = "sample.click_log_iceberg"
 @click.option("--target", default=DEMO_TARGET, show_default=True, help="Iceberg table to create.")
 @pass_state
 def demo(state: CliState, target: str) -> None:
-    """Load sample.click_log, inspect it, map its schema, plan and migrate it to Iceberg.
+    """Load sample.click_log, inspect, map, plan, migrate to Iceberg, validate and switch.
 
     Runs on the embedded metastore and a local Spark; safe to run again (it resumes and then
     has nothing left to do).
@@ -32,13 +32,13 @@ def demo(state: CliState, target: str) -> None:
     """
     ctx = state.context
     out = state.output
-    out.message(f"[bold]1/5[/] metastore: {ctx.metastore_uri}")
+    out.message(f"[bold]1/7[/] metastore: {ctx.metastore_uri}")
     loaded = load_sample(ctx.metastore, ctx.home)
     out.message(
-        f"[bold]2/5[/] sample table {loaded.table}: {loaded.partitions} partitions, "
+        f"[bold]2/7[/] sample table {loaded.table}: {loaded.partitions} partitions, "
         f"{loaded.rows:,} rows"
     )
-    out.message("[bold]3/5[/] inspect")
+    out.message("[bold]3/7[/] inspect")
     inventory = inspect_table(ctx.metastore, loaded.table, ctx.settings)
     inventory_file = save_inventory(inventory, ctx.home)
     render_inventory(out, inventory, limit=0)
@@ -46,11 +46,11 @@ def demo(state: CliState, target: str) -> None:
     plan = plan_migration(
         ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, options, ctx.journal
     )
-    out.message("[bold]4/5[/] target schema and plan")
+    out.message("[bold]4/7[/] target schema and plan")
     render_mapping(out, plan.mapping, inventory)
     _, plan_file = write_report(ctx.home, plan.source, "plan", plan.to_json(), plan_markdown(plan))
     render_plan(out, plan, limit=5)
-    out.message(f"[bold]5/5[/] migrate to Iceberg table {target}")
+    out.message(f"[bold]5/7[/] migrate to Iceberg table {target}")
     with out.progress("backfilling", total=0) as advance:
         result = migrate(
             ctx.spark,

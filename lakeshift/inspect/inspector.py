@@ -30,6 +30,7 @@ from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.inspect.table_checks import check_supported, storage_format
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
+from lakeshift.platform.state_dir import write_json
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Partition, StorageDescriptor, Table
@@ -212,12 +213,7 @@ def inventory_path(home: Path, qualified_name: str) -> Path:
 
 def save_inventory(inventory: TableInventory, home: Path) -> Path:
     """Write the inventory JSON under the state directory (atomically)."""
-    path = inventory_path(home, inventory.qualified_name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(inventory.to_json(), indent=1, ensure_ascii=False))
-    tmp.replace(path)
-    return path
+    return write_json(inventory_path(home, inventory.qualified_name), inventory.to_json())
 
 
 def load_inventory(home: Path, qualified_name: str) -> TableInventory:

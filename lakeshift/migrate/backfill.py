@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import Settings
-from lakeshift.errors import LakeshiftError, RefusedInput
+from lakeshift.errors import LakeshiftError, NotFound, RefusedInput
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -95,6 +95,17 @@ def load_target(catalog: Catalog, target: str) -> Table | None:
         return catalog.load_table(target)
     except NoSuchTableError:
         return None
+
+
+def require_target(catalog: Catalog, target: str, source: str) -> Table:
+    """The target table, or :class:`NotFound` saying to migrate first."""
+    table = load_target(catalog, target)
+    if table is None:
+        raise NotFound(
+            f"target {target} does not exist.",
+            hint=f"Run `lakeshift migrate {source} --target {target}` first.",
+        )
+    return table
 
 
 def check_target(table: Table | None, source: str, target: str, adopt: bool) -> None:

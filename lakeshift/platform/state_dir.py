@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 from lakeshift.errors import StateDirError
 
@@ -21,3 +23,12 @@ def ensure_writable_dir(path: Path, what: str = "state directory") -> Path:
             hint="Pass --home DIR (or set LAKESHIFT_HOME) to a directory you can write to.",
         ) from e
     return path.resolve()
+
+
+def write_json(path: Path, payload: Any) -> Path:
+    """Write JSON under the state directory atomically (a reader never sees half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=1, ensure_ascii=False, default=str))
+    tmp.replace(path)
+    return path

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import Settings
-from lakeshift.errors import NotFound
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.migrate.backfill import load_target
+from lakeshift.migrate.backfill import require_target
 from lakeshift.migrate.journal import ROLLED_BACK, SWITCHED, Journal
 from lakeshift.migrate.target_state import backfilled_partitions
 from lakeshift.route.view_entry import current_digest, digest, put_view, view_table
@@ -98,12 +97,7 @@ def _eligible(
     inventory: TableInventory, catalog: Catalog, target: str, journal: Journal
 ) -> dict[str, str | None]:
     """Partition -> None when switchable now, else the reason it is not."""
-    table = load_target(catalog, target)
-    if table is None:
-        raise NotFound(
-            f"target {target} does not exist.",
-            hint=f"Run `lakeshift migrate {inventory.qualified_name}` first.",
-        )
+    table = require_target(catalog, target, inventory.qualified_name)
     done = backfilled_partitions(table)
     validations = journal.validations(inventory.qualified_name)
     out: dict[str, str | None] = {}
@@ -123,6 +117,16 @@ def _eligible(
     return out
 
 
+def _current(
+    client: MetastoreClient, settings: Settings, journal: Journal, source: str, view: str | None
+) -> tuple[TableInventory, str, list[str]]:
+    """The source as it is now, the view's name and the settled switched set."""
+    inventory = inspect_table(client, source, settings)
+    name = inventory.qualified_name
+    view = view or (journal.route(name) or {}).get("view") or default_view(name)
+    return inventory, view, recover(client, journal, name)
+
+
 def switch(
     client: MetastoreClient,
     catalog: Catalog,
@@ -136,10 +140,8 @@ def switch(
     view: str | None = None,
 ) -> RouteChange:
     """Serve the chosen partitions from the lake table (those that are switchable now)."""
-    inventory = inspect_table(client, source, settings)
+    inventory, view, switched = _current(client, settings, journal, source, view)
     name = inventory.qualified_name
-    view = view or (journal.route(name) or {}).get("view") or default_view(name)
-    switched = recover(client, journal, name)
     eligible = _eligible(inventory, catalog, target, journal)
     wanted = partitions or PartitionFilter(())
     chosen = [
@@ -172,10 +174,8 @@ def rollback(
     view: str | None = None,
 ) -> RouteChange:
     """Serve the chosen partitions from Hive again."""
-    inventory = inspect_table(client, source, settings)
+    inventory, view, switched = _current(client, settings, journal, source, view)
     name = inventory.qualified_name
-    view = view or (journal.route(name) or {}).get("view") or default_view(name)
-    switched = recover(client, journal, name)
     leaving = [n for n in switched if partitions.matches(n)]
     new_set = sorted(set(switched) - set(leaving))
     _write_view(client, journal, inventory, target, view, new_set)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lakeshift.errors import SchemaMappingError
 from lakeshift.inspect.model import TableInventory
+from lakeshift.platform.state_dir import write_json
 from lakeshift.schema_map.field_ids import (
     IdAllocator,
     TypeChangeRefused,
@@ -117,12 +118,7 @@ def mapping_path(home: Path, qualified_name: str) -> Path:
 
 
 def save_mapping(mapping: FieldMapping, home: Path) -> Path:
-    path = mapping_path(home, mapping.table)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(mapping.to_json(), indent=1, ensure_ascii=False))
-    tmp.replace(path)
-    return path
+    return write_json(mapping_path(home, mapping.table), mapping.to_json())
 
 
 def load_mapping(home: Path, qualified_name: str) -> FieldMapping | None:

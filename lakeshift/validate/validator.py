@@ -15,12 +15,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import Settings
-from lakeshift.errors import NotFound
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.migrate.backfill import load_target
+from lakeshift.migrate.backfill import require_target
 from lakeshift.migrate.iceberg_writer import source_frame, spark_identifier
 from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal
 from lakeshift.migrate.target_state import Backfilled, backfilled_partitions
@@ -110,12 +109,7 @@ def validate_table(
     started = time.monotonic()
     wanted = partitions or PartitionFilter(())
     inventory = inspect_table(client, source, settings)
-    table = load_target(catalog, target)
-    if table is None:
-        raise NotFound(
-            f"target {target} does not exist.",
-            hint=f"Run `lakeshift migrate {source} --target {target}` first.",
-        )
+    table = require_target(catalog, target, source)
     stored = stored_mapping(table)
     problems = []
     if stored is not None and stored != build_mapping(
