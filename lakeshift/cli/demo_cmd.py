@@ -8,11 +8,14 @@ from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.migrate_cmd import render_plan
 from lakeshift.cli.render import render_inventory
 from lakeshift.cli.schema_cmd import render_mapping
+from lakeshift.cli.validate_cmd import render_validation
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.report.files import write_report
 from lakeshift.report.plan_markdown import plan_markdown
+from lakeshift.route.router import switch
 from lakeshift.sample.load import load_sample
+from lakeshift.validate.validator import validate_table
 
 DEMO_TARGET = "sample.click_log_iceberg"
 
@@ -67,6 +70,27 @@ def demo(state: CliState, target: str) -> None:
         f"{result.seconds:.1f}s), {result.plan.count('unchanged')} already done, "
         f"{len(result.refused)} refused"
     )
+    out.message("[bold]6/7[/] validate (row counts and checksums, per partition)")
+    report = validate_table(
+        ctx.spark, ctx.metastore, ctx.catalog, ctx.settings, ctx.journal, loaded.table, target
+    )
+    render_validation(out, report)
+    out.message("[bold]7/7[/] switch readers to every validated partition")
+    change = switch(
+        ctx.metastore,
+        ctx.catalog,
+        ctx.settings,
+        ctx.journal,
+        loaded.table,
+        target,
+        partitions=None,
+        all_validated=True,
+    )
+    out.message(
+        f"{len(change.switched)} partitions now served from {target} through the view "
+        f"[bold]{change.view}[/]; `lakeshift cutover {loaded.table}` gives it the "
+        "public name."
+    )
     out.message(
         f"inventory: {inventory_file}\nplan: {plan_file}\n"
         f"journal: {ctx.home / 'journal.sqlite'}\nlog: {ctx.settings.log_file}"
@@ -78,5 +102,8 @@ def demo(state: CliState, target: str) -> None:
             "inventory": str(inventory_file),
             "plan": str(plan_file),
             "migrate": result,
+            "validation": report,
+            "switched": change.switched,
+            "view": change.view,
         }
     )

@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS batches (
   partitions TEXT NOT NULL, checksum TEXT NOT NULL, snapshot_id INTEGER, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS routes (
   source TEXT PRIMARY KEY, view TEXT NOT NULL, target TEXT NOT NULL, switched TEXT NOT NULL,
-  pending TEXT, cutover TEXT, updated_at REAL NOT NULL);
+  pending TEXT, cutover TEXT, legacy TEXT, updated_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS leases (
   source TEXT PRIMARY KEY, holder TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
   acquired_at REAL NOT NULL, heartbeat_at REAL NOT NULL);
@@ -266,7 +266,7 @@ class Journal:
     # routes ------------------------------------------------------------------------------------
     def route(self, source: str) -> dict[str, Any] | None:
         row = self._db.execute(
-            "SELECT view, target, switched, pending, cutover FROM routes WHERE source = ?",
+            "SELECT view, target, switched, pending, cutover, legacy FROM routes WHERE source = ?",
             (source,),
         ).fetchone()
         if row is None:
@@ -277,6 +277,7 @@ class Journal:
             "switched": json.loads(row[2]),
             "pending": json.loads(row[3]) if row[3] else None,
             "cutover": row[4],
+            "legacy": row[5],
         }
 
     def set_route(
@@ -288,9 +289,10 @@ class Journal:
         switched: list[str],
         pending: list[str] | None,
         cutover: str | None = None,
+        legacy: str | None = None,
     ) -> None:
         self._db.execute(
-            "INSERT OR REPLACE INTO routes VALUES (?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO routes VALUES (?,?,?,?,?,?,?,?)",
             (
                 source,
                 view,
@@ -298,6 +300,7 @@ class Journal:
                 json.dumps(sorted(switched)),
                 json.dumps(sorted(pending)) if pending is not None else None,
                 cutover,
+                legacy,
                 time.time(),
             ),
         )

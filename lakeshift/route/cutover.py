@@ -16,7 +16,7 @@ from lakeshift.errors import RefusedInput
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.journal import Journal
-from lakeshift.route.router import _eligible, default_view, recover
+from lakeshift.route.router import _eligible, default_legacy, default_view, recover
 from lakeshift.route.view_entry import put_view, view_table
 from lakeshift.route.view_sql import routing_view_sql, table_ref
 from lakeshift.schema_map.hive_types import parse_hive_type
@@ -27,10 +27,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 DONE, REVERTED = "done", "reverted"
-
-
-def default_legacy(source: str) -> str:
-    return f"{source}_hive_legacy"
 
 
 @dataclass(frozen=True)
@@ -105,6 +101,7 @@ def cutover(
         switched=route["switched"],
         pending=None,
         cutover=DONE,
+        legacy=names.legacy,
     )
     return steps
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import Settings
-from lakeshift.inspect.inspector import inspect_table
+from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
@@ -32,6 +32,19 @@ log = logging.getLogger(__name__)
 
 def default_view(source: str) -> str:
     return f"{source}_routed"
+
+
+def default_legacy(source: str) -> str:
+    return f"{source}_hive_legacy"
+
+
+def hive_table_name(journal: Journal, source: str) -> str:
+    """Where the Hive table lives now: under its legacy name once cut over."""
+    db, table = split_table_name(source)
+    route = journal.route(f"{db}.{table}") or {}
+    if route.get("cutover") == "done":
+        return str(route.get("legacy") or default_legacy(f"{db}.{table}"))
+    return f"{db}.{table}"
 
 
 @dataclass(frozen=True)
@@ -188,8 +201,9 @@ def status(
     client: MetastoreClient, settings: Settings, journal: Journal, source: str
 ) -> dict[str, Any]:
     """Where each partition is served from, its journal status and last validation."""
-    inventory = inspect_table(client, source, settings)
-    name = inventory.qualified_name
+    db, table = split_table_name(source)
+    name = f"{db}.{table}"
+    inventory = inspect_table(client, hive_table_name(journal, name), settings)
     switched = set(recover(client, journal, name))
     route = journal.route(name) or {}
     records = journal.partitions(name)

@@ -17,7 +17,7 @@ from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.cutover import cutover, names_for, revert
-from lakeshift.route.router import recover, rollback, switch
+from lakeshift.route.router import recover, rollback, status, switch
 from lakeshift.route.view_entry import digest
 from lakeshift.route.view_sql import partition_predicate
 from lakeshift.sample.load import LoadResult
@@ -139,6 +139,9 @@ def test_sample_view_at_every_step_through_cutover_and_revert(
     cutover(client, catalog, settings, journal, names)
     assert client.get_table("sample", "click_log").parameters["table_type"] == "ICEBERG"
     check(switched, hive=names.legacy, lake=source)
+    after = status(client, settings, journal, source)
+    assert after["cutover"] == "done" and after["switched"] == 29
+    assert {r["served_from"] for r in after["rows"]} == {"lake"}
     revert(client, catalog, settings, journal, names)
     assert client.get_table("sample", "click_log").tableType == "EXTERNAL_TABLE"
     check(switched)
