@@ -1,7 +1,7 @@
 """Canonical, order-independent row hashing in Spark SQL (pure expression building).
 
 Spark's ``xxhash64`` skips NULL inputs, refuses maps and folds -0.0 into 0.0, so values are
-canonicalised first (floating point values hash through their exact round-trip text):
+canonicalised first (floating point zeros also hash their text, which keeps the sign):
 every value carries a NULL flag, arrays keep element NULL flags (``[1, NULL]`` differs from
 ``[NULL, 1]``), maps become entry arrays sorted by key, structs flag each field. Decimals keep
 their declared scale; timestamps are timezone-free. A row's hash is
@@ -50,8 +50,9 @@ def canonical(expr: str, data_type: DataType, depth: int = 0) -> str:
             )
         return f"named_struct({', '.join(parts)})" if parts else "0"
     if isinstance(data_type, FloatType | DoubleType):
-        # Spark's hash folds -0.0 into 0.0; the round-trip text keeps the sign (and NaN, Inf).
-        return f"CAST({expr} AS STRING)"
+        # Spark's hash folds -0.0 into 0.0: zeros also hash their text, which keeps the sign.
+        # (Only zeros: casting every value to text doubled the cost of hashing.)
+        return f"named_struct('v', {expr}, 'z', IF({expr} = 0, CAST({expr} AS STRING), NULL))"
     return expr
 
 
