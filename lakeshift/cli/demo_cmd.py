@@ -11,7 +11,9 @@ from lakeshift.cli.schema_cmd import render_mapping
 from lakeshift.cli.validate_cmd import render_validation
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
-from lakeshift.report.files import write_report
+from lakeshift.report.collect import collect_report
+from lakeshift.report.files import write_html, write_report
+from lakeshift.report.html_report import render_html
 from lakeshift.report.plan_markdown import plan_markdown
 from lakeshift.route.router import switch
 from lakeshift.sample.load import load_sample
@@ -91,9 +93,13 @@ def demo(state: CliState, target: str) -> None:
         f"[bold]{change.view}[/]; `lakeshift cutover {loaded.table}` gives it the "
         "public name."
     )
+    html_file = write_html(
+        ctx.home, loaded.table, render_html(collect_report(inventory, ctx.journal))
+    )
     out.message(
         f"inventory: {inventory_file}\nplan: {plan_file}\n"
-        f"journal: {ctx.home / 'journal.sqlite'}\nlog: {ctx.settings.log_file}"
+        f"journal: {ctx.home / 'journal.sqlite'}\nlog: {ctx.settings.log_file}\n"
+        f"[bold]HTML report: {html_file}[/]"
     )
     out.result(
         {
@@ -105,5 +111,6 @@ def demo(state: CliState, target: str) -> None:
             "validation": report,
             "switched": change.switched,
             "view": change.view,
+            "html_report": str(html_file),
         }
     )

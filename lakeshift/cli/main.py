@@ -7,6 +7,7 @@ from lakeshift.cli import (
     inspect_cmd,
     metastore_cmd,
     migrate_cmd,
+    report_cmd,
     route_cmd,
     sample_cmd,
     schema_cmd,
@@ -30,6 +31,7 @@ for command in (
     route_cmd.revert_command,
 ):
     cli.add_command(command)
+cli.add_command(report_cmd.report_command)
 cli.add_command(demo_cmd.demo)
 
 

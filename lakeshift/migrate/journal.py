@@ -56,6 +56,9 @@ CREATE TABLE IF NOT EXISTS leases (
   acquired_at REAL NOT NULL, heartbeat_at REAL NOT NULL);
 """
 
+# (table, column, type) added after the table first shipped; applied on open.
+_ADDED_COLUMNS = (("routes", "legacy", "TEXT"),)
+
 
 @dataclass(frozen=True)
 class PartitionRecord:
@@ -85,11 +88,19 @@ class Journal:
             )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(_SCHEMA)
+            self._upgrade()
         except sqlite3.Error as e:
             raise StateDirError(
                 f"cannot open the journal {path}: {e}",
                 hint="Check that the state directory is writable.",
             ) from e
+
+    def _upgrade(self) -> None:
+        """Add columns that journals created by earlier versions lack."""
+        for table, column, kind in _ADDED_COLUMNS:
+            present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self._db.close()
@@ -292,7 +303,8 @@ class Journal:
         legacy: str | None = None,
     ) -> None:
         self._db.execute(
-            "INSERT OR REPLACE INTO routes VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO routes (source, view, target, switched, pending, cutover, "
+            "legacy, updated_at) VALUES (?,?,?,?,?,?,?,?)",
             (
                 source,
                 view,
@@ -317,6 +329,18 @@ class Journal:
             "UPDATE runs SET finished_at=?, status=?, summary=? WHERE run_id=?",
             (time.time(), status, json.dumps(summary), run_id),
         )
+
+    def runs(self, source: str) -> list[dict[str, Any]]:
+        """Finished runs of ``source``, oldest first, with their summaries."""
+        rows = self._db.execute(
+            "SELECT run_id, command, status, summary FROM runs WHERE source = ? AND "
+            "finished_at IS NOT NULL ORDER BY started_at",
+            (source,),
+        ).fetchall()
+        return [
+            {"run_id": r[0], "command": r[1], "status": r[2], **(json.loads(r[3]) if r[3] else {})}
+            for r in rows
+        ]
 
     def throughput(self, source: str) -> float | None:
         """Rows per second measured by earlier backfills of ``source``."""

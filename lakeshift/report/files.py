@@ -28,3 +28,12 @@ def write_report(
         (directory / f"{kind}-latest{suffix}").write_text(content)
         paths.append(path)
     return paths[0], paths[1]
+
+
+def write_html(home: Path, table: str, text: str) -> Path:
+    """Write ``report-<time>.html`` and ``report-latest.html``; returns the timestamped path."""
+    directory = report_dir(home, table)
+    path = directory / f"report-{time.strftime('%Y%m%dT%H%M%S')}.html"
+    path.write_text(text)
+    (directory / "report-latest.html").write_text(text)
+    return path

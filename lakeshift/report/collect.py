@@ -1,0 +1,42 @@
+"""Gather what a table's report shows from its inventory and the journal."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timezone
+
+from lakeshift.inspect.model import TableInventory
+from lakeshift.migrate.journal import Journal
+from lakeshift.report.html_report import PartitionRow, ReportData
+
+
+def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
+    name = inventory.qualified_name
+    records = journal.partitions(name)
+    validations = journal.validations(name)
+    route = journal.route(name)
+    switched = set(route["switched"]) if route else set()
+    rows = []
+    for p in inventory.partitions:
+        record, check = records.get(p.name), validations.get(p.name)
+        target = (check or {}).get("target_checksum") or {}
+        rows.append(
+            PartitionRow(
+                name=p.name,
+                source_rows=p.rows,
+                target_rows=int(target["rows"]) if "rows" in target else None,
+                status=record.status if record else "planned",
+                validation=check["status"] if check else None,
+                served_from="lake" if p.name in switched else "hive",
+            )
+        )
+    anomalies = Counter((a.code, a.severity) for a in inventory.all_anomalies)
+    target = (route or {}).get("target") or next((r.target for r in records.values()), None)
+    return ReportData(
+        source=name,
+        target=target,
+        generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        partitions=rows,
+        anomalies=[(code, severity, n) for (code, severity), n in sorted(anomalies.items())],
+        runs=[r for r in journal.runs(name) if r.get("command") == "migrate"],
+    )

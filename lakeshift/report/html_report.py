@@ -1,0 +1,145 @@
+"""A self-contained HTML report (inline CSS and SVG charts; opens offline, no scripts)."""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+_COLORS = {
+    "switched": "#2e7d32",
+    "validated": "#66bb6a",
+    "backfilled": "#42a5f5",
+    "planned": "#bdbdbd",
+    "failed": "#e53935",
+    "skipped": "#ffb300",
+    "rolled_back": "#8d6e63",
+    "equal": "#2e7d32",
+    "mismatch": "#e53935",
+    "stale": "#ffb300",
+    "missing": "#9e9e9e",
+    "extra": "#ab47bc",
+}
+_CSS = """body{font:14px system-ui,sans-serif;margin:24px;color:#222}h1{font-size:22px}
+h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}
+td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f5f5f5}
+.tag{display:inline-block;padding:1px 6px;border-radius:3px;color:#fff}
+.legend span{margin-right:12px}"""
+
+
+@dataclass(frozen=True)
+class PartitionRow:
+    name: str
+    source_rows: int
+    target_rows: int | None
+    status: str
+    validation: str | None
+    served_from: str
+
+
+@dataclass(frozen=True)
+class ReportData:
+    source: str
+    target: str | None
+    generated_at: str
+    partitions: Sequence[PartitionRow]
+    anomalies: Sequence[tuple[str, str, int]]  # code, severity, count
+    runs: Sequence[dict[str, Any]] = field(default_factory=list)
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _bars(
+    title: str,
+    labels: Sequence[str],
+    series: Sequence[tuple[str, str, Sequence[float]]],
+    height: int = 180,
+) -> str:
+    """Grouped vertical bars as inline SVG."""
+    count = max(len(labels), 1)
+    peak = max([v for _, _, values in series for v in values] + [1])
+    width = max(480, count * 6 * len(series) + 60)
+    slot = (width - 50) / count
+    bar = max(slot / (len(series) + 1), 1)
+    parts = [
+        f'<svg role="img" aria-label="{_e(title)}" width="{width}" height="{height + 40}" '
+        f'viewBox="0 0 {width} {height + 40}" xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="0" y="12" font-size="12">{_e(title)} (max {peak:,.0f})</text>',
+    ]
+    for i, label in enumerate(labels):
+        for j, (_, color, values) in enumerate(series):
+            h = values[i] / peak * height
+            x = 45 + i * slot + j * bar
+            parts.append(
+                f'<rect x="{x:.1f}" y="{20 + height - h:.1f}" width="{bar:.1f}" '
+                f'height="{h:.1f}" fill="{color}"><title>{_e(label)}: '
+                f"{values[i]:,.0f}</title></rect>"
+            )
+    parts.append("</svg>")
+    legend = "".join(
+        f'<span><span class="tag" style="background:{c}">&nbsp;</span> {_e(n)}</span>'
+        for n, c, _ in series
+    )
+    return f'<div class="legend">{legend}</div>' + "".join(parts)
+
+
+def _counts_table(title: str, counts: Counter[str]) -> str:
+    rows = "".join(
+        f'<tr><td><span class="tag" style="background:{_COLORS.get(k, "#757575")}">'
+        f"{_e(k)}</span></td><td>{v}</td></tr>"
+        for k, v in sorted(counts.items())
+    )
+    return f"<h2>{_e(title)}</h2><table><tr><th>state</th><th>partitions</th></tr>{rows}</table>"
+
+
+def render_html(data: ReportData) -> str:
+    names = [p.name for p in data.partitions]
+    sizes = _bars(
+        "Rows per partition: source vs target",
+        names,
+        [
+            ("source (ORC footers)", "#1e88e5", [p.source_rows for p in data.partitions]),
+            ("target", "#43a047", [p.target_rows or 0 for p in data.partitions]),
+        ],
+    )
+    rows = "".join(
+        f"<tr><td>{_e(p.name)}</td><td>{p.source_rows:,}</td>"
+        f"<td>{'' if p.target_rows is None else f'{p.target_rows:,}'}</td>"
+        f'<td><span class="tag" style="background:{_COLORS.get(p.status, "#757575")}">'
+        f"{_e(p.status)}</span></td><td>{_e(p.validation or '')}</td>"
+        f"<td>{_e(p.served_from)}</td></tr>"
+        for p in data.partitions
+    )
+    anomalies = "".join(
+        f"<tr><td>{_e(c)}</td><td>{_e(s)}</td><td>{n}</td></tr>" for c, s, n in data.anomalies
+    )
+    runs = "".join(
+        f"<tr><td>{_e(r.get('run_id'))}</td><td>{_e(r.get('status'))}</td>"
+        f"<td>{_e(r.get('rows', ''))}</td><td>{_e(r.get('rows_per_second', ''))}</td>"
+        "</tr>"
+        for r in data.runs
+    )
+    throughput = _bars(
+        "Throughput per run (rows/s)",
+        [str(r.get("run_id")) for r in data.runs],
+        [("rows/s", "#8e24aa", [float(r.get("rows_per_second") or 0) for r in data.runs])],
+        height=120,
+    )
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>lakeshift: {_e(data.source)}</title><style>{_CSS}</style></head><body>
+<h1>{_e(data.source)} → {_e(data.target or "(no target yet)")}</h1>
+<p>Generated {_e(data.generated_at)} by lakeshift.</p>
+{_counts_table("Migration status", Counter(p.status for p in data.partitions))}
+{_counts_table("Validation", Counter(p.validation or "not validated" for p in data.partitions))}
+<h2>Partition sizes</h2>{sizes}
+<h2>Throughput</h2>{throughput}
+<table><tr><th>run</th><th>status</th><th>rows</th><th>rows/s</th></tr>{runs}</table>
+<h2>Anomalies</h2><table><tr><th>code</th><th>severity</th><th>count</th></tr>{anomalies}</table>
+<h2>Partitions</h2><table><tr><th>partition</th><th>source rows</th><th>target rows</th>
+<th>status</th><th>validation</th><th>served from</th></tr>{rows}</table>
+</body></html>
+"""
