@@ -175,15 +175,6 @@ class Journal:
             "INSERT INTO events VALUES (?,?,?,?,?)", (time.time(), source, partition, event, detail)
         )
 
-    def events(self, source: str) -> list[tuple[float, str | None, str, str | None]]:
-        return [
-            tuple(r)
-            for r in self._db.execute(  # type: ignore[misc]
-                "SELECT at, partition, event, detail FROM events WHERE source = ? ORDER BY at",
-                (source,),
-            )
-        ]
-
     # batches -------------------------------------------------------------------------------
     def record_batch(
         self,

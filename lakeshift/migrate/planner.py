@@ -12,7 +12,7 @@ from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.target_state import Backfilled
 from lakeshift.schema_map.model import FieldMapping
 
-NEW, CHANGED, UNCHANGED, REFUSED, EXCLUDED = "new", "changed", "unchanged", "refused", "excluded"
+NEW, CHANGED, UNCHANGED, REFUSED = "new", "changed", "unchanged", "refused"
 TARGET_FILE_BYTES = 128 * 1024 * 1024
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +13,13 @@ from lakeshift.errors import MetastoreStartError, PortInUse
 from lakeshift.platform.jars import spark_home
 from lakeshift.platform.java import find_java
 from lakeshift.platform.ports import free_port, port_answers, port_is_free
-from lakeshift.platform.processes import log_tail, pid_alive, read_pid, terminate
+from lakeshift.platform.processes import (
+    log_tail,
+    pid_alive,
+    read_pid,
+    spawn_detached,
+    terminate,
+)
 
 log = logging.getLogger(__name__)
 MAIN_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
@@ -85,17 +91,13 @@ class HiveServer2:
             "--hiveconf",
             "hive.server2.thrift.bind.host=127.0.0.1",
         ]
-        with self.log_file.open("ab") as out:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=self.dir,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-                env={**_env(), "SPARK_HOME": str(home)},
-            )
-        self.pid_file.write_text(str(proc.pid))
+        proc = spawn_detached(
+            cmd,
+            cwd=self.dir,
+            log_file=self.log_file,
+            pid_file=self.pid_file,
+            env={**os.environ, "SPARK_HOME": str(home)},
+        )
         self.state_file.write_text(json.dumps({"port": port}))
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
@@ -120,9 +122,3 @@ class HiveServer2:
         self.pid_file.unlink(missing_ok=True)
         # spark-submit execs java, so the recorded pid is the server JVM itself.
         return pid is not None and terminate(pid, MAIN_CLASS)
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    return dict(os.environ)

@@ -23,7 +23,13 @@ from lakeshift.platform.hive_site import metastore_properties, render_hive_site
 from lakeshift.platform.jars import spark_jars_glob
 from lakeshift.platform.java import JavaRuntime, find_java
 from lakeshift.platform.ports import free_port, port_is_free
-from lakeshift.platform.processes import log_tail, pid_alive, read_pid, terminate
+from lakeshift.platform.processes import (
+    log_tail,
+    pid_alive,
+    read_pid,
+    spawn_detached,
+    terminate,
+)
 from lakeshift.platform.state_dir import ensure_writable_dir
 
 log = logging.getLogger(__name__)
@@ -138,16 +144,7 @@ class EmbeddedMetastore:
             str(port),
         ]
         log.info("starting embedded metastore: %s", " ".join(cmd))
-        with self.log_file.open("ab") as out:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=self.dir,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        self.pid_file.write_text(str(proc.pid))
+        proc = spawn_detached(cmd, cwd=self.dir, log_file=self.log_file, pid_file=self.pid_file)
         self.state_file.write_text(json.dumps({"port": port, "pid": proc.pid}))
         uri = f"thrift://127.0.0.1:{port}"
         self._wait_until_answering(proc, uri)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import time
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -28,11 +27,3 @@ def port_answers(host: str, port: int, timeout: float = 1.0) -> bool:
             return True
     except OSError:
         return False
-
-
-def wait_for_port(host: str, port: int, deadline: float) -> bool:
-    while time.monotonic() < deadline:
-        if port_answers(host, port):
-            return True
-        time.sleep(0.3)
-    return False

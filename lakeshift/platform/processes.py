@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -63,3 +64,22 @@ def log_tail(path: Path, lines: int = 25) -> str:
         return "(no log file)"
     interesting = [line for line in text if "WARN StatusConsoleListener" not in line]
     return "\n".join(interesting[-lines:])
+
+
+def spawn_detached(
+    cmd: list[str], *, cwd: Path, log_file: Path, pid_file: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start a server in its own session (it outlives this command), output to ``log_file``,
+    pid recorded in ``pid_file``."""
+    with log_file.open("ab") as out:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=env,
+        )
+    pid_file.write_text(str(proc.pid))
+    return proc

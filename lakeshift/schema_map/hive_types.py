@@ -59,12 +59,6 @@ class HiveType:
     def is_primitive(self) -> bool:
         return self.kind not in ("struct", "array", "map", "uniontype")
 
-    def child(self, name: str) -> HiveType:
-        for child_name, child_type in self.fields:
-            if child_name == name:
-                return child_type
-        raise KeyError(name)
-
     def __str__(self) -> str:
         if self.kind == "struct":
             return "struct<" + ",".join(f"{n}:{t}" for n, t in self.fields) + ">"

@@ -75,10 +75,6 @@ class FieldMapping:
                 return candidate
         raise KeyError(name)
 
-    def all_ids(self) -> set[int]:
-        ids = {f.id for top in self.fields for f in top.walk()}
-        return ids | {f.id for top in self.retired for f in top.walk()}
-
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -85,13 +85,6 @@ class Fingerprint:
 EMPTY = Fingerprint(0, "0", "0")
 
 
-def fingerprint_columns(
-    fields: Sequence[StructField], exclude: Sequence[str] = ()
-) -> list[StructField]:
-    excluded = set(exclude)
-    return [f for f in fields if f.name not in excluded]
-
-
 def aggregate_sql(fields: Sequence[StructField]) -> list[str]:
     """Aggregate expressions: count and the two hash sums (NULL sums on empty input)."""
     return [
