@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.lakeshift-installed
 HOME_DIR ?= .lakeshift
 
-.PHONY: demo test lint typecheck contracts unit integration e2e bench clean stop check-java
+.PHONY: demo test lint typecheck contracts unit integration e2e bench clean stop check-java browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "lakeshift needs Python 3.10+")'
@@ -16,6 +16,14 @@ $(STAMP): pyproject.toml
 
 check-java:
 	@command -v java >/dev/null 2>&1 || { echo "Java 17+ is required: apt-get install openjdk-17-jdk-headless" >&2; exit 5; }
+
+# The HTML report test screenshots the report in Debian's headless Chromium.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the HTML report test (once)"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 demo: $(STAMP) check-java
 	$(VENV)/bin/lakeshift --home $(HOME_DIR) demo
@@ -30,8 +38,8 @@ typecheck: $(STAMP)
 contracts: $(STAMP)
 	$(VENV)/bin/lint-imports
 
-test: lint typecheck contracts check-java
-	$(VENV)/bin/pytest -q tests
+test: lint typecheck contracts check-java browser
+	LAKESHIFT_REQUIRE_BROWSER=1 $(VENV)/bin/pytest -q tests
 
 unit: $(STAMP)
 	$(VENV)/bin/pytest -q tests/unit

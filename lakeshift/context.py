@@ -90,6 +90,19 @@ class Context:
         warehouse = self.warehouse if self.uses_embedded_metastore else None
         return spark_conf(self.settings, self.metastore_uri, warehouse)
 
+    def worker(self, settings: Settings | None = None) -> Context:
+        """A context for another thread (a bulk run's table).
+
+        It shares this one's Spark session and metastore server but opens its own metastore
+        connection, Iceberg catalog and journal connection: none of those is thread-safe.
+        ``settings`` may differ in per-table keys (e.g. ``mapping_mode``).
+        """
+        other = Context(settings or self.settings)
+        other.__dict__["home"] = self.home
+        other.__dict__["metastore_uri"] = self.metastore_uri
+        other.__dict__["spark"] = self.spark
+        return other
+
     def close(self) -> None:
         """Close connections (the Spark session and metastore server stay up for reuse)."""
         if "metastore" in self.__dict__:

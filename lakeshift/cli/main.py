@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from lakeshift.cli import (
+    bulk_cmd,
     demo_cmd,
     inspect_cmd,
+    interactive_cmd,
     metastore_cmd,
     migrate_cmd,
     report_cmd,
@@ -32,6 +34,8 @@ for command in (
 ):
     cli.add_command(command)
 cli.add_command(report_cmd.report_command)
+cli.add_command(interactive_cmd.interactive_command)
+cli.add_command(bulk_cmd.bulk_command)
 cli.add_command(demo_cmd.demo)
 
 

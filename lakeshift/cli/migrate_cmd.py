@@ -53,7 +53,7 @@ def migration_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _options(
+def options_from_flags(
     table: str,
     target: str | None,
     partitions: str | None,
@@ -118,7 +118,7 @@ def plan_command(
       lakeshift --output json plan sample.click_log --partitions 'yyyymmdd=202204*'
     """
     ctx = state.context
-    options = _options(table, target, partitions, batch_rows, key_mode, adopt)
+    options = options_from_flags(table, target, partitions, batch_rows, key_mode, adopt)
     inventory = inspect_table(ctx.metastore, table, ctx.settings)
     save_inventory(inventory, ctx.home)
     plan = plan_migration(
@@ -180,7 +180,9 @@ def migrate_command(
         )
         return
     ctx = state.context
-    options = _options(table, target, partitions, batch_rows, key_mode, adopt, break_lease)
+    options = options_from_flags(
+        table, target, partitions, batch_rows, key_mode, adopt, break_lease
+    )
     with state.output.progress("backfilling", total=0) as advance:
         result = migrate(
             ctx.spark,

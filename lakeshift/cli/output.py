@@ -48,9 +48,12 @@ class Output:
         self.err = Console(stderr=True, highlight=False)
 
     def message(self, text: str) -> None:
-        self.console.print(text)
+        # soft_wrap: long paths and names stay on one line, so they can be copied.
+        self.console.print(text, soft_wrap=True)
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        if not rows:
+            return
         table = Table(title=title, title_justify="left", show_lines=False)
         for column in columns:
             table.add_column(column, overflow="fold")
@@ -62,7 +65,7 @@ class Output:
         """The command's machine-readable result (printed only in JSON mode)."""
 
     def error(self, text: str, *, code: int, log_file: Path | None) -> None:
-        self.err.print(f"[bold red]error:[/] {text}", markup=True, highlight=False)
+        self.err.print(f"[bold red]error:[/] {text}", highlight=False, soft_wrap=True)
         if log_file is not None:
             self.err.print(f"[dim]log: {log_file}[/]")
 
@@ -86,6 +89,24 @@ class Output:
                 )
 
             yield advance
+
+    @contextmanager
+    def task_board(self, keys: Sequence[str]) -> Iterator[Callable[[str, str, int, int], None]]:
+        """One progress line per key (a bulk run's tables); the callback is thread-safe."""
+        columns = (
+            TextColumn("{task.fields[key]}", style="bold"),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns, console=self.err, transient=True) as bar:
+            tasks = {key: bar.add_task("waiting", total=None, key=key) for key in keys}
+
+            def update(key: str, step: str, done: int, total: int) -> None:
+                bar.update(tasks[key], description=step, completed=done, total=total or None)
+
+            yield update
 
 
 class JsonOutput(Output):
@@ -115,6 +136,13 @@ class JsonOutput(Output):
     @contextmanager
     def progress(self, description: str, total: int) -> Iterator[ProgressCallback]:
         def ignore(done: int, total_now: int, note: str = "") -> None:
+            return None
+
+        yield ignore
+
+    @contextmanager
+    def task_board(self, keys: Sequence[str]) -> Iterator[Callable[[str, str, int, int], None]]:
+        def ignore(key: str, step: str, done: int, total: int) -> None:
             return None
 
         yield ignore

@@ -169,7 +169,7 @@ def inspect_table(
     results.sort(key=lambda p: p.name)
 
     table_anomalies = schema_drift(results)
-    if keys and not wanted.terms:
+    if keys and wanted.is_everything:
         registered = {filesystem_for(p.location)[1].rstrip("/") for p in results}
         for directory in _unregistered_dirs(table.sd.location, len(keys), registered):
             table_anomalies.append(

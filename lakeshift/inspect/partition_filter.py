@@ -21,7 +21,15 @@ from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, parse_pa
 
 @dataclass(frozen=True)
 class PartitionFilter:
+    """Glob/range/NULL ``terms``; or, when ``names`` is set, exactly those partition names."""
+
     terms: tuple[str, ...]
+    names: frozenset[str] | None = None
+
+    @classmethod
+    def exactly(cls, names: Iterable[str]) -> PartitionFilter:
+        """A filter for these partition names, taken literally (no glob, range or NULL)."""
+        return cls((), frozenset(names))
 
     @classmethod
     def parse(cls, text: str | None) -> PartitionFilter:
@@ -34,9 +42,15 @@ class PartitionFilter:
         return cls(terms)
 
     def matches(self, name: str) -> bool:
+        if self.names is not None:
+            return name in self.names
         if not self.terms:
             return True
         return any(_term_matches(term, name) for term in self.terms)
+
+    @property
+    def is_everything(self) -> bool:
+        return self.names is None and not self.terms
 
     def select(self, names: Iterable[str]) -> list[str]:
         return [n for n in names if self.matches(n)]

@@ -9,6 +9,7 @@ records the partitions and their source fingerprints (known before the write).
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -102,7 +103,8 @@ def write_batch(
         return BatchResult(EMPTY, committed=False)  # an empty scan's Observation never reports
     frame = source_frame(spark, inventory, mapping, readable, key_mode)
     fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
-    observation = Observation("lakeshift_batch")
+    # Unique per batch: bulk runs observe several tables' batches at once in one session.
+    observation = Observation(f"lakeshift_batch_{uuid.uuid4().hex}")
     frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])
     frame = add_record_key(frame, key_mode, data_columns)
     frame = frame.select(*[quote(c) for c in (*data_columns, UUID_COLUMN, PARTITIONPATH_COLUMN)])

@@ -56,6 +56,8 @@ def spark_conf(settings: Settings, metastore_uri: str, warehouse: Path | None) -
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.adaptive.enabled": "true",
+        # Bulk runs migrate several tables at once; FAIR shares the executors between them.
+        "spark.scheduler.mode": "FAIR",
     }
     if warehouse is not None:
         conf["spark.sql.warehouse.dir"] = warehouse.resolve().as_uri()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timezone
+from pathlib import Path
 
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate.journal import Journal
-from lakeshift.report.html_report import PartitionRow, ReportData
+from lakeshift.report.files import write_html
+from lakeshift.report.html_report import PartitionRow, ReportData, render_html
 
 
 def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
@@ -39,4 +41,11 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
         partitions=rows,
         anomalies=[(code, severity, n) for (code, severity), n in sorted(anomalies.items())],
         runs=[r for r in journal.runs(name) if r.get("command") == "migrate"],
+    )
+
+
+def write_table_report(home: Path, inventory: TableInventory, journal: Journal) -> Path:
+    """Render the table's HTML report from its inventory and the journal; returns its path."""
+    return write_html(
+        home, inventory.qualified_name, render_html(collect_report(inventory, journal))
     )

@@ -64,7 +64,7 @@ def _bars(
     peak = max([v for _, _, values in series for v in values] + [1])
     width = max(480, count * 6 * len(series) + 60)
     slot = (width - 50) / count
-    bar = max(slot / (len(series) + 1), 1)
+    bar = min(max(slot / (len(series) + 1), 1), 36)  # a lone run is not a wall of colour
     parts = [
         f'<svg role="img" aria-label="{_e(title)}" width="{width}" height="{height + 40}" '
         f'viewBox="0 0 {width} {height + 40}" xmlns="http://www.w3.org/2000/svg">',
@@ -87,13 +87,34 @@ def _bars(
     return f'<div class="legend">{legend}</div>' + "".join(parts)
 
 
+def _stacked(title: str, counts: Counter[str], width: int = 480, height: int = 22) -> str:
+    """One horizontal bar split by state, as inline SVG (a segment's width is its share)."""
+    total = sum(counts.values()) or 1
+    parts = [
+        f'<svg role="img" aria-label="{_e(title)}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">'
+    ]
+    x = 0.0
+    for state, n in sorted(counts.items()):
+        w = n / total * width
+        parts.append(
+            f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="{height}" '
+            f'fill="{_COLORS.get(state, "#757575")}"><title>{_e(state)}: {n}</title></rect>'
+        )
+        x += w
+    return "".join(parts) + "</svg>"
+
+
 def _counts_table(title: str, counts: Counter[str]) -> str:
     rows = "".join(
         f'<tr><td><span class="tag" style="background:{_COLORS.get(k, "#757575")}">'
         f"{_e(k)}</span></td><td>{v}</td></tr>"
         for k, v in sorted(counts.items())
     )
-    return f"<h2>{_e(title)}</h2><table><tr><th>state</th><th>partitions</th></tr>{rows}</table>"
+    return (
+        f"<h2>{_e(title)}</h2>{_stacked(title, counts)}"
+        f"<table><tr><th>state</th><th>partitions</th></tr>{rows}</table>"
+    )
 
 
 def render_html(data: ReportData) -> str:

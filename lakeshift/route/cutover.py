@@ -16,7 +16,7 @@ from lakeshift.errors import RefusedInput
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.journal import Journal
-from lakeshift.route.router import _eligible, default_legacy, default_view, recover
+from lakeshift.route.router import default_legacy, default_view, eligibility, recover
 from lakeshift.route.view_entry import put_view, view_table
 from lakeshift.route.view_sql import routing_view_sql, table_ref
 from lakeshift.schema_map.hive_types import parse_hive_type
@@ -67,7 +67,7 @@ def cutover(
                 "first, or cut over by hand.",
             )
         switched = set(recover(client, journal, inventory.qualified_name))
-        eligible = _eligible(inventory, catalog, names.target, journal)
+        eligible = eligibility(inventory, catalog, names.target, journal)
         blocking = {
             n: why or "not switched"
             for n, why in eligible.items()

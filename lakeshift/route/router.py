@@ -106,7 +106,7 @@ def recover(client: MetastoreClient, journal: Journal, source: str) -> list[str]
     return list(route["switched"])
 
 
-def _eligible(
+def eligibility(
     inventory: TableInventory, catalog: Catalog, target: str, journal: Journal
 ) -> dict[str, str | None]:
     """Partition -> None when switchable now, else the reason it is not."""
@@ -128,6 +128,32 @@ def _eligible(
         else:
             out[p.name] = None
     return out
+
+
+def needs_validation(
+    inventory: TableInventory,
+    catalog: Catalog,
+    target: str,
+    journal: Journal,
+    wanted: PartitionFilter | None = None,
+) -> list[str]:
+    """Backfilled partitions (in ``wanted``) not validated at their current source and backfill.
+
+    What a resumed run still has to validate; a partition validated as equal at its current
+    fingerprint is not scanned again.
+    """
+    eligible = eligibility(inventory, catalog, target, journal)
+    done = backfilled_partitions(require_target(catalog, target, inventory.qualified_name))
+    todo = []
+    for p in inventory.partitions:
+        if eligible.get(p.name) is None or not p.migratable:
+            continue
+        if wanted is not None and not wanted.matches(p.name):
+            continue
+        backfill = done.get(p.name)
+        if p.rows == 0 or (backfill is not None and backfill.fingerprint == p.fingerprint):
+            todo.append(p.name)
+    return todo
 
 
 def _current(
@@ -155,7 +181,7 @@ def switch(
     """Serve the chosen partitions from the lake table (those that are switchable now)."""
     inventory, view, switched = _current(client, settings, journal, source, view)
     name = inventory.qualified_name
-    eligible = _eligible(inventory, catalog, target, journal)
+    eligible = eligibility(inventory, catalog, target, journal)
     wanted = partitions or PartitionFilter(())
     chosen = [
         n

@@ -31,6 +31,6 @@ def test_demo_runs_the_whole_story(lakeshift_home: Path, metastore_uri: str, spa
     assert document["validation"]["ok"] and document["validation"]["totals"]["equal"] == 29
     assert len(document["switched"]) == 29 and document["view"] == "sample.click_log_routed"
     page = Path(document["html_report"]).read_text()
-    assert page.count("<svg") == 2 and "yyyymmdd=20220424" in page
+    assert page.count("<svg") == 4 and "yyyymmdd=20220424" in page
     again = json.loads(CliRunner().invoke(cli, args, catch_exceptions=False).output)
     assert again["migrate"]["backfilled"] == [] and len(again["migrate"]["unchanged"]) == 29

@@ -1,0 +1,1 @@
+"""Bulk runs: many tables from one TOML file, concurrently, resumable."""

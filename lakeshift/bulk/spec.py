@@ -1,0 +1,181 @@
+"""The bulk migration file: which tables to migrate, and how, in one TOML document.
+
+::
+
+    [bulk]                      # defaults for every table; each key can be set per table
+    parallel = 2                # tables migrated at once (one Spark application)
+    validate = "checksum"
+
+    [[tables]]
+    source = "sample.click_log"
+    target = "sample.click_log_iceberg"     # default DB.TABLE_iceberg
+    partitions = "yyyymmdd=202204*"         # default: all
+    switch = "cutover"
+
+The whole file is checked before any table is touched, so a typo fails the run at once
+(exit 2) instead of after an hour of backfilling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from lakeshift.config import MAPPING_MODES
+from lakeshift.errors import ConfigError, LakeshiftError
+from lakeshift.inspect.inspector import split_table_name
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.migrate.backfill import DEFAULT_BATCH_ROWS
+from lakeshift.migrate.keys import KEY_MODES
+from lakeshift.validate.model import LEVELS
+
+FORMATS = ("iceberg",)
+PLANNED_FORMATS = ("delta", "hudi")
+SWITCH_NONE, SWITCH_VALIDATED, SWITCH_CUTOVER = "none", "validated", "cutover"
+SWITCH_POLICIES = (SWITCH_NONE, SWITCH_VALIDATED, SWITCH_CUTOVER)
+DEFAULT_PARALLEL = 2
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One table of a bulk run.
+
+    Attributes:
+        source: the Hive table ``DB.TABLE``.
+        target: the lake table (default ``DB.TABLE_iceberg``).
+        format: target format; ``iceberg`` today.
+        mapping_mode: ``auto``/``position``/``name``; ``None`` keeps the global setting.
+        partitions: partition filter (README "Partition filters"); ``None`` = all.
+        batch_rows: rows per batch (one Spark job, one commit).
+        key: ``uuid`` or ``deterministic`` record keys.
+        validate: ``count``, ``checksum`` or ``deep``.
+        switch: ``none`` (migrate and validate only), ``validated`` (switch every validated
+            partition) or ``cutover`` (then cut over once every partition is switched).
+    """
+
+    source: str
+    target: str = ""
+    format: str = "iceberg"
+    mapping_mode: str | None = None
+    partitions: str | None = None
+    batch_rows: int = DEFAULT_BATCH_ROWS
+    key: str = "uuid"
+    validate: str = "checksum"
+    switch: str = SWITCH_VALIDATED
+
+    @property
+    def partition_filter(self) -> PartitionFilter:
+        return PartitionFilter.parse(self.partitions)
+
+
+@dataclass(frozen=True)
+class BulkSpec:
+    path: Path
+    tables: tuple[TableSpec, ...]
+    parallel: int = DEFAULT_PARALLEL
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+_TABLE_KEYS = {f.name: f.type for f in fields(TableSpec)}
+_DEFAULT_KEYS = set(_TABLE_KEYS) - {"source", "target"}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "format": FORMATS,
+    "mapping_mode": MAPPING_MODES,
+    "key": KEY_MODES,
+    "validate": LEVELS,
+    "switch": SWITCH_POLICIES,
+}
+
+
+def load_bulk_spec(path: Path) -> BulkSpec:
+    """Read and check ``path``; raises :class:`ConfigError` naming the file, table and key."""
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError as e:
+        raise ConfigError(f"bulk file {path} does not exist.") from e
+    except OSError as e:
+        raise ConfigError(f"cannot read bulk file {path}: {e.strerror}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"bulk file {path} is not valid TOML: {e}") from e
+    return parse_bulk_spec(data, path)
+
+
+def parse_bulk_spec(data: dict[str, Any], path: Path) -> BulkSpec:
+    unknown = set(data) - {"bulk", "tables"}
+    if unknown:
+        raise ConfigError(
+            f"bulk file {path} has unknown top-level keys: {', '.join(sorted(unknown))}",
+            hint="Put defaults under [bulk] and each table under [[tables]].",
+        )
+    defaults = dict(data.get("bulk") or {})
+    parallel = defaults.pop("parallel", DEFAULT_PARALLEL)
+    if not isinstance(parallel, int) or isinstance(parallel, bool) or parallel < 1:
+        raise ConfigError(f"bulk file {path}: [bulk] parallel must be an integer >= 1")
+    _check_keys(defaults, _DEFAULT_KEYS, f"bulk file {path}, [bulk]")
+    entries = data.get("tables")
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(
+            f"bulk file {path} lists no tables.",
+            hint='Add one [[tables]] section per table with source = "DB.TABLE".',
+        )
+    tables = []
+    for index, entry in enumerate(entries, start=1):
+        where = f"bulk file {path}, table #{index}"
+        if not isinstance(entry, dict) or "source" not in entry:
+            raise ConfigError(f'{where} has no source = "DB.TABLE".')
+        _check_keys(entry, set(_TABLE_KEYS), where)
+        tables.append(_table(where, {**defaults, **entry}))
+    for attribute in ("source", "target"):
+        seen: set[str] = set()
+        for table in tables:
+            value = getattr(table, attribute)
+            if value in seen:
+                raise ConfigError(f"bulk file {path}: {attribute} {value} is listed twice.")
+            seen.add(value)
+    return BulkSpec(path, tuple(tables), parallel)
+
+
+def _check_keys(values: dict[str, Any], allowed: set[str], where: str) -> None:
+    unknown = set(values) - allowed
+    if unknown:
+        raise ConfigError(
+            f"{where} has unknown keys: {', '.join(sorted(unknown))}",
+            hint=f"Known keys: {', '.join(sorted(allowed))}.",
+        )
+
+
+def _table(where: str, values: dict[str, Any]) -> TableSpec:
+    for key, value in values.items():
+        expected = int if key == "batch_rows" else str
+        if not isinstance(value, expected) or isinstance(value, bool):
+            raise ConfigError(f"{where}: {key} must be a {expected.__name__}, got {value!r}")
+    if values.get("format") in PLANNED_FORMATS:
+        raise ConfigError(
+            f"{where}: format {values['format']!r} is not supported yet.",
+            hint="lakeshift migrates to Iceberg today; Delta Lake and Hudi are planned.",
+        )
+    for key, choices in _CHOICES.items():
+        if key in values and values[key] not in choices:
+            raise ConfigError(f"{where}: {key} must be one of {', '.join(choices)}")
+    if values.get("batch_rows", 1) < 1:
+        raise ConfigError(f"{where}: batch_rows must be >= 1")
+    try:
+        db, name = split_table_name(values["source"])
+        if values.get("target"):
+            split_table_name(values["target"])
+        PartitionFilter.parse(values.get("partitions"))
+    except LakeshiftError as e:
+        raise ConfigError(f"{where}: {e.message}") from e
+    spec = TableSpec(**values)
+    return replace(
+        spec,
+        source=f"{db}.{name}",
+        target=(spec.target or f"{db}.{name}_iceberg").lower(),
+    )

@@ -1,0 +1,200 @@
+"""`lakeshift bulk`: three generated tables, killed mid-run, resumed; failures isolated."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.orc as orc
+import pytest
+from click.testing import CliRunner
+from pyiceberg.catalog.hive import HiveCatalog
+
+from lakeshift.cli.main import cli
+from lakeshift.config import Settings
+from lakeshift.errors import EXIT_NOT_FOUND, EXIT_PARTIAL, EXIT_USAGE
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.sample.generate_table import generate_table
+from tests.helpers.hive_tables import unique_name
+from tests.helpers.source_state import source_snapshot
+from tests.integration.test_migrate import assert_target_equals_source
+
+
+def _generate(client: MetastoreClient, root: Path, db: str, **kwargs: Any) -> str:
+    name = unique_name("t")
+    generate_table(client, f"{db}.{name}", root / db / name, **kwargs)
+    return f"{db}.{name}"
+
+
+def _source_order_ids(root: Path) -> list[int]:
+    """The rows Hive has, read straight from the ORC files (independent of lakeshift)."""
+    ids: list[int] = []
+    for path in sorted(root.rglob("*_0")):
+        ids += orc.read_table(str(path), columns=["order_id"]).column(0).to_pylist()
+    return sorted(ids)
+
+
+def _target_rows(catalog: HiveCatalog, table: str) -> tuple[list[int], list[str]]:
+    data = catalog.load_table(table).scan(selected_fields=("order_id", "uuid")).to_arrow()
+    return sorted(data.column("order_id").to_pylist()), data.column("uuid").to_pylist()
+
+
+def _bulk_file(path: Path, body: str) -> Path:
+    path.write_text(body)
+    return path
+
+
+@pytest.mark.slow
+def test_three_tables_killed_mid_run_then_resumed(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    metastore_uri: str,
+    tables_root: Path,
+    tmp_path: Path,
+) -> None:
+    db = "bulk_e2e"
+    orders = _generate(client, tables_root, db, partitions=6, rows_per_partition=300, drift=True)
+    returns = _generate(client, tables_root, db, partitions=4, rows_per_partition=100)
+    refunds = _generate(client, tables_root, db, partitions=5, rows_per_partition=80, seed=3)
+    before = {t: source_snapshot(client, *t.split(".")) for t in (orders, returns, refunds)}
+    config = _bulk_file(
+        tmp_path / "three.toml",
+        f"""
+[bulk]
+parallel = 2
+batch_rows = 700
+
+[[tables]]
+source = "{orders}"
+switch = "cutover"
+
+[[tables]]
+source = "{returns}"
+
+[[tables]]
+source = "{refunds}"
+partitions = "dt=2024-01-02..2024-01-04"
+switch = "none"
+""",
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "lakeshift",
+        "--home",
+        str(tmp_path / "home"),
+        "--metastore-uri",
+        metastore_uri,
+        "--spark-master",
+        "local[2]",
+        "--conf",
+        "spark.sql.shuffle.partitions=2",
+        "--conf",
+        "spark.driver.memory=768m",
+        "--output",
+        "json",
+        "bulk",
+        str(config),
+    ]
+    env = {**os.environ, "LAKESHIFT_FAULT": "after-commit:2"}
+    killed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+
+    env.pop("LAKESHIFT_FAULT")
+    resumed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
+    summary = {t["source"]: t for t in json.loads(resumed.stdout)["tables"]}
+    # The killed run had committed some batches: the re-run skipped them.
+    assert sum(t["unchanged"] for t in summary.values()) > 0
+    assert summary[orders]["status"] == "cut-over" and summary[orders]["switched"] == 6
+    assert summary[returns]["status"] == "ok" and summary[returns]["switched"] == 4
+    assert (
+        summary[refunds]["switched"] == 0
+        and summary[refunds]["backfilled"] + summary[refunds]["unchanged"] == 3
+    )
+
+    catalog = HiveCatalog("bulk", uri=metastore_uri)
+    # After the cutover the public name is the Iceberg table; Hive kept a legacy name.
+    legacy = f"{orders}_hive_legacy"
+    for source, target, root in (
+        (legacy, orders, tables_root / orders.replace(".", "/")),
+        (returns, f"{returns}_iceberg", tables_root / returns.replace(".", "/")),
+    ):
+        ids, keys = _target_rows(catalog, target)
+        assert ids == _source_order_ids(root)
+        assert None not in keys and len(set(keys)) == len(keys)
+        assert_target_equals_source(spark, client, settings, catalog, source, target)
+    ids, _ = _target_rows(catalog, f"{refunds}_iceberg")
+    wanted = [
+        p
+        for p in (tables_root / refunds.replace(".", "/")).iterdir()
+        if p.name[3:] in {"2024-01-02", "2024-01-03", "2024-01-04"}
+    ]
+    assert ids == sorted(i for p in wanted for i in _source_order_ids(p))
+    # The Hive side of every table is byte-for-byte what it was (the cut-over one renamed).
+    assert source_snapshot(client, *returns.split(".")) == before[returns]
+    assert source_snapshot(client, *refunds.split(".")) == before[refunds]
+
+    again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    rerun = {t["source"]: t for t in json.loads(again.stdout)["tables"]}
+    assert all(t["backfilled"] == 0 and t["validated"] == 0 for t in rerun.values())
+    assert rerun[orders]["status"] == "cut-over"
+
+
+def test_a_failing_table_does_not_stop_the_others(
+    spark: Any,
+    client: MetastoreClient,
+    lakeshift_home: Path,
+    metastore_uri: str,
+    tables_root: Path,
+    tmp_path: Path,
+) -> None:
+    good = _generate(client, tables_root, "bulk_iso", partitions=3, rows_per_partition=50)
+    config = _bulk_file(
+        tmp_path / "iso.toml",
+        f'[[tables]]\nsource = "bulk_iso.does_not_exist"\n\n[[tables]]\nsource = "{good}"\n',
+    )
+    base = ["--home", str(lakeshift_home), "--metastore-uri", metastore_uri, "--output", "json"]
+
+    planned = CliRunner().invoke(cli, [*base, "bulk", str(config), "--dry-run"])
+    assert planned.exit_code == EXIT_PARTIAL, planned.output
+    plan = {t["source"]: t for t in json.loads(planned.output)["tables"]}
+    assert plan[good]["status"] == "planned" and plan[good]["planned_rows"] > 0
+    assert not HiveCatalog("iso", uri=metastore_uri).table_exists(f"{good}_iceberg")
+
+    result = CliRunner().invoke(cli, [*base, "bulk", str(config), "--parallel", "2"])
+    assert result.exit_code == EXIT_PARTIAL, result.output
+    document = json.loads(result.output)
+    tables = {t["source"]: t for t in document["tables"]}
+    missing = tables["bulk_iso.does_not_exist"]
+    assert missing["status"] == "failed" and missing["exit_code"] == EXIT_NOT_FOUND
+    assert "bulk_iso.does_not_exist" in missing["error"]
+    assert tables[good]["status"] == "ok" and tables[good]["switched"] == 3
+    assert not document["ok"] and document["exit_code"] == EXIT_PARTIAL
+    report = lakeshift_home / "reports" / "bulk-iso" / "bulk-latest.md"
+    assert "does_not_exist" in report.read_text()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('[[tables]]\nsource = "a.b"\nformat = "delta"\n', "not supported yet"),
+        ('[[tables]]\nsource = "a.b"\nswitch = "always"\n', "switch must be one of"),
+        ('[[tables]]\nsource = "a.b"\n[[tables]]\nsource = "A.B"\n', "listed twice"),
+        ('[[tables]]\nsource = "a.b"\nbatchrows = 5\n', "table #1 has unknown keys: batchrows"),
+        ("[bulk]\nparallel = 2\n", "lists no tables"),
+    ],
+)
+def test_bad_bulk_files_fail_before_any_work(tmp_path: Path, body: str, message: str) -> None:
+    config = _bulk_file(tmp_path / "bad.toml", body)
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path), "bulk", str(config)])
+    assert result.exit_code == EXIT_USAGE
+    assert message in result.output and str(config) in result.output
+    assert not (tmp_path / "journal.sqlite").exists()
