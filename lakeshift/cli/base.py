@@ -32,6 +32,18 @@ class CliState:
             self._context = Context(self.settings)
         return self._context
 
+    def html_report(self, table: str) -> Path:
+        """Write the table's HTML report from the source as it is now and the journal."""
+        from lakeshift.inspect.inspector import inspect_table, save_inventory
+        from lakeshift.report.collect import write_table_report
+
+        ctx = self.context
+        inventory = inspect_table(ctx.metastore, table, ctx.settings)
+        save_inventory(inventory, ctx.home)
+        path = write_table_report(ctx.home, inventory, ctx.journal)
+        self.output.message(f"[dim]HTML report: {path}[/]")
+        return path
+
 
 pass_state = click.make_pass_decorator(CliState)
 
@@ -41,7 +53,7 @@ class LakeshiftGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            value = super().invoke(ctx)
         except LakeshiftError as e:
             _fail(ctx, str(e), e.exit_code, e)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
@@ -55,6 +67,11 @@ class LakeshiftGroup(click.Group):
                 EXIT_INTERNAL,
                 e,
             )
+        else:
+            state = ctx.find_object(CliState)
+            if state is not None:
+                state.output.flush()
+            return value
 
 
 def _fail(ctx: click.Context, message: str, code: int, error: BaseException | None) -> None:

@@ -9,27 +9,28 @@ from lakeshift.cli.migrate_cmd import render_plan
 from lakeshift.cli.render import render_inventory
 from lakeshift.cli.schema_cmd import render_mapping
 from lakeshift.cli.validate_cmd import render_validation
-from lakeshift.inspect.inspector import inspect_table, save_inventory
+from lakeshift.inspect.inspector import inspect_table, load_inventory, save_inventory
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
-from lakeshift.report.collect import collect_report
-from lakeshift.report.files import write_html, write_report
-from lakeshift.report.html_report import render_html
+from lakeshift.report.collect import write_table_report
+from lakeshift.report.files import write_report
 from lakeshift.report.plan_markdown import plan_markdown
+from lakeshift.route.cutover import DONE, cutover, names_for
 from lakeshift.route.router import switch
 from lakeshift.sample.load import load_sample
 from lakeshift.validate.validator import validate_table
 
 DEMO_TARGET = "sample.click_log_iceberg"
+SAMPLE_TABLE = "sample.click_log"
 
 
 @click.command()
 @click.option("--target", default=DEMO_TARGET, show_default=True, help="Iceberg table to create.")
 @pass_state
 def demo(state: CliState, target: str) -> None:
-    """Load sample.click_log, inspect, map, plan, migrate to Iceberg, validate and switch.
+    """Load sample.click_log, inspect, map, plan, migrate to Iceberg, validate, switch, cut over.
 
-    Runs on the embedded metastore and a local Spark; safe to run again (it resumes and then
-    has nothing left to do).
+    Runs on the embedded metastore and a local Spark; safe to run again (it resumes, and once
+    the cutover is done it says so). `lakeshift revert sample.click_log` undoes the cutover.
 
     \b
     Example:
@@ -37,13 +38,26 @@ def demo(state: CliState, target: str) -> None:
     """
     ctx = state.context
     out = state.output
-    out.message(f"[bold]1/7[/] metastore: {ctx.metastore_uri}")
+    route = ctx.journal.route(SAMPLE_TABLE)
+    if route and route.get("cutover") == DONE:
+        html_file = write_table_report(
+            ctx.home, load_inventory(ctx.home, SAMPLE_TABLE), ctx.journal
+        )
+        out.message(
+            f"{SAMPLE_TABLE} is already cut over: the name now reads the Iceberg table and the "
+            f"Hive table is {route['legacy'] or SAMPLE_TABLE + '_hive_legacy'}. "
+            f"`lakeshift revert {SAMPLE_TABLE}` undoes it; then `make demo` runs again.\n"
+            f"[bold]HTML report: {html_file}[/]"
+        )
+        out.result({"cutover": DONE, "html_report": str(html_file)})
+        return
+    out.message(f"[bold]1/8[/] metastore: {ctx.metastore_uri}")
     loaded = load_sample(ctx.metastore, ctx.home)
     out.message(
-        f"[bold]2/7[/] sample table {loaded.table}: {loaded.partitions} partitions, "
+        f"[bold]2/8[/] sample table {loaded.table}: {loaded.partitions} partitions, "
         f"{loaded.rows:,} rows"
     )
-    out.message("[bold]3/7[/] inspect")
+    out.message("[bold]3/8[/] inspect")
     inventory = inspect_table(ctx.metastore, loaded.table, ctx.settings)
     inventory_file = save_inventory(inventory, ctx.home)
     render_inventory(out, inventory, limit=0)
@@ -51,11 +65,11 @@ def demo(state: CliState, target: str) -> None:
     plan = plan_migration(
         ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, options, ctx.journal
     )
-    out.message("[bold]4/7[/] target schema and plan")
+    out.message("[bold]4/8[/] target schema and plan")
     render_mapping(out, plan.mapping, inventory)
     _, plan_file = write_report(ctx.home, plan.source, "plan", plan.to_json(), plan_markdown(plan))
     render_plan(out, plan, limit=5)
-    out.message(f"[bold]5/7[/] migrate to Iceberg table {target}")
+    out.message(f"[bold]5/8[/] migrate to Iceberg table {target}")
     with out.progress("backfilling", total=0) as advance:
         result = migrate(
             ctx.spark,
@@ -72,12 +86,12 @@ def demo(state: CliState, target: str) -> None:
         f"{result.seconds:.1f}s), {result.plan.count('unchanged')} already done, "
         f"{len(result.refused)} refused"
     )
-    out.message("[bold]6/7[/] validate (row counts and checksums, per partition)")
+    out.message("[bold]6/8[/] validate (row counts and checksums, per partition)")
     report = validate_table(
         ctx.spark, ctx.metastore, ctx.catalog, ctx.settings, ctx.journal, loaded.table, target
     )
     render_validation(out, report)
-    out.message("[bold]7/7[/] switch readers to every validated partition")
+    out.message("[bold]7/8[/] switch readers to every validated partition")
     change = switch(
         ctx.metastore,
         ctx.catalog,
@@ -90,12 +104,20 @@ def demo(state: CliState, target: str) -> None:
     )
     out.message(
         f"{len(change.switched)} partitions now served from {target} through the view "
-        f"[bold]{change.view}[/]; `lakeshift cutover {loaded.table}` gives it the "
-        "public name."
+        f"[bold]{change.view}[/]"
     )
-    html_file = write_html(
-        ctx.home, loaded.table, render_html(collect_report(inventory, ctx.journal))
+    out.message(f"[bold]8/8[/] cut over: {loaded.table} becomes the Iceberg table")
+    steps = cutover(
+        ctx.metastore,
+        ctx.catalog,
+        ctx.settings,
+        ctx.journal,
+        names_for(ctx.journal, loaded.table, target, None, None),
     )
+    for step in steps:
+        out.message(f"- {step}")
+    out.message(f"`lakeshift revert {loaded.table}` gives the name back to the Hive table.")
+    html_file = write_table_report(ctx.home, inventory, ctx.journal)
     out.message(
         f"inventory: {inventory_file}\nplan: {plan_file}\n"
         f"journal: {ctx.home / 'journal.sqlite'}\nlog: {ctx.settings.log_file}\n"
@@ -111,6 +133,7 @@ def demo(state: CliState, target: str) -> None:
             "validation": report,
             "switched": change.switched,
             "view": change.view,
+            "cutover": steps,
             "html_report": str(html_file),
         }
     )

@@ -207,6 +207,7 @@ def migrate_command(
     problems += [(n, "refused", r) for n, r in result.refused.items()]
     if problems:
         out.table("Not migrated", ["partition", "why", "detail"], problems)
+    state.html_report(table)
     out.result(result)
     if not result.ok:
         raise PartialFailure(

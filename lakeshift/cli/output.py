@@ -64,6 +64,9 @@ class Output:
     def result(self, payload: Any) -> None:
         """The command's machine-readable result (printed only in JSON mode)."""
 
+    def flush(self) -> None:
+        """Print what is pending (JSON mode prints its one document when the command ends)."""
+
     def error(self, text: str, *, code: int, log_file: Path | None) -> None:
         self.err.print(f"[bold red]error:[/] {text}", highlight=False, soft_wrap=True)
         if log_file is not None:
@@ -110,9 +113,17 @@ class Output:
 
 
 class JsonOutput(Output):
-    """Prints exactly one JSON document on stdout; nothing else."""
+    """Prints exactly one JSON document on stdout; nothing else.
+
+    The result is held until the command ends: a command that fails after producing a result
+    (a partial migration, a validation mismatch) prints that result with an ``error`` key.
+    """
 
     json_mode = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pending: Any = None
 
     def message(self, text: str) -> None:
         return
@@ -121,16 +132,30 @@ class JsonOutput(Output):
         return
 
     def result(self, payload: Any) -> None:
-        sys.stdout.write(json.dumps(to_jsonable(payload), indent=2, ensure_ascii=False) + "\n")
+        self._pending = to_jsonable(payload)
+
+    def flush(self) -> None:
+        if self._pending is not None:
+            self._write(self._pending)
+            self._pending = None
 
     def error(self, text: str, *, code: int, log_file: Path | None) -> None:
-        document = {
-            "error": {
-                "message": text,
-                "exit_code": code,
-                "log_file": str(log_file) if log_file else None,
-            }
+        pending, self._pending = self._pending, None
+        if pending is None:
+            document: dict[str, Any] = {}
+        elif isinstance(pending, dict):
+            document = dict(pending)
+        else:
+            document = {"result": pending}
+        document["error"] = {
+            "message": text,
+            "exit_code": code,
+            "log_file": str(log_file) if log_file else None,
         }
+        self._write(document)
+
+    @staticmethod
+    def _write(document: Any) -> None:
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
     @contextmanager

@@ -70,6 +70,7 @@ def switch_command(
     )
     if change.refused:
         state.output.table("Not switched", ["partition", "why"], sorted(change.refused.items()))
+    state.html_report(table)
     state.output.result(change)
     if change.refused:
         raise PartialFailure(
@@ -107,6 +108,7 @@ def rollback_command(
         f"{len(change.changed)} partition(s) rolled back to Hive; "
         f"{len(change.switched)} still served from the lake table"
     )
+    state.html_report(table)
     state.output.result(change)
 
 

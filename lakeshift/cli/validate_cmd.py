@@ -114,6 +114,7 @@ def validate_command(
     )
     write_report(ctx.home, report.source, "validate", report.to_json(), _markdown(report))
     render_validation(state.output, report, show_equal=show_all)
+    state.html_report(table)
     state.output.result(report)
     if not report.ok:
         bad = [p.partition for p in report.partitions if not p.ok and p.status != "not-migrated"]

@@ -178,6 +178,8 @@ def test_a_failing_table_does_not_stop_the_others(
     assert "bulk_iso.does_not_exist" in missing["error"]
     assert tables[good]["status"] == "ok" and tables[good]["switched"] == 3
     assert not document["ok"] and document["exit_code"] == EXIT_PARTIAL
+    # One JSON document: the summary, with the error that set the exit code.
+    assert document["error"]["exit_code"] == EXIT_PARTIAL
     report = lakeshift_home / "reports" / "bulk-iso" / "bulk-latest.md"
     assert "does_not_exist" in report.read_text()
 
