@@ -77,7 +77,7 @@ class LakeshiftGroup(click.Group):
 def _fail(ctx: click.Context, message: str, code: int, error: BaseException | None) -> None:
     state = ctx.find_object(CliState)
     output = state.output if state else make_output("text")
-    log_file = state.settings.log_file if state else None
+    log_file = state.settings.log_file.resolve() if state else None
     if error is not None:
         log.error("failed: %s", message, exc_info=error)
     if log_file is not None and not log_file.exists():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,8 @@ from lakeshift.bulk.runner import BulkResult, run_bulk
 from lakeshift.bulk.spec import load_bulk_spec
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.errors import PartialFailure
-from lakeshift.report.files import write_report
+from lakeshift.report.files import write_html, write_report
+from lakeshift.report.html_report import render_bulk_html
 
 _STYLE = {
     "ok": "[green]ok[/]",
@@ -120,7 +122,15 @@ def bulk_command(state: CliState, bulk_file: Path, dry_run: bool, parallel: int 
     problems = [(t.source, _detail(t)) for t in result.tables if not t.ok]
     if problems:
         out.table("Problems", ["table", "what happened"], problems)
+    html_path = write_html(
+        ctx.home,
+        f"bulk-{spec.name}",
+        render_bulk_html(
+            result.to_json(), datetime.now(timezone.utc).isoformat(timespec="seconds")
+        ),
+    )
     out.message(f"[dim]summary: {md_path} and {json_path}[/]")
+    out.message(f"HTML report: [bold]{html_path}[/]")
     out.result(result)
     failed = [t for t in result.tables if not t.ok]
     if failed:

@@ -120,7 +120,7 @@ def demo(state: CliState, target: str) -> None:
     html_file = write_table_report(ctx.home, inventory, ctx.journal)
     out.message(
         f"inventory: {inventory_file}\nplan: {plan_file}\n"
-        f"journal: {ctx.home / 'journal.sqlite'}\nlog: {ctx.settings.log_file}\n"
+        f"journal: {ctx.home / 'journal.sqlite'}\nlog: {ctx.settings.log_file.resolve()}\n"
         f"[bold]HTML report: {html_file}[/]"
     )
     out.result(

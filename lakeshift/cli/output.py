@@ -55,8 +55,9 @@ class Output:
         if not rows:
             return
         table = Table(title=title, title_justify="left", show_lines=False)
-        for column in columns:
-            table.add_column(column, overflow="fold")
+        for index, column in enumerate(columns):
+            # The first column names the row (a table, a partition): never folded.
+            table.add_column(column, overflow="fold", no_wrap=index == 0)
         for row in rows:
             table.add_row(*["" if v is None else str(v) for v in row])
         self.console.print(table)

@@ -21,6 +21,9 @@ _COLORS = {
     "stale": "#ffb300",
     "missing": "#9e9e9e",
     "extra": "#ab47bc",
+    "ok": "#2e7d32",
+    "cut-over": "#1b5e20",
+    "partial": "#ffb300",
 }
 _CSS = """body{font:14px system-ui,sans-serif;margin:24px;color:#222}h1{font-size:22px}
 h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}
@@ -79,6 +82,12 @@ def _bars(
                 f'height="{h:.1f}" fill="{color}"><title>{_e(label)}: '
                 f"{values[i]:,.0f}</title></rect>"
             )
+    if count <= 12:  # few bars: name them under the axis (many: the tooltip names them)
+        for i, label in enumerate(labels):
+            text = label if len(label) <= 18 else label[:17] + "…"
+            parts.append(
+                f'<text x="{45 + i * slot:.1f}" y="{height + 34}" font-size="10">{_e(text)}</text>'
+            )
     parts.append("</svg>")
     legend = "".join(
         f'<span><span class="tag" style="background:{c}">&nbsp;</span> {_e(n)}</span>'
@@ -105,7 +114,7 @@ def _stacked(title: str, counts: Counter[str], width: int = 480, height: int = 2
     return "".join(parts) + "</svg>"
 
 
-def _counts_table(title: str, counts: Counter[str]) -> str:
+def _counts_table(title: str, counts: Counter[str], unit: str = "partitions") -> str:
     rows = "".join(
         f'<tr><td><span class="tag" style="background:{_COLORS.get(k, "#757575")}">'
         f"{_e(k)}</span></td><td>{v}</td></tr>"
@@ -113,7 +122,7 @@ def _counts_table(title: str, counts: Counter[str]) -> str:
     )
     return (
         f"<h2>{_e(title)}</h2>{_stacked(title, counts)}"
-        f"<table><tr><th>state</th><th>partitions</th></tr>{rows}</table>"
+        f"<table><tr><th>state</th><th>{_e(unit)}</th></tr>{rows}</table>"
     )
 
 
@@ -162,5 +171,51 @@ def render_html(data: ReportData) -> str:
 <h2>Anomalies</h2><table><tr><th>code</th><th>severity</th><th>count</th></tr>{anomalies}</table>
 <h2>Partitions</h2><table><tr><th>partition</th><th>source rows</th><th>target rows</th>
 <th>status</th><th>validation</th><th>served from</th></tr>{rows}</table>
+</body></html>
+"""
+
+
+def render_bulk_html(summary: dict[str, Any], generated_at: str) -> str:
+    """The bulk run's page: per-table charts and a table linking each table's own report.
+
+    ``summary`` is ``BulkResult.to_json()``; links are relative (``../DB.TABLE/``), so the
+    reports directory can be copied elsewhere as a whole.
+    """
+    tables = summary["tables"]
+    names = [t["source"] for t in tables]
+    rows_chart = _bars(
+        "Rows backfilled in this run, per table",
+        names,
+        [("rows", "#1e88e5", [float(t["rows_backfilled"]) for t in tables])],
+        height=140,
+    )
+    time_chart = _bars(
+        "Seconds per table",
+        names,
+        [("seconds", "#8e24aa", [float(t["seconds"]) for t in tables])],
+        height=100,
+    )
+    statuses = Counter(str(t["status"]) for t in tables)
+    lines = "".join(
+        f'<tr><td><a href="../{_e(t["source"])}/report-latest.html">{_e(t["source"])}</a></td>'
+        f"<td>{_e(t['target'])}</td>"
+        f'<td><span class="tag" style="background:{_COLORS.get(t["status"], "#757575")}">'
+        f"{_e(t['status'])}</span></td><td>{t['exit_code']}</td><td>{t['backfilled']}</td>"
+        f"<td>{t['unchanged']}</td><td>{t['validated']}</td><td>{t['switched']}</td>"
+        f"<td>{t['seconds']}</td><td>{_e(t['error'] or ', '.join(t['steps']))}</td></tr>"
+        for t in tables
+    )
+    mode = " (dry run)" if summary["dry_run"] else ""
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>lakeshift bulk: {_e(summary["file"])}</title><style>{_CSS}</style></head><body>
+<h1>Bulk run of {_e(summary["file"])}{mode}</h1>
+<p>Generated {_e(generated_at)} by lakeshift: {len(tables)} tables, parallel
+{summary["parallel"]}, {summary["seconds"]} s, exit code {summary["exit_code"]}.</p>
+{_counts_table("Tables by status", statuses, "tables")}
+<h2>Rows</h2>{rows_chart}
+<h2>Time</h2>{time_chart}
+<h2>Tables</h2><table><tr><th>table</th><th>target</th><th>status</th><th>exit</th>
+<th>backfilled</th><th>unchanged</th><th>validated</th><th>switched</th><th>seconds</th>
+<th>steps or error</th></tr>{lines}</table>
 </body></html>
 """

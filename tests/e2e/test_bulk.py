@@ -182,6 +182,9 @@ def test_a_failing_table_does_not_stop_the_others(
     assert document["error"]["exit_code"] == EXIT_PARTIAL
     report = lakeshift_home / "reports" / "bulk-iso" / "bulk-latest.md"
     assert "does_not_exist" in report.read_text()
+    page = (lakeshift_home / "reports" / "bulk-iso" / "report-latest.html").read_text()
+    assert f'href="../{good}/report-latest.html"' in page
+    assert (lakeshift_home / "reports" / good / "report-latest.html").is_file()
 
 
 @pytest.mark.parametrize(
