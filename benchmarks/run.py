@@ -1,14 +1,16 @@
 """``make bench``: lakeshift against baselines on the same data, in one run.
 
 Writes ``benchmarks/results/<timestamp>.json``, appends to ``history.jsonl`` and prints a
-Markdown table. Scenarios (``BENCH_SCENARIOS``, default ``large,small,inspect``) and sizes come
+Markdown table. Scenarios (``BENCH_SCENARIOS``, default ``large,small,inspect,bulk``) and sizes come
 from environment variables (defaults in parentheses):
 
 * ``large``: few large partitions, ``BENCH_LARGE_PARTITIONS`` (4) x ``BENCH_LARGE_ROWS``
   (500000) rows in 2 files each;
 * ``small``: many small partitions, ``BENCH_SMALL_PARTITIONS`` (1000) x ``BENCH_SMALL_ROWS``
   (200) rows;
-* ``inspect``: ``BENCH_INSPECT_PARTITIONS`` (10000) x ``BENCH_INSPECT_FILES`` (2) files.
+* ``inspect``: ``BENCH_INSPECT_PARTITIONS`` (10000) x ``BENCH_INSPECT_FILES`` (2) files;
+* ``bulk``: ``BENCH_BULK_TABLES`` (4) tables of ``BENCH_BULK_PARTITIONS`` (20) x
+  ``BENCH_BULK_ROWS`` (5000) rows, migrated and validated with ``parallel = 1`` and ``= N``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_inspect, bench_migrate
+from benchmarks import bench_bulk, bench_inspect, bench_migrate
 from benchmarks.synthetic import build_table
 from lakeshift.config import load_settings
 from lakeshift.context import Context
@@ -81,7 +83,7 @@ def main() -> None:
     home = Path(os.environ.get("BENCH_HOME", ".lakeshift-bench")).resolve()
     settings = load_settings({"home": home, "spark_master": "local[2]", "shuffle_partitions": 4})
     ctx = Context(settings)
-    scenarios = os.environ.get("BENCH_SCENARIOS", "large,small,inspect").split(",")
+    scenarios = os.environ.get("BENCH_SCENARIOS", "large,small,inspect,bulk").split(",")
     tables = home / "tables"
     results = []
     _warm_up(ctx, tables)
@@ -114,6 +116,21 @@ def main() -> None:
         )
         print(f"built {table.qualified_name} in {table.seconds_to_build}s")
         results.append(bench_inspect.run(ctx.metastore, settings, table))
+    if "bulk" in scenarios:
+        count = _env("BENCH_BULK_TABLES", 4)
+        bulk_tables = [
+            build_table(
+                ctx.metastore,
+                tables,
+                f"bulk_{index}",
+                partitions=_env("BENCH_BULK_PARTITIONS", 20),
+                files_per_partition=1,
+                rows_per_file=_env("BENCH_BULK_ROWS", 5_000),
+            )
+            for index in range(count)
+        ]
+        results.append(bench_bulk.run(ctx, home, bulk_tables))
+        print(json.dumps(results[-1], indent=1))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     document = {"at": stamp, "machine": machine(), "results": results, "epoch": time.time()}
     RESULTS.mkdir(parents=True, exist_ok=True)
