@@ -30,6 +30,7 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
                 status=record.status if record else "planned",
                 validation=check["status"] if check else None,
                 served_from="lake" if p.name in switched else "hive",
+                bytes=p.bytes,
             )
         )
     anomalies = Counter((a.code, a.severity) for a in inventory.all_anomalies)

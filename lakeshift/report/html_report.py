@@ -40,6 +40,7 @@ class PartitionRow:
     status: str
     validation: str | None
     served_from: str
+    bytes: int = 0  # on disk, in the source
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,12 @@ def _counts_table(title: str, counts: Counter[str], unit: str = "partitions") ->
 
 def render_html(data: ReportData) -> str:
     names = [p.name for p in data.partitions]
+    disk = _bars(
+        "Bytes on disk per partition (source files)",
+        names,
+        [("bytes", "#00897b", [float(p.bytes) for p in data.partitions])],
+        height=120,
+    )
     sizes = _bars(
         "Rows per partition: source vs target",
         names,
@@ -165,7 +172,8 @@ def render_html(data: ReportData) -> str:
 <p>Generated {_e(data.generated_at)} by lakeshift.</p>
 {_counts_table("Migration status", Counter(p.status for p in data.partitions))}
 {_counts_table("Validation", Counter(p.validation or "not validated" for p in data.partitions))}
-<h2>Partition sizes</h2>{sizes}
+<h2>Partition sizes</h2>{disk}
+<h2>Rows per partition</h2>{sizes}
 <h2>Throughput</h2>{throughput}
 <table><tr><th>run</th><th>status</th><th>rows</th><th>rows/s</th></tr>{runs}</table>
 <h2>Anomalies</h2><table><tr><th>code</th><th>severity</th><th>count</th></tr>{anomalies}</table>

@@ -35,7 +35,7 @@ def test_demo_runs_the_whole_story_then_reverts(
     assert client.get_table("sample", "click_log").parameters["table_type"] == "ICEBERG"
     assert client.get_table("sample", "click_log_hive_legacy").tableType == "EXTERNAL_TABLE"
     page = Path(document["html_report"]).read_text()
-    assert page.count("<svg") == 4 and "yyyymmdd=20220424" in page
+    assert page.count("<svg") == 5 and "yyyymmdd=20220424" in page
 
     # A second `make demo` knows the story is finished.
     again = CliRunner().invoke(cli, args, catch_exceptions=False)

@@ -36,8 +36,9 @@ def test_report_is_self_contained_escaped_and_shows_every_partition() -> None:
     parser.feed(page)
     assert "script" not in parser.tags  # the partition name is text, not markup
     assert hostile in "".join(parser.text)
-    # Bars: 2 partitions x (source, target), 1 run; stacked status (2) and validation (2).
-    assert parser.tags.count("svg") == 4 and parser.tags.count("rect") == 2 * 2 + 1 + 2 + 2
+    # Bars: 2 partitions x (bytes, source rows, target rows), 1 run; stacked status (2) and
+    # validation (2).
+    assert parser.tags.count("svg") == 5 and parser.tags.count("rect") == 2 * 3 + 1 + 2 + 2
     assert "http" not in page.replace("http://www.w3.org/2000/svg", "")  # nothing to fetch
     text = " ".join(parser.text)
     assert "positional-files" in text and "failed" in text and "not validated" in text
