@@ -26,7 +26,13 @@ def metastore() -> None:
 @metastore.command()
 @pass_state
 def start(state: CliState) -> None:
-    """Start the embedded metastore (or report the running one)."""
+    """Start the embedded metastore (or report the running one).
+
+    \b
+    Examples:
+      lakeshift metastore start
+      lakeshift --metastore-port 9083 metastore start
+    """
     uri = state.context.embedded_metastore.ensure_running()
     status = state.context.embedded_metastore.status()
     state.output.message(f"metastore running at [bold]{uri}[/] (pid {status.pid})")
@@ -36,7 +42,12 @@ def start(state: CliState) -> None:
 @metastore.command()
 @pass_state
 def stop(state: CliState) -> None:
-    """Stop the embedded metastore."""
+    """Stop the embedded metastore.
+
+    \b
+    Example:
+      lakeshift metastore stop
+    """
     stopped = state.context.embedded_metastore.stop()
     state.output.message("metastore stopped" if stopped else "metastore was not running")
     state.output.result({"stopped": stopped})
@@ -45,7 +56,13 @@ def stop(state: CliState) -> None:
 @metastore.command()
 @pass_state
 def status(state: CliState) -> None:
-    """Show whether the embedded metastore runs, its URI, pid and log file."""
+    """Show whether the embedded metastore runs, its URI, pid and log file.
+
+    \b
+    Examples:
+      lakeshift metastore status
+      lakeshift --output json metastore status
+    """
     current = state.context.embedded_metastore.status()
     if current.running:
         state.output.message(
@@ -71,7 +88,13 @@ def hiveserver2() -> None:
 @hiveserver2.command("start")
 @pass_state
 def hs2_start(state: CliState) -> None:
-    """Start HiveServer2 against the configured (or embedded) metastore."""
+    """Start HiveServer2 against the configured (or embedded) metastore.
+
+    \b
+    Examples:
+      lakeshift hiveserver2 start
+      lakeshift --metastore-uri thrift://hms:9083 hiveserver2 start
+    """
     server = HiveServer2(state.context.home, state.context.metastore_uri)
     port = server.start()
     state.output.message(f"HiveServer2 listening on 127.0.0.1:{port}")
@@ -81,7 +104,12 @@ def hs2_start(state: CliState) -> None:
 @hiveserver2.command("stop")
 @pass_state
 def hs2_stop(state: CliState) -> None:
-    """Stop HiveServer2."""
+    """Stop HiveServer2.
+
+    \b
+    Example:
+      lakeshift hiveserver2 stop
+    """
     server = HiveServer2(state.context.home, state.settings.metastore_uri or "thrift://unused:1")
     stopped = server.stop()
     state.output.message("HiveServer2 stopped" if stopped else "HiveServer2 was not running")
