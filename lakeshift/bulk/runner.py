@@ -26,9 +26,8 @@ from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.report.collect import write_table_report
-from lakeshift.report.files import write_report
-from lakeshift.report.plan_markdown import plan_markdown
-from lakeshift.route.cutover import DONE, cutover, names_for
+from lakeshift.report.plan_markdown import write_plan_report
+from lakeshift.route.cutover import cutover, is_cut_over, names_for
 from lakeshift.route.router import needs_validation, switch
 from lakeshift.validate.validator import validate_table
 
@@ -182,7 +181,7 @@ def _plan(ctx: Context, spec: TableSpec, outcome: TableOutcome) -> None:
     plan = plan_migration(
         ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, _options(spec), ctx.journal
     )
-    write_report(ctx.home, plan.source, "plan", plan.to_json(), plan_markdown(plan))
+    write_plan_report(ctx.home, plan)
     outcome.status = PLANNED
     outcome.steps.append("plan")
     outcome.partitions = len(plan.partitions)
@@ -194,7 +193,7 @@ def _plan(ctx: Context, spec: TableSpec, outcome: TableOutcome) -> None:
 
 def _migrate(ctx: Context, spec: TableSpec, outcome: TableOutcome, progress: BulkProgress) -> None:
     route = ctx.journal.route(spec.source)
-    if route and route.get("cutover") == DONE:
+    if is_cut_over(route):
         outcome.status, outcome.cutover = CUT_OVER, True
         outcome.switched = len(route["switched"])
         outcome.steps.append("already cut over")
@@ -251,8 +250,8 @@ def _migrate(ctx: Context, spec: TableSpec, outcome: TableOutcome, progress: Bul
             for p in report.partitions
             if not p.ok
         }
-        for problem in report.table_problems:
-            outcome.validation_problems["(table)"] = problem
+        if report.table_problems:
+            outcome.validation_problems["(table)"] = "; ".join(report.table_problems)
 
     if spec.switch != SWITCH_NONE and not outcome.validation_problems.get("(table)"):
         progress(spec.source, "switch", 0, 1)

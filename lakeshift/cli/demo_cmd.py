@@ -12,9 +12,8 @@ from lakeshift.cli.validate_cmd import render_validation
 from lakeshift.inspect.inspector import inspect_table, load_inventory, save_inventory
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.report.collect import write_table_report
-from lakeshift.report.files import write_report
-from lakeshift.report.plan_markdown import plan_markdown
-from lakeshift.route.cutover import DONE, cutover, names_for
+from lakeshift.report.plan_markdown import write_plan_report
+from lakeshift.route.cutover import DONE, cutover, is_cut_over, names_for
 from lakeshift.route.router import switch
 from lakeshift.sample.load import load_sample
 from lakeshift.validate.validator import validate_table
@@ -39,7 +38,7 @@ def demo(state: CliState, target: str) -> None:
     ctx = state.context
     out = state.output
     route = ctx.journal.route(SAMPLE_TABLE)
-    if route and route.get("cutover") == DONE:
+    if is_cut_over(route):
         html_file = write_table_report(
             ctx.home, load_inventory(ctx.home, SAMPLE_TABLE), ctx.journal
         )
@@ -67,7 +66,7 @@ def demo(state: CliState, target: str) -> None:
     )
     out.message("[bold]4/8[/] target schema and plan")
     render_mapping(out, plan.mapping, inventory)
-    _, plan_file = write_report(ctx.home, plan.source, "plan", plan.to_json(), plan_markdown(plan))
+    _, plan_file = write_plan_report(ctx.home, plan)
     render_plan(out, plan, limit=5)
     out.message(f"[bold]5/8[/] migrate to Iceberg table {target}")
     with out.progress("backfilling", total=0) as advance:

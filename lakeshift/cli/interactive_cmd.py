@@ -23,9 +23,8 @@ from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.report.collect import write_table_report
-from lakeshift.report.files import write_report
-from lakeshift.report.plan_markdown import plan_markdown
-from lakeshift.route.cutover import DONE, cutover, names_for
+from lakeshift.report.plan_markdown import write_plan_report
+from lakeshift.route.cutover import cutover, is_cut_over, names_for
 from lakeshift.route.router import needs_validation, status, switch
 from lakeshift.validate.model import LEVELS
 from lakeshift.validate.validator import validate_table
@@ -69,7 +68,7 @@ class Session:
     def inspect(self) -> TableInventory:
         self.step(1, f"inspect {self.table}")
         route = self.ctx.journal.route(self.table.lower())
-        if route and route.get("cutover") == DONE:
+        if is_cut_over(route):
             self.out.message(
                 f"{self.table} is already cut over to {route['target']}; nothing left to do. "
                 f"`lakeshift revert {self.table}` undoes the cutover."
@@ -95,7 +94,7 @@ class Session:
             ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, self.options, ctx.journal
         )
         render_mapping(self.out, plan.mapping, inventory)
-        write_report(ctx.home, plan.source, "plan", plan.to_json(), plan_markdown(plan))
+        write_plan_report(ctx.home, plan)
         render_plan(self.out, plan, limit=10)
         self.step(3, f"backfill into {plan.target}")
         todo = [p for p in plan.partitions if p.to_backfill]

@@ -17,7 +17,7 @@ from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.migrate.keys import KEY_MODES
 from lakeshift.migrate.planner import MigrationPlan
 from lakeshift.report.files import write_report
-from lakeshift.report.plan_markdown import plan_markdown
+from lakeshift.report.plan_markdown import write_plan_report
 
 
 def migration_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -124,9 +124,7 @@ def plan_command(
     plan = plan_migration(
         ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, options, ctx.journal
     )
-    json_path, md_path = write_report(
-        ctx.home, plan.source, "plan", plan.to_json(), plan_markdown(plan)
-    )
+    json_path, md_path = write_plan_report(ctx.home, plan)
     render_plan(state.output, plan)
     state.output.message(f"[dim]plan saved to {md_path} and {json_path}[/]")
     state.output.result(plan)

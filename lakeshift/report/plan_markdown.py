@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lakeshift.migrate.planner import MigrationPlan
+from lakeshift.report.files import write_report
 
 
 def plan_markdown(plan: MigrationPlan) -> str:
@@ -59,3 +62,8 @@ def plan_markdown(plan: MigrationPlan) -> str:
     lines += [f"| `{k}` | `{v}` |" for k, v in sorted(plan.spark_conf.items())]
     lines += ["", *[f"> {note}" for note in plan.notes]]
     return "\n".join(lines) + "\n"
+
+
+def write_plan_report(home: Path, plan: MigrationPlan) -> tuple[Path, Path]:
+    """Save the plan as ``plan-*.json`` and ``plan-*.md`` under the table's reports."""
+    return write_report(home, plan.source, "plan", plan.to_json(), plan_markdown(plan))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from lakeshift.config import Settings
 from lakeshift.errors import RefusedInput
@@ -148,6 +148,11 @@ def revert(
         names.source, names.view, names.target, switched=switched, pending=None, cutover=REVERTED
     )
     return steps
+
+
+def is_cut_over(route: dict[str, Any] | None) -> TypeGuard[dict[str, Any]]:
+    """Whether a table's route (``journal.route(source)``) says its cutover finished."""
+    return route is not None and route.get("cutover") == DONE
 
 
 def names_for(
