@@ -12,6 +12,7 @@ Exit codes are part of the public interface (README "Exit codes"):
 6      not found (database, table or partition does not exist)
 7      refused input (unsupported table, schema that cannot map, corrupt data)
 8      conflict (another migrator holds the table's lease)
+130    interrupted (Ctrl-C); re-run the same command to resume
 =====  ==========================================================================
 """
 
@@ -26,6 +27,7 @@ EXIT_ENVIRONMENT = 5
 EXIT_NOT_FOUND = 6
 EXIT_REFUSED = 7
 EXIT_CONFLICT = 8
+EXIT_INTERRUPTED = 130
 
 
 class LakeshiftError(Exception):
@@ -125,3 +127,9 @@ class LeaseHeld(LakeshiftError):
     """Another migrator holds the table's lease."""
 
     exit_code = EXIT_CONFLICT
+
+
+class Interrupted(LakeshiftError):
+    """The user stopped the run (Ctrl-C); what was committed stays, a re-run resumes."""
+
+    exit_code = EXIT_INTERRUPTED

@@ -21,7 +21,13 @@ from typing import Any
 
 from lakeshift.bulk.spec import SWITCH_CUTOVER, SWITCH_NONE, BulkSpec, TableSpec
 from lakeshift.context import Context
-from lakeshift.errors import EXIT_OK, EXIT_PARTIAL, EXIT_VALIDATION, LakeshiftError
+from lakeshift.errors import (
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_VALIDATION,
+    Interrupted,
+    LakeshiftError,
+)
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
@@ -36,13 +42,14 @@ log = logging.getLogger(__name__)
 #: (source table, step, done, total) -> None; called from worker threads.
 BulkProgress = Callable[[str, str, int, int], None]
 
-OK, PLANNED, PARTIAL, MISMATCH, FAILED, CUT_OVER = (
+OK, PLANNED, PARTIAL, MISMATCH, FAILED, CUT_OVER, INTERRUPTED = (
     "ok",
     "planned",
     "partial",
     "mismatch",
     "failed",
     "cut-over",
+    "interrupted",
 )
 
 
@@ -119,13 +126,18 @@ def run_bulk(
     ctx.metastore_uri  # noqa: B018 - start the embedded metastore once, before the threads
     if not dry_run:
         ctx.spark  # noqa: B018 - one Spark application for every table
+    stopping = threading.Event()
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bulk")
     try:
-        futures = [pool.submit(_run_table, ctx, table, dry_run, report) for table in spec.tables]
+        futures = [
+            pool.submit(_run_table, ctx, table, dry_run, report, stopping) for table in spec.tables
+        ]
         outcomes = tuple(f.result() for f in futures)
     except KeyboardInterrupt:
-        # Stop the running tables' Spark jobs (nothing half-committed: each batch is one
-        # atomic commit), let their threads record the failure, then re-raise.
+        # Tables not started do not start; running ones stop before their next batch or step,
+        # and their current Spark jobs are cancelled (nothing half-committed: each batch is one
+        # atomic commit). Their threads record how they ended, then this re-raises.
+        stopping.set()
         if not dry_run:
             ctx.spark.sparkContext.cancelAllJobs()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -135,7 +147,11 @@ def run_bulk(
 
 
 def _run_table(
-    base: Context, spec: TableSpec, dry_run: bool, progress: BulkProgress
+    base: Context,
+    spec: TableSpec,
+    dry_run: bool,
+    progress: BulkProgress,
+    stopping: threading.Event,
 ) -> TableOutcome:
     outcome = TableOutcome(spec.source, spec.target)
     started = time.monotonic()
@@ -151,7 +167,9 @@ def _run_table(
             sc = ctx.spark.sparkContext
             sc.setLocalProperty("spark.scheduler.pool", spec.source)
             sc.setJobGroup(spec.source, f"lakeshift bulk {spec.source}", interruptOnCancel=True)
-            _migrate(ctx, spec, outcome, progress)
+            _migrate(ctx, spec, outcome, progress, stopping)
+    except Interrupted as e:
+        outcome.status, outcome.exit_code, outcome.error = INTERRUPTED, e.exit_code, str(e)
     except LakeshiftError as e:
         outcome.status, outcome.exit_code, outcome.error = FAILED, e.exit_code, str(e)
         log.warning("bulk: %s failed: %s", spec.source, e)
@@ -191,7 +209,18 @@ def _plan(ctx: Context, spec: TableSpec, outcome: TableOutcome) -> None:
     outcome.planned_batches = len(plan.batches)
 
 
-def _migrate(ctx: Context, spec: TableSpec, outcome: TableOutcome, progress: BulkProgress) -> None:
+def _migrate(
+    ctx: Context,
+    spec: TableSpec,
+    outcome: TableOutcome,
+    progress: BulkProgress,
+    stopping: threading.Event,
+) -> None:
+    def checkpoint(step: str) -> None:
+        if stopping.is_set():
+            raise Interrupted(f"stopped {spec.source} before {step}.")
+        progress(spec.source, step, 0, 1)
+
     route = ctx.journal.route(spec.source)
     if is_cut_over(route):
         outcome.status, outcome.cutover = CUT_OVER, True
@@ -220,6 +249,7 @@ def _migrate(ctx: Context, spec: TableSpec, outcome: TableOutcome, progress: Bul
         spec.source,
         _options(spec),
         progress=on_batch,
+        stop=stopping.is_set,
     )
     outcome.steps.append("migrate")
     outcome.partitions = len(result.plan.partitions)
@@ -228,7 +258,7 @@ def _migrate(ctx: Context, spec: TableSpec, outcome: TableOutcome, progress: Bul
     outcome.rows_backfilled = result.rows
     outcome.not_migrated = {**result.failed, **result.refused}
 
-    progress(spec.source, "validate", 0, 1)
+    checkpoint("validate")
     inventory = inspect_table(ctx.metastore, spec.source, ctx.settings)
     todo = needs_validation(inventory, ctx.catalog, spec.target, ctx.journal, spec.partition_filter)
     if todo:
@@ -254,7 +284,7 @@ def _migrate(ctx: Context, spec: TableSpec, outcome: TableOutcome, progress: Bul
             outcome.validation_problems["(table)"] = "; ".join(report.table_problems)
 
     if spec.switch != SWITCH_NONE and not outcome.validation_problems.get("(table)"):
-        progress(spec.source, "switch", 0, 1)
+        checkpoint("switch")
         change = switch(
             ctx.metastore,
             ctx.catalog,
@@ -269,7 +299,7 @@ def _migrate(ctx: Context, spec: TableSpec, outcome: TableOutcome, progress: Bul
         outcome.switched = len(change.switched)
         everything = outcome.switched == len(inventory.partitions)
         if spec.switch == SWITCH_CUTOVER and everything and not outcome.validation_problems:
-            progress(spec.source, "cutover", 0, 1)
+            checkpoint("cutover")
             steps = cutover(
                 ctx.metastore,
                 ctx.catalog,

@@ -22,6 +22,7 @@ _STYLE = {
     "partial": "[yellow]partial[/]",
     "mismatch": "[bold red]mismatch[/]",
     "failed": "[bold red]failed[/]",
+    "interrupted": "[yellow]interrupted[/]",
 }
 
 

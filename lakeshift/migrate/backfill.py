@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import Settings
-from lakeshift.errors import LakeshiftError, NotFound, RefusedInput
+from lakeshift.errors import Interrupted, LakeshiftError, NotFound, RefusedInput
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -169,8 +169,13 @@ def migrate(
     source: str,
     options: MigrateOptions,
     progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> MigrateResult:
-    """Backfill ``source`` into the Iceberg table ``options.target``; safe to re-run."""
+    """Backfill ``source`` into the Iceberg table ``options.target``; safe to re-run.
+
+    ``stop`` is asked before each batch; when it answers true the run ends with
+    :class:`Interrupted` (committed batches stay; a re-run goes on from there).
+    """
     started = time.monotonic()
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     inventory = inspect_table(client, source, settings)
@@ -208,7 +213,7 @@ def migrate(
             spark_conf={},
         )
         result = _run_batches(
-            spark, catalog, journal, inventory, plan, done, run_id, options, progress, started
+            spark, catalog, journal, inventory, plan, done, run_id, options, progress, started, stop
         )
     except BaseException as e:
         journal.finish_run(run_id, "failed", {"error": str(e)})
@@ -253,6 +258,7 @@ def _run_batches(
     options: MigrateOptions,
     progress: Progress | None,
     started: float,
+    stop: Callable[[], bool] | None = None,
 ) -> MigrateResult:
     source, target = inventory.qualified_name, options.target
     by_name = {p.name: p for p in inventory.partitions}
@@ -271,6 +277,12 @@ def _run_batches(
     failed: dict[str, str] = {}
     rows_done = 0
     for number, batch in enumerate(plan.batches, start=1):
+        if stop is not None and stop():
+            raise Interrupted(
+                f"stopped {source} before batch {number} of {len(plan.batches)}; "
+                f"{len(backfilled)} partitions were backfilled in this run.",
+                hint="Re-run the same command to go on.",
+            )
         names = list(batch.partitions)
         batch_started = time.monotonic()
         props = snapshot_properties(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -157,9 +159,13 @@ def test_a_failing_table_does_not_stop_the_others(
     tmp_path: Path,
 ) -> None:
     good = _generate(client, tables_root, "bulk_iso", partitions=3, rows_per_partition=50)
+    broken = _generate(client, tables_root, "bulk_iso", partitions=3, rows_per_partition=50)
+    bad_file = tables_root / broken.replace(".", "/") / "dt=2024-01-02" / "000009_0"
+    bad_file.write_bytes(b"ORC" + b"\x00garbage" * 20)  # a corrupt file: that partition is refused
     config = _bulk_file(
         tmp_path / "iso.toml",
-        f'[[tables]]\nsource = "bulk_iso.does_not_exist"\n\n[[tables]]\nsource = "{good}"\n',
+        f'[[tables]]\nsource = "bulk_iso.does_not_exist"\n\n[[tables]]\nsource = "{good}"\n'
+        f'\n[[tables]]\nsource = "{broken}"\nswitch = "cutover"\n',
     )
     base = ["--home", str(lakeshift_home), "--metastore-uri", metastore_uri, "--output", "json"]
 
@@ -177,6 +183,11 @@ def test_a_failing_table_does_not_stop_the_others(
     assert missing["status"] == "failed" and missing["exit_code"] == EXIT_NOT_FOUND
     assert "bulk_iso.does_not_exist" in missing["error"]
     assert tables[good]["status"] == "ok" and tables[good]["switched"] == 3
+    # The corrupt partition is refused; the other two are switched; no cutover without it.
+    assert tables[broken]["status"] == "partial" and tables[broken]["exit_code"] == EXIT_PARTIAL
+    assert list(tables[broken]["not_migrated"]) == ["dt=2024-01-02"]
+    assert tables[broken]["switched"] == 2 and not tables[broken]["cutover"]
+    assert client.get_table(*broken.split(".")).tableType == "EXTERNAL_TABLE"
     assert not document["ok"] and document["exit_code"] == EXIT_PARTIAL
     # One JSON document: the summary, with the error that set the exit code.
     assert document["error"]["exit_code"] == EXIT_PARTIAL
@@ -203,3 +214,61 @@ def test_bad_bulk_files_fail_before_any_work(tmp_path: Path, body: str, message:
     assert result.exit_code == EXIT_USAGE
     assert message in result.output and str(config) in result.output
     assert not (tmp_path / "journal.sqlite").exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_cancels_cleanly_and_the_rerun_finishes(
+    client: MetastoreClient, metastore_uri: str, tables_root: Path, tmp_path: Path
+) -> None:
+    table = _generate(client, tables_root, "bulk_int", partitions=8, rows_per_partition=400)
+    config = _bulk_file(
+        tmp_path / "one.toml", f'[[tables]]\nsource = "{table}"\nbatch_rows = 350\n'
+    )
+    home = tmp_path / "home"
+    command = [
+        sys.executable,
+        "-m",
+        "lakeshift",
+        "--home",
+        str(home),
+        "--metastore-uri",
+        metastore_uri,
+        "--spark-master",
+        "local[1]",
+        "--conf",
+        "spark.driver.memory=512m",
+        "bulk",
+        str(config),
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = home / "journal.sqlite"
+    deadline = time.monotonic() + 300
+    backfilled = "SELECT count(*) FROM partitions WHERE status='backfilled'"
+    at_signal = 0
+    while time.monotonic() < deadline and process.poll() is None:
+        if journal.exists():
+            with sqlite3.connect(journal) as db:
+                at_signal = db.execute(backfilled).fetchone()[0]
+                if at_signal >= 1:
+                    break
+        time.sleep(0.2)
+    assert process.poll() is None, "the run ended before it could be interrupted"
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr[-3000:]
+    assert "re-run the same command to resume" in stderr
+    with sqlite3.connect(journal) as db:
+        # The run is recorded as ended and the lease is released: nothing waits for a takeover.
+        assert db.execute("SELECT count(*) FROM runs WHERE finished_at IS NULL").fetchone()[0] == 0
+        assert db.execute("SELECT status FROM runs").fetchall() == [("failed",)]
+        assert db.execute("SELECT count(*) FROM leases").fetchone()[0] == 0
+        # It stopped at the next batch instead of going on with the table (8 one-partition
+        # batches): at most the batch in flight when the signal came was committed.
+        assert db.execute(backfilled).fetchone()[0] <= at_signal + 1
+
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
+    catalog = HiveCatalog("bulk_int", uri=metastore_uri)
+    ids, keys = _target_rows(catalog, f"{table}_iceberg")
+    assert ids == _source_order_ids(tables_root / table.replace(".", "/"))
+    assert len(set(keys)) == len(keys)
