@@ -7,7 +7,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from lakeshift.config import Settings
 from lakeshift.errors import EXIT_NOT_FOUND, EXIT_PARTIAL, EXIT_USAGE
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.generate_table import generate_table
+from tests.helpers.cli import lakeshift_command
 from tests.helpers.hive_tables import unique_name
 from tests.helpers.source_state import source_snapshot
 from tests.integration.test_migrate import assert_target_equals_source
@@ -85,25 +85,15 @@ partitions = "dt=2024-01-02..2024-01-04"
 switch = "none"
 """,
     )
-    command = [
-        sys.executable,
-        "-m",
-        "lakeshift",
-        "--home",
-        str(tmp_path / "home"),
-        "--metastore-uri",
+    command = lakeshift_command(
+        tmp_path / "home",
         metastore_uri,
-        "--spark-master",
-        "local[2]",
-        "--conf",
-        "spark.sql.shuffle.partitions=2",
-        "--conf",
-        "spark.driver.memory=768m",
         "--output",
         "json",
         "bulk",
         str(config),
-    ]
+        spark_master="local[2]",
+    )
     env = {**os.environ, "LAKESHIFT_FAULT": "after-commit:2"}
     killed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
@@ -225,21 +215,7 @@ def test_ctrl_c_cancels_cleanly_and_the_rerun_finishes(
         tmp_path / "one.toml", f'[[tables]]\nsource = "{table}"\nbatch_rows = 350\n'
     )
     home = tmp_path / "home"
-    command = [
-        sys.executable,
-        "-m",
-        "lakeshift",
-        "--home",
-        str(home),
-        "--metastore-uri",
-        metastore_uri,
-        "--spark-master",
-        "local[1]",
-        "--conf",
-        "spark.driver.memory=512m",
-        "bulk",
-        str(config),
-    ]
+    command = lakeshift_command(home, metastore_uri, "bulk", str(config))
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     journal = home / "journal.sqlite"
     deadline = time.monotonic() + 300

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from lakeshift.cli.main import cli
 from lakeshift.config import Settings
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.generate_table import generate_table
+from tests.helpers.cli import lakeshift_command
 from tests.helpers.hive_tables import unique_name
 from tests.integration.test_migrate import assert_target_equals_source
 
@@ -49,16 +49,7 @@ def test_a_scripted_session_stops_resumes_and_cuts_over(
 
     # Session 3, a real process with answers on stdin: switch the rest and cut over.
     third = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "lakeshift",
-            "--spark-master",
-            "local[1]",
-            "--conf",
-            "spark.driver.memory=512m",
-            *base,
-        ],
+        lakeshift_command(home, metastore_uri, "interactive", table),
         input="all\ny\n",
         capture_output=True,
         text=True,
