@@ -244,16 +244,13 @@ def interactive_command(
     session = Session(
         state, table, options_from_flags(table, target, partitions, batch_rows, key_mode, adopt)
     )
+    stopped = f"stopped; what is done stays done. Run `lakeshift interactive {table}` to continue."
     try:
         session.run()
     except _Stop:
-        state.output.message(
-            f"stopped; what is done stays done. Run `lakeshift interactive {table}` to continue."
-        )
+        state.output.message(stopped)
     except (KeyboardInterrupt, EOFError):
-        state.output.message(
-            f"\nstopped; what is done stays done. Run `lakeshift interactive {table}` to continue."
-        )
+        state.output.message("\n" + stopped)
         raise click.exceptions.Exit(130) from None
     finally:
         if session.inventory is not None:

@@ -7,9 +7,7 @@ import click
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.errors import NotFound
 from lakeshift.inspect.inspector import inspect_table, load_inventory, save_inventory
-from lakeshift.report.collect import collect_report
-from lakeshift.report.files import write_html
-from lakeshift.report.html_report import render_html
+from lakeshift.report.collect import write_table_report
 
 
 @click.command("report")
@@ -34,8 +32,6 @@ def report_command(state: CliState, table: str, refresh: bool) -> None:
     if inventory is None:
         inventory = inspect_table(ctx.metastore, table, ctx.settings)
         save_inventory(inventory, ctx.home)
-    path = write_html(
-        ctx.home, inventory.qualified_name, render_html(collect_report(inventory, ctx.journal))
-    )
+    path = write_table_report(ctx.home, inventory, ctx.journal)
     state.output.message(f"HTML report: [bold]{path}[/]")
     state.output.result({"html": str(path)})
