@@ -34,9 +34,12 @@ KEY_NAME_CASE_SENSITIVE = "name_case_sensitive"
 KEY_INSPECT_WORKERS = "inspect_workers"
 KEY_SMALL_FILE_BYTES = "small_file_bytes"
 KEY_PARTITION_BATCH = "partition_batch"
+KEY_FORMAT = "format"
 
 OUTPUT_CHOICES = ("text", "json")
 MAPPING_MODES = ("auto", "position", "name")
+#: Target formats lakeshift writes (``lakeshift.formats.FORMATS`` holds their code).
+FORMAT_CHOICES = ("iceberg", "delta")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ class Settings:
         inspect_workers: threads listing directories and reading ORC footers.
         small_file_bytes: files below this size count as small in anomaly reports.
         partition_batch: partitions fetched per metastore call.
+        format: target format of new migrations (``iceberg`` or ``delta``); an existing
+            target keeps its own.
     """
 
     home: Path = Path(".lakeshift")
@@ -75,10 +80,13 @@ class Settings:
     inspect_workers: int = 8
     small_file_bytes: int = 8 * 1024 * 1024
     partition_batch: int = 500
+    format: str = "iceberg"
 
     def __post_init__(self) -> None:
         if self.output not in OUTPUT_CHOICES:
             raise ConfigError(f"output must be one of {OUTPUT_CHOICES}, got {self.output!r}")
+        if self.format not in FORMAT_CHOICES:
+            raise ConfigError(f"format must be one of {FORMAT_CHOICES}, got {self.format!r}")
         if self.mapping_mode not in MAPPING_MODES:
             raise ConfigError(
                 f"mapping_mode must be one of {MAPPING_MODES}, got {self.mapping_mode!r}"
