@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
     from pyspark.sql import SparkSession
 
+    from lakeshift.formats import FormatServices
     from lakeshift.migrate.journal import Journal
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,13 @@ class Context:
         from pyiceberg.catalog.hive import HiveCatalog
 
         return HiveCatalog("lakeshift", uri=self.metastore_uri)
+
+    @cached_property
+    def formats(self) -> FormatServices:
+        """What the target formats use; Spark starts only when a format needs it."""
+        from lakeshift.formats import FormatServices
+
+        return FormatServices(lambda: self.spark, self.metastore, self.settings)
 
     @cached_property
     def journal(self) -> Journal:

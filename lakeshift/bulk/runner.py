@@ -122,6 +122,8 @@ def run_bulk(
     """Migrate every table of ``spec``; ``parallel`` overrides the file's ``[bulk] parallel``."""
     started = time.monotonic()
     workers = max(1, parallel or spec.parallel)
+    # The result (JSON, Markdown, HTML) reports the parallelism the run really had.
+    spec = replace(spec, parallel=workers)
     report = progress or (lambda source, step, done, total: None)
     ctx.metastore_uri  # noqa: B018 - start the embedded metastore once, before the threads
     if not dry_run:
@@ -190,6 +192,7 @@ def _options(spec: TableSpec) -> MigrateOptions:
         partitions=spec.partition_filter,
         batch_rows=spec.batch_rows,
         key_mode=spec.key,
+        format=spec.format,
     )
 
 
@@ -197,7 +200,7 @@ def _plan(ctx: Context, spec: TableSpec, outcome: TableOutcome) -> None:
     inventory = inspect_table(ctx.metastore, spec.source, ctx.settings)
     save_inventory(inventory, ctx.home)
     plan = plan_migration(
-        ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, _options(spec), ctx.journal
+        ctx.spark_conf(), ctx.formats, inventory, ctx.settings, _options(spec), ctx.journal
     )
     write_plan_report(ctx.home, plan)
     outcome.status = PLANNED
@@ -231,7 +234,7 @@ def _migrate(
     if route and spec.switch == SWITCH_CUTOVER and not ctx.metastore.table_exists(db, name):
         # Killed between the two renames of a cutover: finish it (it checks the names).
         names = names_for(ctx.journal, spec.source, spec.target, None, None)
-        cutover(ctx.metastore, ctx.catalog, ctx.settings, ctx.journal, names)
+        cutover(ctx.formats, ctx.settings, ctx.journal, names)
         outcome.status, outcome.cutover = CUT_OVER, True
         outcome.steps.append("finished an interrupted cutover")
         return
@@ -243,7 +246,7 @@ def _migrate(
     result = migrate(
         ctx.spark,
         ctx.metastore,
-        ctx.catalog,
+        ctx.formats.catalog,
         ctx.settings,
         ctx.journal,
         spec.source,
@@ -260,12 +263,12 @@ def _migrate(
 
     checkpoint("validate")
     inventory = inspect_table(ctx.metastore, spec.source, ctx.settings)
-    todo = needs_validation(inventory, ctx.catalog, spec.target, ctx.journal, spec.partition_filter)
+    todo = needs_validation(inventory, ctx.formats, spec.target, ctx.journal, spec.partition_filter)
     if todo:
         report = validate_table(
             ctx.spark,
             ctx.metastore,
-            ctx.catalog,
+            ctx.formats.catalog,
             ctx.settings,
             ctx.journal,
             spec.source,
@@ -286,8 +289,7 @@ def _migrate(
     if spec.switch != SWITCH_NONE and not outcome.validation_problems.get("(table)"):
         checkpoint("switch")
         change = switch(
-            ctx.metastore,
-            ctx.catalog,
+            ctx.formats,
             ctx.settings,
             ctx.journal,
             spec.source,
@@ -301,8 +303,7 @@ def _migrate(
         if spec.switch == SWITCH_CUTOVER and everything and not outcome.validation_problems:
             checkpoint("cutover")
             steps = cutover(
-                ctx.metastore,
-                ctx.catalog,
+                ctx.formats,
                 ctx.settings,
                 ctx.journal,
                 names_for(ctx.journal, spec.source, spec.target, None, None),

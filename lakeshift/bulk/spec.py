@@ -8,7 +8,7 @@
 
     [[tables]]
     source = "sample.click_log"
-    target = "sample.click_log_iceberg"     # default DB.TABLE_iceberg
+    target = "sample.click_log_iceberg"     # default DB.TABLE_<format>
     partitions = "yyyymmdd=202204*"         # default: all
     switch = "cutover"
 
@@ -32,8 +32,8 @@ from lakeshift.migrate.backfill import DEFAULT_BATCH_ROWS
 from lakeshift.migrate.keys import KEY_MODES
 from lakeshift.validate.model import LEVELS
 
-FORMATS = ("iceberg",)
-PLANNED_FORMATS = ("delta", "hudi")
+FORMATS = ("iceberg", "delta")
+PLANNED_FORMATS = ("hudi",)
 SWITCH_NONE, SWITCH_VALIDATED, SWITCH_CUTOVER = "none", "validated", "cutover"
 SWITCH_POLICIES = (SWITCH_NONE, SWITCH_VALIDATED, SWITCH_CUTOVER)
 DEFAULT_PARALLEL = 2
@@ -45,8 +45,8 @@ class TableSpec:
 
     Attributes:
         source: the Hive table ``DB.TABLE``.
-        target: the lake table (default ``DB.TABLE_iceberg``).
-        format: target format; ``iceberg`` today.
+        target: the lake table (default ``DB.TABLE_<format>``).
+        format: target format, ``iceberg`` or ``delta``.
         mapping_mode: ``auto``/``position``/``name``; ``None`` keeps the global setting.
         partitions: partition filter (README "Partition filters"); ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).
@@ -108,17 +108,11 @@ def load_bulk_spec(path: Path) -> BulkSpec:
 
 
 def parse_bulk_spec(data: dict[str, Any], path: Path) -> BulkSpec:
-    unknown = set(data) - {"bulk", "tables"}
-    if unknown:
-        raise ConfigError(
-            f"bulk file {path} has unknown top-level keys: {', '.join(sorted(unknown))}",
-            hint="Put defaults under [bulk] and each table under [[tables]].",
-        )
+    _check_unknown_keys(data, path)
     defaults = dict(data.get("bulk") or {})
     parallel = defaults.pop("parallel", DEFAULT_PARALLEL)
     if not isinstance(parallel, int) or isinstance(parallel, bool) or parallel < 1:
         raise ConfigError(f"bulk file {path}: [bulk] parallel must be an integer >= 1")
-    _check_keys(defaults, _DEFAULT_KEYS, f"bulk file {path}, [bulk]")
     entries = data.get("tables")
     if not isinstance(entries, list) or not entries:
         raise ConfigError(
@@ -130,7 +124,6 @@ def parse_bulk_spec(data: dict[str, Any], path: Path) -> BulkSpec:
         where = f"bulk file {path}, table #{index}"
         if not isinstance(entry, dict) or "source" not in entry:
             raise ConfigError(f'{where} has no source = "DB.TABLE".')
-        _check_keys(entry, set(_TABLE_KEYS), where)
         tables.append(_table(where, {**defaults, **entry}))
     for attribute in ("source", "target"):
         seen: set[str] = set()
@@ -142,12 +135,22 @@ def parse_bulk_spec(data: dict[str, Any], path: Path) -> BulkSpec:
     return BulkSpec(path, tuple(tables), parallel)
 
 
-def _check_keys(values: dict[str, Any], allowed: set[str], where: str) -> None:
-    unknown = set(values) - allowed
-    if unknown:
+def _check_unknown_keys(data: dict[str, Any], path: Path) -> None:
+    """Refuse the file naming every unknown key in it, not just the first one found."""
+    found = [("the top level", set(data) - {"bulk", "tables"})]
+    defaults = data.get("bulk")
+    if isinstance(defaults, dict):
+        found.append(("[bulk]", set(defaults) - _DEFAULT_KEYS - {"parallel"}))
+    entries = data.get("tables")
+    for index, entry in enumerate(entries if isinstance(entries, list) else [], start=1):
+        if isinstance(entry, dict):
+            found.append((f"table #{index}", set(entry) - set(_TABLE_KEYS)))
+    places = [f"{where} has unknown keys: {', '.join(sorted(keys))}" for where, keys in found if keys]
+    if places:
         raise ConfigError(
-            f"{where} has unknown keys: {', '.join(sorted(unknown))}",
-            hint=f"Known keys: {', '.join(sorted(allowed))}.",
+            f"bulk file {path}: {'; '.join(places)}.",
+            hint="[bulk] takes parallel and defaults for every table; each [[tables]] section "
+            f"takes {', '.join(sorted(_TABLE_KEYS))}.",
         )
 
 
@@ -177,5 +180,5 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
     return replace(
         spec,
         source=f"{db}.{name}",
-        target=(spec.target or f"{db}.{name}_iceberg").lower(),
+        target=(spec.target or f"{db}.{name}_{spec.format}").lower(),
     )

@@ -91,7 +91,7 @@ class Session:
         self.step(2, "target schema and plan")
         ctx = self.ctx
         plan = plan_migration(
-            ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, self.options, ctx.journal
+            ctx.spark_conf(), ctx.formats, inventory, ctx.settings, self.options, ctx.journal
         )
         render_mapping(self.out, plan.mapping, inventory)
         write_plan_report(ctx.home, plan)
@@ -111,7 +111,7 @@ class Session:
             result = migrate(
                 ctx.spark,
                 ctx.metastore,
-                ctx.catalog,
+                ctx.formats.catalog,
                 ctx.settings,
                 ctx.journal,
                 self.table,
@@ -131,7 +131,7 @@ class Session:
         self.step(4, "validate source against target")
         ctx = self.ctx
         todo = needs_validation(
-            inventory, ctx.catalog, self.options.target, ctx.journal, self.options.partitions
+            inventory, ctx.formats, self.options.target, ctx.journal, self.options.partitions
         )
         if not todo:
             self.out.message("nothing to validate: every backfilled partition is validated.")
@@ -147,7 +147,7 @@ class Session:
         report = validate_table(
             ctx.spark,
             ctx.metastore,
-            ctx.catalog,
+            ctx.formats.catalog,
             ctx.settings,
             ctx.journal,
             self.table,
@@ -173,8 +173,7 @@ class Session:
             return [r["partition"] for r in current["rows"] if r["served_from"] == "lake"]
         every = answer.lower() == "all"
         change = switch(
-            ctx.metastore,
-            ctx.catalog,
+            ctx.formats,
             ctx.settings,
             ctx.journal,
             self.table,
@@ -208,7 +207,7 @@ class Session:
         )
         if not self.confirm(question, default=False):
             return
-        for step in cutover(ctx.metastore, ctx.catalog, ctx.settings, ctx.journal, names):
+        for step in cutover(ctx.formats, ctx.settings, ctx.journal, names):
             self.out.message(f"- {step}")
 
 
@@ -220,6 +219,7 @@ def interactive_command(
     state: CliState,
     table: str,
     target: str | None,
+    target_format: str | None,
     partitions: str | None,
     batch_rows: int,
     key_mode: str,
@@ -241,9 +241,10 @@ def interactive_command(
             "interactive asks questions and cannot write JSON.",
             hint="Use the per-step commands (migrate, validate, switch) with --output json.",
         )
-    session = Session(
-        state, table, options_from_flags(table, target, partitions, batch_rows, key_mode, adopt)
+    options = options_from_flags(
+        state, table, target, target_format, partitions, batch_rows, key_mode, adopt
     )
+    session = Session(state, table, options)
     stopped = f"stopped; what is done stays done. Run `lakeshift interactive {table}` to continue."
     try:
         session.run()

@@ -10,10 +10,16 @@ import click
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.output import Output
 from lakeshift.cli.render import human_bytes
+from lakeshift.config import FORMAT_CHOICES
 from lakeshift.errors import PartialFailure
-from lakeshift.inspect.inspector import inspect_table, save_inventory, split_table_name
+from lakeshift.inspect.inspector import (
+    inspect_table,
+    save_inventory,
+    source_table,
+    split_table_name,
+)
 from lakeshift.inspect.partition_filter import PartitionFilter
-from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
+from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration, resolve_target
 from lakeshift.migrate.keys import KEY_MODES
 from lakeshift.migrate.planner import MigrationPlan
 from lakeshift.report.files import write_report
@@ -25,7 +31,16 @@ def migration_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--target",
             default=None,
-            help="Target Iceberg table DB.NAME (default: DB.TABLE_iceberg).",
+            help="Target table DB.NAME (default: the table this source was migrated to, "
+            "else DB.TABLE_<format>).",
+        ),
+        click.option(
+            "--format",
+            "target_format",
+            type=click.Choice(FORMAT_CHOICES),
+            default=None,
+            help="Target format of a new target (default: the `format` setting, iceberg). "
+            "An existing target keeps its own.",
         ),
         click.option("--partitions", default=None, help="Partition filter (see README)."),
         click.option(
@@ -54,8 +69,10 @@ def migration_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def options_from_flags(
+    state: CliState,
     table: str,
     target: str | None,
+    target_format: str | None,
     partitions: str | None,
     batch_rows: int,
     key_mode: str,
@@ -63,8 +80,11 @@ def options_from_flags(
     break_lease: bool = False,
 ) -> MigrateOptions:
     db, name = split_table_name(table)
+    ctx = state.context
+    chosen = target_format or ctx.settings.format
     return MigrateOptions(
-        target=(target or f"{db}.{name}_iceberg").lower(),
+        target=resolve_target(ctx.journal, f"{db}.{name}", target, chosen),
+        format=target_format,
         partitions=PartitionFilter.parse(partitions),
         batch_rows=batch_rows,
         key_mode=key_mode,
@@ -76,7 +96,7 @@ def options_from_flags(
 def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
     totals = plan.to_json()["totals"]
     out.message(
-        f"[bold]plan[/] {plan.source} → {plan.target} (Iceberg, "
+        f"[bold]plan[/] {plan.source} → {plan.target} ({plan.format}, "
         f"{'exists' if plan.target_exists else 'will be created'}); mapping mode "
         f"[bold]{plan.mapping.mapping_mode}[/]; key {plan.key_mode}\n"
         f"{totals['new']} new, {totals['changed']} changed, {totals['unchanged']} unchanged, "
@@ -105,6 +125,7 @@ def plan_command(
     state: CliState,
     table: str,
     target: str | None,
+    target_format: str | None,
     partitions: str | None,
     batch_rows: int,
     key_mode: str,
@@ -115,14 +136,17 @@ def plan_command(
     \b
     Examples:
       lakeshift plan sample.click_log --target sample.click_log_iceberg
+      lakeshift plan sample.click_log --format delta
       lakeshift --output json plan sample.click_log --partitions 'yyyymmdd=202204*'
     """
     ctx = state.context
-    options = options_from_flags(table, target, partitions, batch_rows, key_mode, adopt)
     inventory = inspect_table(ctx.metastore, table, ctx.settings)
+    options = options_from_flags(
+        state, table, target, target_format, partitions, batch_rows, key_mode, adopt
+    )
     save_inventory(inventory, ctx.home)
     plan = plan_migration(
-        ctx.spark_conf(), ctx.catalog, inventory, ctx.settings, options, ctx.journal
+        ctx.spark_conf(), ctx.formats, inventory, ctx.settings, options, ctx.journal
     )
     json_path, md_path = write_plan_report(ctx.home, plan)
     render_plan(state.output, plan)
@@ -146,6 +170,7 @@ def migrate_command(
     state: CliState,
     table: str,
     target: str | None,
+    target_format: str | None,
     partitions: str | None,
     batch_rows: int,
     key_mode: str,
@@ -153,16 +178,18 @@ def migrate_command(
     dry_run: bool,
     break_lease: bool,
 ) -> None:
-    """Backfill DB.TABLE into an Iceberg table, batch by batch; safe to re-run after any crash.
+    """Backfill DB.TABLE into an Iceberg or Delta table, batch by batch; safe to re-run.
 
-    Creates the target (format v2, Parquet, identity partitions, stable field IDs) in the same
-    metastore, then writes each batch of partitions in one Spark job and one atomic commit,
-    adding `uuid` and `partitionpath` columns. Unchanged, already backfilled partitions are
-    skipped; partitions whose source changed are replaced atomically.
+    Creates the target (Iceberg: format v2; Delta: column mapping; Parquet files, identity
+    partitions, stable field IDs) in the same metastore, then writes each batch of partitions
+    in one Spark job and one atomic commit, adding `uuid` and `partitionpath` columns.
+    Unchanged, already backfilled partitions are skipped; partitions whose source changed are
+    replaced atomically.
 
     \b
     Examples:
       lakeshift migrate sample.click_log --target sample.click_log_iceberg
+      lakeshift migrate sample.click_log --format delta
       lakeshift migrate sample.click_log --partitions 'yyyymmdd=202204*' --batch-rows 20000
       lakeshift migrate db.events --key deterministic --output json
     """
@@ -171,6 +198,7 @@ def migrate_command(
             plan_command,
             table=table,
             target=target,
+            target_format=target_format,
             partitions=partitions,
             batch_rows=batch_rows,
             key_mode=key_mode,
@@ -178,14 +206,15 @@ def migrate_command(
         )
         return
     ctx = state.context
+    source_table(ctx.metastore, table)  # a missing table is reported before Spark starts
     options = options_from_flags(
-        table, target, partitions, batch_rows, key_mode, adopt, break_lease
+        state, table, target, target_format, partitions, batch_rows, key_mode, adopt, break_lease
     )
     with state.output.progress("backfilling", total=0) as advance:
         result = migrate(
             ctx.spark,
             ctx.metastore,
-            ctx.catalog,
+            ctx.formats.catalog,
             ctx.settings,
             ctx.journal,
             table,

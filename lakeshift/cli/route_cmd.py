@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.errors import PartialFailure, UsageError
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.migrate.backfill import resolve_target
 from lakeshift.route.cutover import cutover, names_for, revert
 from lakeshift.route.router import rollback, status, switch
 
 _TARGET = click.option(
-    "--target", default=None, help="The migrated Iceberg table (default: DB.TABLE_iceberg)."
+    "--target",
+    default=None,
+    help="The migrated lake table (default: the one this source was migrated to).",
 )
 _VIEW = click.option(
     "--view", default=None, help="Routing view readers use (default: DB.TABLE_routed)."
 )
 
 
-def _target(table: str, target: str | None) -> str:
+def _target(state: CliState, table: str, target: str | None) -> str:
     db, name = split_table_name(table)
-    return (target or f"{db}.{name}_iceberg").lower()
+    ctx = state.context
+    return resolve_target(ctx.journal, f"{db}.{name}", target, ctx.settings.format)
 
 
 @click.command("switch")
@@ -54,12 +60,11 @@ def switch_command(
         raise UsageError("say which partitions: --partitions FILTER or --all-validated")
     ctx = state.context
     change = switch(
-        ctx.metastore,
-        ctx.catalog,
+        ctx.formats,
         ctx.settings,
         ctx.journal,
         table,
-        _target(table, target),
+        _target(state, table, target),
         partitions=PartitionFilter.parse(partitions),
         all_validated=all_validated,
         view=view,
@@ -96,11 +101,11 @@ def rollback_command(
     """
     ctx = state.context
     change = rollback(
-        ctx.metastore,
+        ctx.formats,
         ctx.settings,
         ctx.journal,
         table,
-        _target(table, target),
+        _target(state, table, target),
         partitions=PartitionFilter.parse(partitions),
         view=view,
     )
@@ -152,6 +157,13 @@ def status_command(state: CliState, table: str, limit: int) -> None:
     out.result(report)
 
 
+def _confirmed(question: str) -> bool:
+    try:
+        return click.confirm(question)
+    except click.Abort:  # end of input at the prompt: the same as answering no
+        return False
+
+
 @click.command("cutover")
 @click.argument("table")
 @_TARGET
@@ -178,13 +190,18 @@ def cutover_command(
     Example:
       lakeshift cutover sample.click_log --yes
     """
+    if not yes and not sys.stdin.isatty():
+        raise UsageError(
+            f"cutover of {table} needs confirmation and there is no terminal to ask on.",
+            hint="Pass --yes to cut over from a script or pipeline.",
+        )
     ctx = state.context
-    names = names_for(ctx.journal, table, target, legacy_name, view)
-    if not yes and not click.confirm(
+    names = names_for(ctx.journal, table, target, legacy_name, view, ctx.settings.format)
+    if not yes and not _confirmed(
         f"Rename {names.source} -> {names.legacy} and {names.target} -> {names.source}?"
     ):
         raise UsageError("cutover not confirmed (pass --yes in scripts)")
-    steps = cutover(ctx.metastore, ctx.catalog, ctx.settings, ctx.journal, names)
+    steps = cutover(ctx.formats, ctx.settings, ctx.journal, names)
     for step in steps:
         state.output.message(f"- {step}")
     state.output.message(f"[bold]{names.source}[/] is now the lake table")
@@ -207,8 +224,8 @@ def revert_command(
       lakeshift revert sample.click_log
     """
     ctx = state.context
-    names = names_for(ctx.journal, table, target, legacy_name, view)
-    steps = revert(ctx.metastore, ctx.catalog, ctx.settings, ctx.journal, names)
+    names = names_for(ctx.journal, table, target, legacy_name, view, ctx.settings.format)
+    steps = revert(ctx.formats, ctx.settings, ctx.journal, names)
     for step in steps:
         state.output.message(f"- {step}")
     state.output.result({"steps": steps, "names": names})

@@ -7,8 +7,9 @@ import click
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.output import Output
 from lakeshift.errors import ValidationMismatch
-from lakeshift.inspect.inspector import split_table_name
+from lakeshift.inspect.inspector import source_table, split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.migrate.backfill import resolve_target
 from lakeshift.report.files import write_report
 from lakeshift.validate.model import EQUAL, LEVELS, ValidationReport
 from lakeshift.validate.validator import validate_table
@@ -68,7 +69,11 @@ def _markdown(report: ValidationReport) -> str:
 
 @click.command("validate")
 @click.argument("table")
-@click.option("--target", default=None, help="The migrated table (default: DB.TABLE_iceberg).")
+@click.option(
+    "--target",
+    default=None,
+    help="The migrated table (default: the one this source was migrated to).",
+)
 @click.option(
     "--level",
     type=click.Choice(LEVELS),
@@ -100,11 +105,12 @@ def validate_command(
     """
     ctx = state.context
     db, name = split_table_name(table)
-    target = (target or f"{db}.{name}_iceberg").lower()
+    source_table(ctx.metastore, table)  # a missing table is reported before Spark starts
+    target = resolve_target(ctx.journal, f"{db}.{name}", target, ctx.settings.format)
     report = validate_table(
-        ctx.spark,
+        ctx.formats.spark,
         ctx.metastore,
-        ctx.catalog,
+        ctx.formats.catalog,
         ctx.settings,
         ctx.journal,
         table,

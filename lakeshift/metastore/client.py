@@ -217,3 +217,18 @@ class MetastoreClient:
                 lambda c: c.add_partitions(list(partitions)),
             )
         )
+
+    def alter_partitions(self, db: str, table: str, partitions: Sequence[Partition]) -> None:
+        """Replace the storage descriptors of existing partitions (one call)."""
+        if partitions:
+            self._call(
+                f"partitions of {db}.{table}",
+                lambda c: c.alter_partitions(db, table, list(partitions)),
+            )
+
+    def drop_partition(self, db: str, table: str, values: Sequence[str]) -> None:
+        """Drop one partition's entry; never its files."""
+        self._call(
+            f"partition {values} of {db}.{table}",
+            lambda c: c.drop_partition(db, table, list(values), False),
+        )

@@ -15,29 +15,28 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import Settings
-from lakeshift.errors import Interrupted, LakeshiftError, NotFound, RefusedInput
+from lakeshift.errors import Interrupted, LakeshiftError, RefusedInput
+from lakeshift.formats import (
+    Backfilled,
+    BatchResult,
+    CommitRecord,
+    FormatServices,
+    TargetFormat,
+    target_format,
+)
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore import ddl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate import faults
-from lakeshift.migrate.iceberg_writer import delete_partition, spark_identifier, write_batch
 from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal
 from lakeshift.migrate.planner import REFUSED, MigrationPlan, build_plan
-from lakeshift.migrate.target_state import (
-    TARGET_SOURCE_PROPERTY,
-    Backfilled,
-    backfilled_partitions,
-    snapshot_properties,
-)
-from lakeshift.schema_map.iceberg_schema import stored_mapping
 from lakeshift.schema_map.mapping import build_mapping
-from lakeshift.schema_map.sync import sync_iceberg_target
+from lakeshift.validate.canonical import EMPTY
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
-    from pyiceberg.table import Table
     from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
@@ -55,6 +54,8 @@ class MigrateOptions:
     key_mode: str = "uuid"
     adopt: bool = False
     break_lease: bool = False
+    #: ``iceberg`` or ``delta``; None means the existing target's format, else the default.
+    format: str | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class MigrateResult:
             "run_id": self.run_id,
             "source": self.plan.source,
             "target": self.plan.target,
+            "format": self.plan.format,
             "backfilled": self.backfilled,
             "failed": self.failed,
             "refused": self.refused,
@@ -88,31 +90,11 @@ class MigrateResult:
         }
 
 
-def load_target(catalog: Catalog, target: str) -> Table | None:
-    from pyiceberg.exceptions import NoSuchTableError
-
-    try:
-        return catalog.load_table(target)
-    except NoSuchTableError:
-        return None
-
-
-def require_target(catalog: Catalog, target: str, source: str) -> Table:
-    """The target table, or :class:`NotFound` saying to migrate first."""
-    table = load_target(catalog, target)
-    if table is None:
-        raise NotFound(
-            f"target {target} does not exist.",
-            hint=f"Run `lakeshift migrate {source} --target {target}` first.",
-        )
-    return table
-
-
-def check_target(table: Table | None, source: str, target: str, adopt: bool) -> None:
+def check_target(fmt: TargetFormat, source: str, target: str, adopt: bool) -> None:
     """Refuse a target lakeshift did not create for this source (unless adopting it)."""
-    if table is None:
+    if not fmt.exists(target):
         return
-    owner = table.properties.get(TARGET_SOURCE_PROPERTY)
+    owner = fmt.owner(target)
     if owner == source or (owner is None and adopt):
         return
     if owner is None:
@@ -126,30 +108,77 @@ def check_target(table: Table | None, source: str, target: str, adopt: bool) -> 
     )
 
 
+def check_other_targets(
+    journal: Journal, services: FormatServices, source: str, fmt: TargetFormat, target: str
+) -> None:
+    """Refuse to migrate a source into a second format: the journal tracks one migration per
+    source, and readers would not know which copy is the truth."""
+    for other in sorted({r.target for r in journal.partitions(source).values()} - {target}):
+        try:
+            other_fmt = target_format(services, other, None)
+        except LakeshiftError:
+            continue
+        if other_fmt.name != fmt.name and other_fmt.exists(other):
+            raise RefusedInput(
+                f"{source} is already migrated to the {other_fmt.name} table {other}; it "
+                f"cannot also be migrated to the {fmt.name} table {target}.",
+                hint=f"Go on with --target {other} --format {other_fmt.name}, or drop {other} "
+                "and forget its journal entries first.",
+            )
+
+
+def default_target(source: str, format_name: str) -> str:
+    """``DB.TABLE_<format>``: the target name when none is given."""
+    return f"{source}_{format_name}".lower()
+
+
+def resolve_target(journal: Journal, source: str, target: str | None, format_name: str) -> str:
+    """The target a command means: the one given, else the one this source was migrated to
+    (journal), else ``DB.TABLE_<format>``."""
+    if target:
+        return target.lower()
+    route = journal.route(source) or {}
+    if route.get("target"):
+        return str(route["target"]).lower()
+    known = sorted({r.target for r in journal.partitions(source).values() if r.target})
+    if len(known) == 1:
+        return known[0].lower()
+    return default_target(source, format_name)
+
+
+def open_target(
+    services: FormatServices, settings: Settings, options: MigrateOptions
+) -> TargetFormat:
+    """The format of ``options.target``: the existing table's, else the requested one."""
+    return target_format(services, options.target, options.format or settings.format)
+
+
 def plan_migration(
     ctx_spark_conf: dict[str, str],
-    catalog: Catalog,
+    services: FormatServices,
     inventory: TableInventory,
     settings: Settings,
     options: MigrateOptions,
     journal: Journal,
 ) -> MigrationPlan:
     """The dry-run plan: writes nothing but what the caller saves as reports."""
-    table = load_target(catalog, options.target)
-    check_target(table, inventory.qualified_name, options.target, options.adopt)
-    previous = stored_mapping(table) if table is not None else None
+    fmt = open_target(services, settings, options)
+    check_target(fmt, inventory.qualified_name, options.target, options.adopt)
+    check_other_targets(journal, services, inventory.qualified_name, fmt, options.target)
+    exists = fmt.exists(options.target)
+    previous = fmt.stored_mapping(options.target) if exists else None
     mapping = build_mapping(
         inventory,
         previous,
         mapping_mode=settings.mapping_mode,
         case_sensitive=settings.name_case_sensitive,
     )
-    done = backfilled_partitions(table) if table is not None else {}
+    done = fmt.backfilled(options.target) if exists else {}
     return build_plan(
         inventory,
         mapping,
         options.target,
-        target_exists=table is not None,
+        target_exists=exists,
         backfilled=done,
         wanted=options.partitions,
         batch_rows=options.batch_rows,
@@ -157,13 +186,14 @@ def plan_migration(
         key_mode=options.key_mode,
         throughput=journal.throughput(inventory.qualified_name),
         spark_conf=ctx_spark_conf,
+        format=fmt.name,
     )
 
 
 def migrate(
     spark: SparkSession,
     client: MetastoreClient,
-    catalog: Catalog,
+    catalog: Catalog | None,
     settings: Settings,
     journal: Journal,
     source: str,
@@ -171,7 +201,7 @@ def migrate(
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> MigrateResult:
-    """Backfill ``source`` into the Iceberg table ``options.target``; safe to re-run.
+    """Backfill ``source`` into ``options.target`` (Iceberg or Delta); safe to re-run.
 
     ``stop`` is asked before each batch; when it answers true the run ends with
     :class:`Interrupted` (committed batches stay; a re-run goes on from there).
@@ -181,23 +211,16 @@ def migrate(
     inventory = inspect_table(client, source, settings)
     save_inventory(inventory, settings.home)
     name = inventory.qualified_name
+    services = FormatServices(spark, client, settings, catalog)
+    fmt = open_target(services, settings, options)
     journal.acquire_lease(name, f"lakeshift migrate {run_id}", break_lease=options.break_lease)
     journal.start_run(run_id, name, options.target, "migrate")
     try:
-        table = load_target(catalog, options.target)
-        check_target(table, name, options.target, options.adopt)
+        check_target(fmt, name, options.target, options.adopt)
+        check_other_targets(journal, services, name, fmt, options.target)
         ddl.ensure_database(client, options.target.partition(".")[0])
-        synced = sync_iceberg_target(
-            catalog,
-            options.target,
-            inventory,
-            home=settings.home,
-            mapping_mode=settings.mapping_mode,
-            case_sensitive=settings.name_case_sensitive,
-            properties={TARGET_SOURCE_PROPERTY: name},
-        )
-        spark.sql(f"REFRESH TABLE {spark_identifier(options.target)}")
-        done = backfilled_partitions(synced.table)
+        synced = fmt.sync(options.target, inventory, source=name)
+        done = fmt.backfilled(options.target)
         _reconcile(journal, name, options.target, done)
         plan = build_plan(
             inventory,
@@ -211,9 +234,10 @@ def migrate(
             key_mode=options.key_mode,
             throughput=journal.throughput(name),
             spark_conf={},
+            format=fmt.name,
         )
         result = _run_batches(
-            spark, catalog, journal, inventory, plan, done, run_id, options, progress, started, stop
+            fmt, journal, inventory, plan, done, run_id, options, progress, started, stop
         )
     except BaseException as e:
         journal.finish_run(run_id, "failed", {"error": str(e)})
@@ -241,15 +265,44 @@ def _reconcile(journal: Journal, source: str, target: str, done: dict[str, Backf
                 BACKFILLED,
                 fingerprint=record.fingerprint,
                 rows=record.rows,
-                snapshot_id=record.snapshot_id,
+                snapshot_id=record.commit_id,
                 run_id=record.run_id,
             )
-            log.info("reconciled %s from snapshot %s", name, record.snapshot_id)
+            log.info("reconciled %s from commit %s", name, record.commit_id)
+
+
+def _write(
+    fmt: TargetFormat,
+    inventory: TableInventory,
+    plan: MigrationPlan,
+    names: list[str],
+    done: dict[str, Backfilled],
+    options: MigrateOptions,
+    record: CommitRecord,
+) -> BatchResult:
+    """One batch: its readable partitions in one commit, then emptied partitions removed."""
+    by_name = {p.name: p for p in inventory.partitions}
+    readable = [n for n in names if any(f.format in ("orc", "parquet") for f in by_name[n].files)]
+    result = BatchResult(EMPTY, committed=False)
+    faults.crash_point("before-commit", record.batch)
+    if readable:  # an empty scan's Observation never reports, so empty batches skip the write
+        result = fmt.write_batch(
+            options.target,
+            inventory,
+            plan.mapping,
+            readable,
+            key_mode=options.key_mode,
+            record=record,
+        )
+    faults.crash_point("after-commit", record.batch)
+    emptied = [n for n in names if by_name[n].rows == 0 and n in done]
+    if emptied:
+        fmt.delete_partitions(options.target, inventory, emptied)
+    return result
 
 
 def _run_batches(
-    spark: SparkSession,
-    catalog: Catalog,
+    fmt: TargetFormat,
     journal: Journal,
     inventory: TableInventory,
     plan: MigrationPlan,
@@ -285,27 +338,14 @@ def _run_batches(
             )
         names = list(batch.partitions)
         batch_started = time.monotonic()
-        props = snapshot_properties(
+        record = CommitRecord(
             run_id,
             batch.index,
             source,
             {n: (by_name[n].fingerprint, by_name[n].rows) for n in names},
         )
         try:
-            faults.crash_point("before-commit", batch.index)
-            result = write_batch(
-                spark,
-                target,
-                inventory,
-                plan.mapping,
-                names,
-                key_mode=options.key_mode,
-                snapshot_properties=props,
-            )
-            faults.crash_point("after-commit", batch.index)
-            for name in names:
-                if by_name[name].rows == 0 and name in done:
-                    delete_partition(spark, target, inventory, by_name[name].values)
+            result = _write(fmt, inventory, plan, names, done, options, record)
         except LakeshiftError:
             raise
         except Exception as e:  # a failed Spark job: nothing of this batch was committed
@@ -324,7 +364,6 @@ def _run_batches(
                 )
             continue
         seconds = time.monotonic() - batch_started
-        snapshot_id = _snapshot_of(catalog, target, run_id, batch.index)
         batch_id = f"{run_id}:{batch.index}"
         if result.committed:
             journal.record_batch(
@@ -333,7 +372,7 @@ def _run_batches(
                 target,
                 {n: by_name[n].fingerprint for n in names},
                 result.checksum.to_json(),
-                snapshot_id,
+                result.commit_id,
             )
         for name in names:
             journal.record(
@@ -344,7 +383,7 @@ def _run_batches(
                 fingerprint=by_name[name].fingerprint,
                 rows=by_name[name].rows,
                 checksum={"batch": batch_id} if result.committed else None,
-                snapshot_id=snapshot_id,
+                snapshot_id=result.commit_id,
                 run_id=run_id,
                 seconds=seconds * (batch.rows and by_name[name].rows / batch.rows),
             )
@@ -358,14 +397,3 @@ def _run_batches(
     return MigrateResult(
         run_id, plan, backfilled, failed, refused, rows_done, time.monotonic() - started
     )
-
-
-def _snapshot_of(catalog: Catalog, target: str, run_id: str, batch: int) -> int | None:
-    table = load_target(catalog, target)
-    snapshot = table.current_snapshot() if table is not None else None
-    if snapshot is None or snapshot.summary is None:
-        return None
-    props = dict(getattr(snapshot.summary, "additional_properties", {}))
-    if props.get("lakeshift.run-id") == run_id and props.get("lakeshift.batch") == str(batch):
-        return int(snapshot.snapshot_id)
-    return None

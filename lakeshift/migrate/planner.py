@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from lakeshift.formats.base import Backfilled
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
-from lakeshift.migrate.target_state import Backfilled
 from lakeshift.schema_map.model import FieldMapping
 
 NEW, CHANGED, UNCHANGED, REFUSED = "new", "changed", "unchanged", "refused"
@@ -52,6 +52,7 @@ class MigrationPlan:
     spark_conf: dict[str, str]
     anomalies: dict[str, int]
     notes: tuple[str, ...] = field(default=())
+    format: str = "iceberg"
 
     def count(self, state: str) -> int:
         return sum(1 for p in self.partitions if p.state == state)
@@ -111,7 +112,7 @@ def classify(
         elif done.fingerprint != p.fingerprint:
             state, reason = CHANGED, "source files changed since the backfill"
         else:
-            state, reason = UNCHANGED, f"backfilled in snapshot {done.snapshot_id}"
+            state, reason = UNCHANGED, f"backfilled in commit {done.commit_id}"
         out.append(
             PartitionPlan(p.name, state, p.rows, p.bytes, len(p.files), p.fingerprint, reason)
         )
@@ -158,6 +159,7 @@ def build_plan(
     key_mode: str,
     throughput: float | None,
     spark_conf: dict[str, str],
+    format: str = "iceberg",
 ) -> MigrationPlan:
     partitions = classify(inventory, backfilled, wanted)
     anomalies: dict[str, int] = {}
@@ -181,4 +183,5 @@ def build_plan(
         spark_conf=spark_conf,
         anomalies=anomalies,
         notes=tuple(notes),
+        format=format,
     )

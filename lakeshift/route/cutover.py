@@ -2,28 +2,25 @@
 
 Every step first looks at where things stand (which object holds which name), so a cutover or
 revert interrupted at any point is finished by running it again. No data file is touched: the
-source is an external table (renaming it moves nothing) and Iceberg renames only its entry.
+source is an external table (renaming it moves nothing) and the lake formats rename only their
+metastore entry.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 from lakeshift.config import Settings
-from lakeshift.errors import RefusedInput
+from lakeshift.errors import NotFound, RefusedInput
+from lakeshift.formats import FormatServices, TargetFormat, format_of, load_format
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.router import default_legacy, default_view, eligibility, recover
 from lakeshift.route.view_entry import put_view, view_table
-from lakeshift.route.view_sql import routing_view_sql, table_ref
-from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.spark_sql import quote, spark_type
-
-if TYPE_CHECKING:
-    from pyiceberg.catalog import Catalog
+from lakeshift.route.view_sql import lake_select, routing_view_sql, table_ref
 
 log = logging.getLogger(__name__)
 DONE, REVERTED = "done", "reverted"
@@ -38,12 +35,20 @@ class Names:
 
 
 def _kind(client: MetastoreClient, qualified: str) -> str | None:
-    """``iceberg``, ``hive`` or None (absent)."""
-    db, name = split_table_name(qualified)
-    if not client.table_exists(db, name):
-        return None
-    params = client.get_table(db, name).parameters or {}
-    return "iceberg" if params.get("table_type", "").upper() == "ICEBERG" else "hive"
+    """A lake format's name, ``hive`` or None (absent)."""
+    return format_of(client, qualified)
+
+
+def _lake_format(services: FormatServices, names: Names) -> TargetFormat:
+    """The lake table's format, wherever the table stands now (target or public name)."""
+    for name in (names.target, names.source):
+        kind = _kind(services.client, name)
+        if kind not in (None, "hive"):
+            return load_format(kind, services)
+    raise NotFound(
+        f"no lake table at {names.target} or {names.source}.",
+        hint=f"Run `lakeshift migrate {names.source} --target {names.target}` first.",
+    )
 
 
 def _rename_hive(client: MetastoreClient, old: str, new: str) -> None:
@@ -54,9 +59,11 @@ def _rename_hive(client: MetastoreClient, old: str, new: str) -> None:
 
 
 def cutover(
-    client: MetastoreClient, catalog: Catalog, settings: Settings, journal: Journal, names: Names
+    services: FormatServices, settings: Settings, journal: Journal, names: Names
 ) -> list[str]:
     """Run (or finish) the cutover; returns the steps taken."""
+    client = services.client
+    fmt = _lake_format(services, names)
     steps: list[str] = []
     if _kind(client, names.source) == "hive" and _kind(client, names.legacy) is None:
         inventory = inspect_table(client, names.source, settings)
@@ -67,7 +74,7 @@ def cutover(
                 "first, or cut over by hand.",
             )
         switched = set(recover(client, journal, inventory.qualified_name))
-        eligible = eligibility(inventory, catalog, names.target, journal)
+        eligible = eligibility(inventory, fmt, names.target, journal)
         blocking = {
             n: why or "not switched"
             for n, why in eligible.items()
@@ -82,16 +89,16 @@ def cutover(
             )
         _rename_hive(client, names.source, names.legacy)
         steps.append(f"renamed Hive table {names.source} -> {names.legacy}")
-    if _kind(client, names.source) is None and _kind(client, names.target) == "iceberg":
-        catalog.rename_table(names.target, names.source)
-        steps.append(f"renamed Iceberg table {names.target} -> {names.source}")
-    if _kind(client, names.source) != "iceberg" or _kind(client, names.legacy) != "hive":
+    if _kind(client, names.source) is None and _kind(client, names.target) == fmt.name:
+        fmt.rename(names.target, names.source)
+        steps.append(f"renamed {fmt.label} {names.target} -> {names.source}")
+    if _kind(client, names.source) != fmt.name or _kind(client, names.legacy) != "hive":
         raise RefusedInput(
-            f"cannot finish the cutover of {names.source}: expected the Iceberg table at "
+            f"cannot finish the cutover of {names.source}: expected the {fmt.label} at "
             f"{names.source} and the Hive table at {names.legacy}.",
             hint="Run `lakeshift revert` to go back, or fix the names by hand.",
         )
-    _point_view_at_public(client, settings, names)
+    _point_view_at_public(client, settings, fmt, names)
     steps.append(f"view {names.view} now reads {names.source}")
     route = journal.route(names.source) or {"switched": []}
     journal.set_route(
@@ -106,25 +113,26 @@ def cutover(
     return steps
 
 
-def _point_view_at_public(client: MetastoreClient, settings: Settings, names: Names) -> None:
+def _point_view_at_public(
+    client: MetastoreClient, settings: Settings, fmt: TargetFormat, names: Names
+) -> None:
     inventory = inspect_table(client, names.legacy, settings)
     columns = [(c.name, c.type) for c in (*inventory.columns, *inventory.partition_keys)]
-    select = ", ".join(
-        f"CAST({quote(n)} AS {spark_type(parse_hive_type(t), physical=True)}) AS {quote(n)}"
-        for n, t in columns
-    )
-    sql = f"SELECT {select} FROM {table_ref(names.source)}"
+    lake = fmt.lake_side(names.source)
+    sql = f"SELECT {lake_select(columns, lake)} FROM {table_ref(lake.table)}"
     put_view(client, view_table(names.view, columns, sql, names.source, ["<all>"]))
 
 
 def revert(
-    client: MetastoreClient, catalog: Catalog, settings: Settings, journal: Journal, names: Names
+    services: FormatServices, settings: Settings, journal: Journal, names: Names
 ) -> list[str]:
     """Undo (or finish undoing) a cutover; returns the steps taken."""
+    client = services.client
+    fmt = _lake_format(services, names)
     steps: list[str] = []
-    if _kind(client, names.source) == "iceberg" and _kind(client, names.target) is None:
-        catalog.rename_table(names.source, names.target)
-        steps.append(f"renamed Iceberg table {names.source} -> {names.target}")
+    if _kind(client, names.source) == fmt.name and _kind(client, names.target) is None:
+        fmt.rename(names.source, names.target)
+        steps.append(f"renamed {fmt.label} {names.source} -> {names.target}")
     if _kind(client, names.source) is None and _kind(client, names.legacy) == "hive":
         _rename_hive(client, names.legacy, names.source)
         steps.append(f"renamed Hive table {names.legacy} -> {names.source}")
@@ -140,7 +148,11 @@ def revert(
     keys = [(k.name, k.type) for k in inventory.partition_keys]
     values = {p.name: p.values for p in inventory.partitions}
     sql = routing_view_sql(
-        columns, keys, names.source, names.target, [values[n] for n in switched if n in values]
+        columns,
+        keys,
+        names.source,
+        fmt.lake_side(names.target),
+        [values[n] for n in switched if n in values],
     )
     put_view(client, view_table(names.view, [*columns, *keys], sql, names.source, switched))
     steps.append(f"view {names.view} routes {len(switched)} partitions to {names.target} again")
@@ -156,13 +168,18 @@ def is_cut_over(route: dict[str, Any] | None) -> TypeGuard[dict[str, Any]]:
 
 
 def names_for(
-    journal: Journal, source: str, target: str | None, legacy: str | None, view: str | None
+    journal: Journal,
+    source: str,
+    target: str | None,
+    legacy: str | None,
+    view: str | None,
+    default_format: str = "iceberg",
 ) -> Names:
     route = journal.route(source) or {}
     db, name = split_table_name(source)
     return Names(
         source=f"{db}.{name}",
-        target=(target or route.get("target") or f"{db}.{name}_iceberg").lower(),
+        target=(target or route.get("target") or f"{db}.{name}_{default_format}").lower(),
         legacy=(legacy or default_legacy(f"{db}.{name}")).lower(),
         view=(view or route.get("view") or default_view(f"{db}.{name}")).lower(),
     )

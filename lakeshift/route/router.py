@@ -10,22 +10,18 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lakeshift.config import Settings
+from lakeshift.formats import FormatServices, LakeSide, TargetFormat, require_target
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.migrate.backfill import require_target
 from lakeshift.migrate.journal import ROLLED_BACK, SWITCHED, Journal
-from lakeshift.migrate.target_state import backfilled_partitions
 from lakeshift.route.view_entry import current_digest, digest, put_view, view_table
 from lakeshift.route.view_sql import routing_view_sql
 from lakeshift.validate.model import EQUAL
-
-if TYPE_CHECKING:
-    from pyiceberg.catalog import Catalog
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +64,7 @@ def _write_view(
     journal: Journal,
     inventory: TableInventory,
     target: str,
+    lake: LakeSide,
     view: str,
     switched: list[str],
 ) -> None:
@@ -79,7 +76,7 @@ def _write_view(
     columns, keys = _columns(inventory)
     values = {p.name: p.values for p in inventory.partitions}
     sql = routing_view_sql(
-        columns, keys, source, target, [values[n] for n in switched if n in values]
+        columns, keys, source, lake, [values[n] for n in switched if n in values]
     )
     put_view(client, view_table(view, [*columns, *keys], sql, source, switched))
     journal.set_route(source, view, target, switched=switched, pending=None)
@@ -107,11 +104,10 @@ def recover(client: MetastoreClient, journal: Journal, source: str) -> list[str]
 
 
 def eligibility(
-    inventory: TableInventory, catalog: Catalog, target: str, journal: Journal
+    inventory: TableInventory, fmt: TargetFormat, target: str, journal: Journal
 ) -> dict[str, str | None]:
     """Partition -> None when switchable now, else the reason it is not."""
-    table = require_target(catalog, target, inventory.qualified_name)
-    done = backfilled_partitions(table)
+    done = fmt.backfilled(target)
     validations = journal.validations(inventory.qualified_name)
     out: dict[str, str | None] = {}
     for p in inventory.partitions:
@@ -132,7 +128,7 @@ def eligibility(
 
 def needs_validation(
     inventory: TableInventory,
-    catalog: Catalog,
+    services: FormatServices,
     target: str,
     journal: Journal,
     wanted: PartitionFilter | None = None,
@@ -142,8 +138,9 @@ def needs_validation(
     What a resumed run still has to validate; a partition validated as equal at its current
     fingerprint is not scanned again.
     """
-    eligible = eligibility(inventory, catalog, target, journal)
-    done = backfilled_partitions(require_target(catalog, target, inventory.qualified_name))
+    fmt = require_target(services, target, inventory.qualified_name)
+    eligible = eligibility(inventory, fmt, target, journal)
+    done = fmt.backfilled(target)
     todo = []
     for p in inventory.partitions:
         if eligible.get(p.name) is None or not p.migratable:
@@ -167,8 +164,7 @@ def _current(
 
 
 def switch(
-    client: MetastoreClient,
-    catalog: Catalog,
+    services: FormatServices,
     settings: Settings,
     journal: Journal,
     source: str,
@@ -179,9 +175,11 @@ def switch(
     view: str | None = None,
 ) -> RouteChange:
     """Serve the chosen partitions from the lake table (those that are switchable now)."""
+    client = services.client
     inventory, view, switched = _current(client, settings, journal, source, view)
     name = inventory.qualified_name
-    eligible = eligibility(inventory, catalog, target, journal)
+    fmt = require_target(services, target, name)
+    eligible = eligibility(inventory, fmt, target, journal)
     wanted = partitions or PartitionFilter(())
     chosen = [
         n
@@ -193,7 +191,7 @@ def switch(
     # A switched partition whose source changed since goes back to Hive right away.
     stale = [n for n in switched if eligible.get(n) is not None]
     new_set = sorted((set(switched) | set(adding)) - set(stale))
-    _write_view(client, journal, inventory, target, view, new_set)
+    _write_view(client, journal, inventory, target, fmt.lake_side(target), view, new_set)
     for n in adding:
         journal.set_status(name, n, SWITCHED)
     for n in stale:
@@ -203,7 +201,7 @@ def switch(
 
 
 def rollback(
-    client: MetastoreClient,
+    services: FormatServices,
     settings: Settings,
     journal: Journal,
     source: str,
@@ -213,11 +211,13 @@ def rollback(
     view: str | None = None,
 ) -> RouteChange:
     """Serve the chosen partitions from Hive again."""
+    client = services.client
     inventory, view, switched = _current(client, settings, journal, source, view)
     name = inventory.qualified_name
+    fmt = require_target(services, target, name)
     leaving = [n for n in switched if partitions.matches(n)]
     new_set = sorted(set(switched) - set(leaving))
-    _write_view(client, journal, inventory, target, view, new_set)
+    _write_view(client, journal, inventory, target, fmt.lake_side(target), view, new_set)
     for n in leaving:
         journal.set_status(name, n, ROLLED_BACK)
     return RouteChange(name, view, new_set, leaving)

@@ -14,6 +14,7 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
+from lakeshift.formats.base import LakeSide
 from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.spark_sql import quote, spark_type, string_literal
 
@@ -140,28 +141,38 @@ def table_ref(qualified: str) -> str:
     return f"{quote(db)}.{quote(table)}"
 
 
+def lake_select(every: Sequence[Key], lake: LakeSide) -> str:
+    """The lake side's columns cast to the types the Hive branch shows, under Hive's names.
+
+    Casting a struct is positional in Spark, so a lake side that keeps nested fields under
+    other (physical) names still lines up with the Hive struct.
+    """
+    return ", ".join(
+        f"CAST({quote(lake.columns.get(n, n))} AS "
+        f"{spark_type(parse_hive_type(t), physical=True)}) AS {quote(n)}"
+        for n, t in every
+    )
+
+
 def routing_view_sql(
     columns: Sequence[Key],
     keys: Sequence[Key],
     hive_table: str,
-    lake_table: str,
+    lake: LakeSide,
     switched: Sequence[Values],
 ) -> str:
-    """``SELECT`` switched partitions from the lake table ``UNION ALL`` the rest from Hive.
+    """``SELECT`` switched partitions from the lake side ``UNION ALL`` the rest from Hive.
 
     Lake columns are cast to the types the Hive branch shows, so both branches agree.
     """
     every = [*columns, *keys]
     hive_select = ", ".join(quote(n) for n, _ in every)
-    lake_select = ", ".join(
-        f"CAST({quote(n)} AS {spark_type(parse_hive_type(t), physical=True)}) AS {quote(n)}"
-        for n, t in every
-    )
+    lake_table = lake.table
     predicate = partition_predicate(keys, switched)
     if predicate == "false":
         return f"SELECT {hive_select} FROM {table_ref(hive_table)}"
     return (
-        f"SELECT {lake_select} FROM {table_ref(lake_table)} WHERE {predicate}\n"
+        f"SELECT {lake_select(every, lake)} FROM {table_ref(lake_table)} WHERE {predicate}\n"
         f"UNION ALL\n"
         f"SELECT {hive_select} FROM {table_ref(hive_table)} "
         f"WHERE NOT coalesce(({predicate}), false)"

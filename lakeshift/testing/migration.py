@@ -1,8 +1,8 @@
 """Source-vs-target assertions for a migrated table, usable from any test with a Spark session.
 
 The metastore is taken from the session (``spark.hadoop.hive.metastore.uris``); the source is
-read exactly as Hive users see it and compared with the Iceberg target through fingerprints,
-then, on a difference, through the differing rows.
+read exactly as Hive users see it and compared with the lake target (any format lakeshift
+writes) through fingerprints, then, on a difference, through the differing rows.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import load_settings
+from lakeshift.formats import FormatServices, TargetFormat, require_target
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.migrate.iceberg_writer import source_frame, spark_identifier
-from lakeshift.schema_map.iceberg_schema import stored_mapping
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping
+from lakeshift.schema_map.source_frame import source_frame
 from lakeshift.validate.drilldown import row_diff
 from lakeshift.validate.fingerprints import GENERATED, source_fingerprints, target_fingerprints
 
@@ -32,39 +32,38 @@ def _metastore_uri(spark: SparkSession) -> str:
 
 def _context(
     spark: SparkSession, source: str, target: str, partitions: PartitionFilter
-) -> tuple[Any, Any]:
-    from pyiceberg.catalog.hive import HiveCatalog
-
+) -> tuple[Any, Any, TargetFormat]:
     uri = _metastore_uri(spark)
     settings = load_settings({"metastore_uri": uri}, env={})
-    with MetastoreClient(uri) as client:
-        inventory = inspect_table(client, source, settings, partition_filter=partitions)
-    table = HiveCatalog("lakeshift-testing", uri=uri).load_table(target)
-    mapping = stored_mapping(table) or build_mapping(
+    client = MetastoreClient(uri).connect()
+    inventory = inspect_table(client, source, settings, partition_filter=partitions)
+    fmt = require_target(FormatServices(spark, client, settings), target, source)
+    mapping = fmt.stored_mapping(target) or build_mapping(
         inventory, None, mapping_mode="auto", case_sensitive=False
     )
-    spark.sql(f"REFRESH TABLE {spark_identifier(target)}")
-    return inventory, mapping
+    return inventory, mapping, fmt
 
 
 def assert_partition_equal(spark: SparkSession, source: str, target: str, partition: str) -> None:
-    """Assert one partition of the Iceberg ``target`` holds exactly the Hive ``source`` rows.
+    """Assert one partition of the lake ``target`` holds exactly the Hive ``source`` rows.
 
     Args:
         partition: the Hive partition name, e.g. ``"yyyymmdd=20220401"``.
     """
     from pyspark.sql import functions as F
 
-    inventory, mapping = _context(spark, source, target, PartitionFilter((partition,)))
+    inventory, mapping, fmt = _context(spark, source, target, PartitionFilter((partition,)))
     if not inventory.partitions:
         raise AssertionError(f"{source} has no partition {partition!r}")
-    expected = source_fingerprints(spark, inventory, mapping, [partition])[partition]
-    actual = target_fingerprints(spark, target, inventory, [partition])[partition]
-    if expected == actual:
+    expected = source_fingerprints(spark, inventory, mapping, [partition], fmt.target_type)
+    actual = target_fingerprints(fmt.frame(target, inventory), inventory, [partition])
+    if expected[partition] == actual[partition]:
         return
-    source_rows = source_frame(spark, inventory, mapping, [partition]).drop(PARTITIONPATH_COLUMN)
+    source_rows = source_frame(spark, inventory, mapping, [partition], fmt.target_type).drop(
+        PARTITIONPATH_COLUMN
+    )
     target_rows = (
-        spark.table(spark_identifier(target))
+        fmt.frame(target, inventory)
         .where(F.col(PARTITIONPATH_COLUMN) == partition)
         .drop(*GENERATED)
         .select(*source_rows.columns)
@@ -72,7 +71,7 @@ def assert_partition_equal(spark: SparkSession, source: str, target: str, partit
     diff = row_diff(source_rows, target_rows)
     lines = [
         f"{target} partition {partition} differs from {source}: "
-        f"source {expected.rows:,} rows, target {actual.rows:,} rows"
+        f"source {expected[partition].rows:,} rows, target {actual[partition].rows:,} rows"
     ]
     lines += [f"  only in source: {row}" for row in diff.only_in_source]
     lines += [f"  only in target: {row}" for row in diff.only_in_target]
@@ -83,10 +82,10 @@ def assert_table_migrated(
     spark: SparkSession, source: str, target: str, *, partitions: str | None = None
 ) -> None:
     """Assert every (or every filtered) partition of ``target`` equals ``source``."""
-    inventory, mapping = _context(spark, source, target, PartitionFilter.parse(partitions))
+    inventory, mapping, fmt = _context(spark, source, target, PartitionFilter.parse(partitions))
     names = [p.name for p in inventory.partitions if p.migratable]
-    expected = source_fingerprints(spark, inventory, mapping, names)
-    actual = target_fingerprints(spark, target, inventory, names)
+    expected = source_fingerprints(spark, inventory, mapping, names, fmt.target_type)
+    actual = target_fingerprints(fmt.frame(target, inventory), inventory, names)
     wrong = [
         f"  {n}: source {expected[n].rows:,} rows, target {actual[n].rows:,} rows"
         + ("" if expected[n].rows != actual[n].rows else " (contents differ)")

@@ -1,15 +1,17 @@
-"""Row counts per partition from Iceberg metadata (manifests), without scanning data."""
+"""Row counts per Hive partition from a target's metadata, matched to Hive partition names.
+
+Formats report their partitions as typed values (Iceberg) or as text (Delta); Hive names
+partitions by their text as written (``n=007``), so both sides are normalised before matching.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any
 
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore.partition_names import partition_name
-
-if TYPE_CHECKING:
-    from pyiceberg.table import Table
 
 
 def _hive_text(value: Any) -> str | None:
@@ -35,8 +37,10 @@ def _normalised(value: str | None, hive_type: str) -> str | None:
     return value
 
 
-def target_counts(table: Table, inventory: TableInventory) -> dict[str, int]:
-    """Records per source partition name, from the target's data-file metadata."""
+def counts_by_partition(
+    inventory: TableInventory, rows: Iterable[tuple[tuple[Any, ...], int]]
+) -> dict[str, int]:
+    """Sum ``(partition values, record count)`` pairs per source partition name."""
     keys = [k.name for k in inventory.partition_keys]
     types = [k.type for k in inventory.partition_keys]
     by_typed = {
@@ -44,8 +48,8 @@ def target_counts(table: Table, inventory: TableInventory) -> dict[str, int]:
         for p in inventory.partitions
     }
     counts: dict[str, int] = {}
-    for row in table.inspect.partitions().to_pylist():
-        values = tuple(_hive_text(row["partition"].get(k)) for k in keys)
-        name = by_typed.get(values) or partition_name(keys, list(values))
-        counts[name] = counts.get(name, 0) + int(row["record_count"])
+    for values, records in rows:
+        text = tuple(_normalised(_hive_text(v), t) for v, t in zip(values, types))
+        name = by_typed.get(text) or partition_name(keys, [_hive_text(v) for v in values])
+        counts[name] = counts.get(name, 0) + int(records)
     return counts

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lakeshift.inspect.model import TableInventory
-from lakeshift.migrate.iceberg_writer import source_frame, spark_identifier
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
+from lakeshift.schema_map.source_frame import TargetType, source_frame
 from lakeshift.validate.canonical import EMPTY, Fingerprint, aggregate_sql, from_values
 
 if TYPE_CHECKING:
@@ -28,12 +28,12 @@ def _by_partition(frame: DataFrame, data_columns: list[str]) -> dict[str, Finger
 
 
 def target_fingerprints(
-    spark: SparkSession, target: str, inventory: TableInventory, partitions: list[str] | None = None
+    frame: DataFrame, inventory: TableInventory, partitions: list[str] | None = None
 ) -> dict[str, Fingerprint]:
-    """One scan of the target; generated columns excluded. Missing partitions are EMPTY."""
+    """One scan of the target's current snapshot (``TargetFormat.frame``); generated columns
+    excluded. Missing partitions are EMPTY."""
     from pyspark.sql import functions as F
 
-    frame = spark.table(spark_identifier(target))
     if partitions is not None:
         frame = frame.where(F.col(PARTITIONPATH_COLUMN).isin(partitions))
     data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
@@ -43,12 +43,18 @@ def target_fingerprints(
 
 
 def source_fingerprints(
-    spark: SparkSession, inventory: TableInventory, mapping: FieldMapping, partitions: list[str]
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    partitions: list[str],
+    target_type: TargetType,
 ) -> dict[str, Fingerprint]:
     """A Hive-faithful scan of the source partitions, typed as the target holds them."""
     data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
     found = (
-        _by_partition(source_frame(spark, inventory, mapping, partitions), data_columns)
+        _by_partition(
+            source_frame(spark, inventory, mapping, partitions, target_type), data_columns
+        )
         if partitions
         else {}
     )

@@ -1,6 +1,6 @@
 """Validate a migrated table, partition by partition, from cheapest check to dearest.
 
-1. counts: ORC footers vs Iceberg metadata (no scan);
+1. counts: ORC footers vs the target format's metadata (no scan);
 2. checksum: count and two hash sums over canonical rows; target by one scan, source from the
    backfill's observed metrics (scanned again when missing or disagreeing);
 3. deep: for mismatches only, differing buckets then differing rows.
@@ -15,19 +15,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import Settings
+from lakeshift.formats import Backfilled, FormatServices, TargetFormat, require_target
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.migrate.backfill import require_target
-from lakeshift.migrate.iceberg_writer import source_frame, spark_identifier
 from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal
-from lakeshift.migrate.target_state import Backfilled, backfilled_partitions
-from lakeshift.schema_map.iceberg_schema import stored_mapping
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping
 from lakeshift.schema_map.model import FieldMapping
+from lakeshift.schema_map.source_frame import source_frame
 from lakeshift.validate.canonical import Fingerprint
-from lakeshift.validate.counts import target_counts
 from lakeshift.validate.drilldown import row_diff
 from lakeshift.validate.fingerprints import (
     GENERATED,
@@ -54,7 +51,7 @@ log = logging.getLogger(__name__)
 
 
 def _first_pass(
-    p: PartitionInfo, done: Backfilled | None, target_rows: int, level: str
+    p: PartitionInfo, done: Backfilled | None, target_rows: int, level: str, label: str
 ) -> PartitionValidation:
     """Statuses decided without scanning: refused, missing, stale, count mismatch."""
     base: dict[str, Any] = {
@@ -73,15 +70,15 @@ def _first_pass(
     if done.fingerprint != p.fingerprint:
         return PartitionValidation(
             status=STALE,
-            detail=f"source files changed since the backfill in snapshot "
-            f"{done.snapshot_id}; run migrate to backfill it again",
+            detail=f"source files changed since the backfill in commit "
+            f"{done.commit_id}; run migrate to backfill it again",
             **base,
         )
     if p.rows != target_rows:
         return PartitionValidation(
             status=MISMATCH,
             detail=f"row count differs: source {p.rows:,} (ORC footers), "
-            f"target {target_rows:,} (Iceberg metadata)",
+            f"target {target_rows:,} ({label} metadata)",
             **base,
         )
     return PartitionValidation(status=EQUAL, detail="row counts match", **base)
@@ -96,7 +93,7 @@ def _describe(source: Fingerprint, target: Fingerprint) -> str:
 def validate_table(
     spark: SparkSession,
     client: MetastoreClient,
-    catalog: Catalog,
+    catalog: Catalog | None,
     settings: Settings,
     journal: Journal,
     source: str,
@@ -109,8 +106,8 @@ def validate_table(
     started = time.monotonic()
     wanted = partitions or PartitionFilter(())
     inventory = inspect_table(client, source, settings)
-    table = require_target(catalog, target, source)
-    stored = stored_mapping(table)
+    fmt = require_target(FormatServices(spark, client, settings, catalog), target, source)
+    stored = fmt.stored_mapping(target)
     problems = []
     if stored is not None and stored != build_mapping(
         inventory, stored, mapping_mode=stored.mapping_mode, case_sensitive=stored.case_sensitive
@@ -119,11 +116,13 @@ def validate_table(
             "the Hive schema changed since the backfill; run migrate to evolve the "
             "target, then validate again"
         )
-    done = backfilled_partitions(table)
-    counts = target_counts(table, inventory)
+    done = fmt.backfilled(target)
+    counts = fmt.row_counts(target, inventory)
     chosen = [p for p in inventory.partitions if wanted.matches(p.name)]
+    label = fmt.label.split()[0]
     results = {
-        p.name: _first_pass(p, done.get(p.name), counts.get(p.name, 0), level) for p in chosen
+        p.name: _first_pass(p, done.get(p.name), counts.get(p.name, 0), level, label)
+        for p in chosen
     }
     known = {p.name for p in inventory.partitions}
     extra = [
@@ -134,8 +133,7 @@ def validate_table(
         if n not in known and wanted.matches(n)
     ]
     if level != "count" and stored is not None:
-        spark.sql(f"REFRESH TABLE {spark_identifier(target)}")
-        results = _checksums(spark, inventory, stored, target, journal, results, level)
+        results = _checksums(spark, inventory, stored, fmt, target, journal, results, level)
     report = ValidationReport(
         inventory.qualified_name,
         target,
@@ -175,6 +173,7 @@ def _checksums(
     spark: SparkSession,
     inventory: TableInventory,
     mapping: FieldMapping,
+    fmt: TargetFormat,
     target: str,
     journal: Journal,
     results: dict[str, PartitionValidation],
@@ -187,7 +186,7 @@ def _checksums(
         return results
     batches = _observed(journal, inventory, candidates)
     needed = sorted(set(candidates) | {n for _, names, _ in batches.values() for n in names})
-    target_fps = target_fingerprints(spark, target, inventory, needed)
+    target_fps = target_fingerprints(fmt.frame(target, inventory), inventory, needed)
     # Each row hash includes the partition keys, so a batch whose observed source checksum
     # equals the sum of its partitions' target fingerprints is equal partition by partition.
     proven = {
@@ -197,7 +196,9 @@ def _checksums(
         for n in names
     }
     rescan = [n for n in candidates if n not in proven]
-    scanned = source_fingerprints(spark, inventory, mapping, rescan) if rescan else {}
+    scanned = (
+        source_fingerprints(spark, inventory, mapping, rescan, fmt.target_type) if rescan else {}
+    )
     for name in candidates:
         target_fp = target_fps[name]
         source_fp = scanned.get(name, target_fp)
@@ -219,19 +220,26 @@ def _checksums(
     if level == "deep":
         for name in (n for n in candidates if results[n].status == MISMATCH):
             results[name] = replace(
-                results[name], diff=_diff(spark, inventory, mapping, target, name)
+                results[name], diff=_diff(spark, inventory, mapping, fmt, target, name)
             )
     return results
 
 
 def _diff(
-    spark: SparkSession, inventory: TableInventory, mapping: FieldMapping, target: str, name: str
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    fmt: TargetFormat,
+    target: str,
+    name: str,
 ) -> Any:
     from pyspark.sql import functions as F
 
-    source = source_frame(spark, inventory, mapping, [name]).drop(PARTITIONPATH_COLUMN)
+    source = source_frame(spark, inventory, mapping, [name], fmt.target_type).drop(
+        PARTITIONPATH_COLUMN
+    )
     target_rows = (
-        spark.table(spark_identifier(target))
+        fmt.frame(target, inventory)
         .where(F.col(PARTITIONPATH_COLUMN) == name)
         .drop(*GENERATED)
         .select(*source.columns)

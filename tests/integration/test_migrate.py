@@ -11,6 +11,7 @@ from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
 from lakeshift.errors import LeaseHeld, RefusedInput
+from lakeshift.formats.iceberg import iceberg_hive_type
 from lakeshift.inspect import inspect_table
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
@@ -46,9 +47,9 @@ def assert_target_equals_source(
     mapping = stored_mapping(catalog.load_table(target))
     assert mapping is not None
     names = [p.name for p in inventory.partitions]
-    expected = source_fingerprints(spark, inventory, mapping, names)
+    expected = source_fingerprints(spark, inventory, mapping, names, iceberg_hive_type)
     spark.sql(f"REFRESH TABLE {target}")
-    assert target_fingerprints(spark, target, inventory) == expected
+    assert target_fingerprints(spark.table(target), inventory) == expected
 
 
 def test_sample_migrates_exactly(
@@ -88,7 +89,7 @@ def test_sample_migrates_exactly(
 
     assert_target_equals_source(spark, client, settings, catalog, "sample.click_log", target)
     records = journal.partitions("sample.click_log")
-    expected = target_fingerprints(spark, target, inventory)
+    expected = target_fingerprints(spark.table(target), inventory)
     batch_ids = {r.checksum["batch"] for r in records.values() if r.checksum}
     assert len(batch_ids) == 3
     for batch_id in batch_ids:
@@ -139,7 +140,7 @@ def test_rerun_skips_and_changed_partition_is_replaced(
     assert sorted(third.backfilled) == ["dt=2", "dt=4"]
     assert_target_equals_source(spark, client, settings, catalog, source, target)
     inventory = inspect_table(client, source, settings)
-    counts = target_fingerprints(spark, target, inventory)
+    counts = target_fingerprints(spark.table(target), inventory)
     assert counts["dt=2"].rows == 102 and counts["dt=4"].rows == 0
 
 
@@ -252,5 +253,5 @@ def test_failed_spark_job_leaves_batch_uncommitted_and_others_proceed(
     record = journal.partitions(source)["dt=1"]
     assert record.status == "failed" and record.error
     inventory = inspect_table(client, source, settings)
-    counts = target_fingerprints(spark, target, inventory)
+    counts = target_fingerprints(spark.table(target), inventory)
     assert (counts["dt=0"].rows, counts["dt=1"].rows, counts["dt=2"].rows) == (100, 0, 100)

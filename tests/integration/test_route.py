@@ -12,6 +12,7 @@ from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
 from lakeshift.errors import RefusedInput
+from lakeshift.formats import FormatServices
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
@@ -28,6 +29,15 @@ from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.source_state import source_snapshot
 
 pytestmark = pytest.mark.slow
+
+
+def _services(client: MetastoreClient, settings: Settings, catalog: Any) -> FormatServices:
+    """Switching, rollback and cutover read only metadata: starting Spark fails the test."""
+
+    def no_spark() -> Any:
+        pytest.fail("routing must not need a Spark session")
+
+    return FormatServices(no_spark, client, settings, catalog)
 
 
 def _by_key(frame: Any, key: str) -> dict[Any, Any]:
@@ -88,8 +98,7 @@ def test_sample_view_at_every_step_through_cutover_and_revert(
 
     def do_switch(filter_text: str) -> set[str]:
         change = switch(
-            client,
-            catalog,
+            _services(client, settings, catalog),
             settings,
             journal,
             source,
@@ -107,7 +116,7 @@ def test_sample_view_at_every_step_through_cutover_and_revert(
     check(switched)
     switched = set(
         rollback(
-            client,
+            _services(client, settings, catalog),
             settings,
             journal,
             source,
@@ -120,8 +129,7 @@ def test_sample_view_at_every_step_through_cutover_and_revert(
     check(switched)
     switched = set(
         switch(
-            client,
-            catalog,
+            _services(client, settings, catalog),
             settings,
             journal,
             source,
@@ -136,13 +144,13 @@ def test_sample_view_at_every_step_through_cutover_and_revert(
     assert_partition_equal(spark, source, target, "yyyymmdd=20220424")
 
     names = names_for(journal, source, target, None, view)
-    cutover(client, catalog, settings, journal, names)
+    cutover(_services(client, settings, catalog), settings, journal, names)
     assert client.get_table("sample", "click_log").parameters["table_type"] == "ICEBERG"
     check(switched, hive=names.legacy, lake=source)
     after = status(client, settings, journal, source)
     assert after["cutover"] == "done" and after["switched"] == 29
     assert {r["served_from"] for r in after["rows"]} == {"lake"}
-    revert(client, catalog, settings, journal, names)
+    revert(_services(client, settings, catalog), settings, journal, names)
     assert client.get_table("sample", "click_log").tableType == "EXTERNAL_TABLE"
     check(switched)
     assert source_snapshot(client, "sample", "click_log")[2] == files_before
@@ -177,8 +185,7 @@ def test_changed_source_is_not_switched_and_switched_one_goes_back(
     b, journal, target = small
     source, catalog = f"{b.db}.{b.name}", HiveCatalog("t", uri=metastore_uri)
     first = switch(
-        client,
-        catalog,
+        _services(client, settings, catalog),
         settings,
         journal,
         source,
@@ -196,8 +203,7 @@ def test_changed_source_is_not_switched_and_switched_one_goes_back(
         str(b.partition_dir(["2"]) / "000000_0_copy_1"),
     )
     second = switch(
-        client,
-        catalog,
+        _services(client, settings, catalog),
         settings,
         journal,
         source,
@@ -219,8 +225,7 @@ def test_interrupted_switch_settles_from_the_view_digest(
     b, journal, target = small
     source, catalog = f"{b.db}.{b.name}", HiveCatalog("t", uri=metastore_uri)
     change = switch(
-        client,
-        catalog,
+        _services(client, settings, catalog),
         settings,
         journal,
         source,
@@ -250,18 +255,26 @@ def test_cutover_refused_until_every_partition_switched_then_finishes_after_a_cr
     source, catalog = f"{b.db}.{b.name}", HiveCatalog("t", uri=metastore_uri)
     names = names_for(journal, source, target, None, None)
     with pytest.raises(RefusedInput, match="every partition switched"):
-        cutover(client, catalog, settings, journal, names)
-    switch(client, catalog, settings, journal, source, target, partitions=None, all_validated=True)
+        cutover(_services(client, settings, catalog), settings, journal, names)
+    switch(
+        _services(client, settings, catalog),
+        settings,
+        journal,
+        source,
+        target,
+        partitions=None,
+        all_validated=True,
+    )
     # Crash midway: the Hive table was renamed, the Iceberg table not yet.
     from lakeshift.route.cutover import _rename_hive
 
     _rename_hive(client, names.source, names.legacy)
-    steps = cutover(client, catalog, settings, journal, names)
+    steps = cutover(_services(client, settings, catalog), settings, journal, names)
     assert steps[0].startswith("renamed Iceberg table")
-    assert cutover(client, catalog, settings, journal, names) == [
+    assert cutover(_services(client, settings, catalog), settings, journal, names) == [
         f"view {names.view} now reads {source}"
     ]
-    revert(client, catalog, settings, journal, names)
+    revert(_services(client, settings, catalog), settings, journal, names)
     assert client.get_table(b.db, b.name).tableType == "EXTERNAL_TABLE"
 
 

@@ -1,0 +1,210 @@
+"""The contract every target format implements; the rest of lakeshift knows only this.
+
+``migrate``, ``validate``, ``route`` and the CLI call these methods and never branch on a
+format's name. Adding a format is adding a module that implements :class:`TargetFormat` and a
+line in :data:`lakeshift.formats.FORMATS`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from lakeshift.config import Settings
+from lakeshift.inspect.model import TableInventory
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.schema_map.model import FieldMapping
+from lakeshift.validate.canonical import Fingerprint
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+    from pyspark.sql import DataFrame, SparkSession
+
+
+class FormatServices:
+    """The services a format may use, built once by the caller's ``Context``.
+
+    ``spark`` may be a session or a function that starts one: switching, cutover and count
+    validation need no Spark, so they never pay for starting it.
+    """
+
+    def __init__(
+        self,
+        spark: SparkSession | Callable[[], SparkSession],
+        client: MetastoreClient,
+        settings: Settings,
+        catalog: Catalog | None = None,
+    ) -> None:
+        self._spark = spark
+        self.client = client
+        self.settings = settings
+        self.catalog = catalog
+
+    @property
+    def spark(self) -> SparkSession:
+        if callable(self._spark):
+            self._spark = self._spark()
+        return self._spark
+
+
+@dataclass(frozen=True)
+class Backfilled:
+    """One partition's most recent lakeshift commit in the target's current history."""
+
+    partition: str
+    fingerprint: str
+    rows: int
+    commit_id: int
+    run_id: str
+
+    @property
+    def snapshot_id(self) -> int:
+        """Iceberg's word for the commit (kept for callers and reports that say snapshot)."""
+        return self.commit_id
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """A batch's source checksum (observed while writing; every row hash includes its
+    partition keys, so equal batch sums mean equal multisets per partition) and whether
+    anything was committed, with the commit's id when known."""
+
+    checksum: Fingerprint
+    committed: bool
+    commit_id: int | None = None
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    """The target brought in line with the source's mapping."""
+
+    mapping: FieldMapping
+    created: bool
+    evolved: bool
+
+
+@dataclass(frozen=True)
+class LakeSide:
+    """What the routing view's lake branch selects from.
+
+    ``table`` is a two-part metastore name that Spark without any lake connector can read;
+    ``columns`` maps a Hive column name to the column that holds it there (when they differ).
+    """
+
+    table: str
+    columns: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CommitRecord:
+    """What each batch commit carries (known before the write): run, batch, source and each
+    partition's source fingerprint and footer row count."""
+
+    run_id: str
+    batch: int
+    source: str
+    partitions: dict[str, tuple[str, int]]
+
+
+class TargetFormat(ABC):
+    """One lake table format lakeshift writes.
+
+    Every method takes the target's two-part name (``db.table``). Implementations must keep
+    these promises, which ``migrate``, ``validate`` and ``route`` rely on:
+
+    - :meth:`write_batch` is one atomic commit that replaces exactly the batch's partitions and
+      records the :class:`CommitRecord`; re-running it after a crash never duplicates rows.
+    - :meth:`backfilled` is read from the target's own commit metadata (the ground truth).
+    - :meth:`frame` reads exactly the current snapshot, with Hive's column names.
+    - Nothing here writes to the source table or its files.
+    """
+
+    name: ClassVar[str]
+    #: A short label used in messages ("Iceberg table", "Delta table").
+    label: ClassVar[str]
+
+    def __init__(self, services: FormatServices) -> None:
+        self.services = services
+
+    @property
+    def spark(self) -> SparkSession:
+        return self.services.spark
+
+    @property
+    def client(self) -> MetastoreClient:
+        return self.services.client
+
+    # -- identity and schema ------------------------------------------------------------
+
+    @abstractmethod
+    def exists(self, target: str) -> bool:
+        """Whether the target table exists (as a table of this format)."""
+
+    @abstractmethod
+    def owner(self, target: str) -> str | None:
+        """The source table the target was created for by lakeshift (None if not lakeshift's)."""
+
+    @abstractmethod
+    def stored_mapping(self, target: str) -> FieldMapping | None:
+        """The field mapping stored with the target (the ground truth of its field IDs)."""
+
+    @abstractmethod
+    def target_type(self, hive: HiveType) -> HiveType:
+        """The Hive type as the target holds it (what the source frame is cast to)."""
+
+    @abstractmethod
+    def sync(self, target: str, inventory: TableInventory, *, source: str) -> SyncResult:
+        """Create the target from a fresh mapping, or evolve it keeping its field IDs."""
+
+    # -- commits --------------------------------------------------------------------------
+
+    @abstractmethod
+    def backfilled(self, target: str) -> dict[str, Backfilled]:
+        """Each partition's latest lakeshift backfill, from the target's commit metadata."""
+
+    @abstractmethod
+    def write_batch(
+        self,
+        target: str,
+        inventory: TableInventory,
+        mapping: FieldMapping,
+        partitions: list[str],
+        *,
+        key_mode: str,
+        record: CommitRecord,
+    ) -> BatchResult:
+        """Backfill ``partitions`` in one Spark job and one atomic commit."""
+
+    @abstractmethod
+    def delete_partitions(
+        self, target: str, inventory: TableInventory, partitions: Sequence[str]
+    ) -> None:
+        """Remove partitions whose source became empty (one commit)."""
+
+    # -- validation -----------------------------------------------------------------------
+
+    @abstractmethod
+    def row_counts(self, target: str, inventory: TableInventory) -> dict[str, int]:
+        """Rows per Hive partition name from the target's metadata (no data scan)."""
+
+    @abstractmethod
+    def frame(self, target: str, inventory: TableInventory) -> DataFrame:
+        """The current snapshot as a Spark frame: Hive column names, plus uuid and
+        partitionpath."""
+
+    # -- routing and cutover --------------------------------------------------------------
+
+    @abstractmethod
+    def lake_side(self, target: str) -> LakeSide:
+        """What the routing view reads for switched partitions."""
+
+    @abstractmethod
+    def rename(self, old: str, new: str) -> None:
+        """Give the target another metastore name (cutover and revert)."""
+
+    def location(self, target: str) -> str | None:
+        """Where the table's files live (for reports); None when unknown."""
+        return None
