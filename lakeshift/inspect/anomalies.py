@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import median
 
 from lakeshift.inspect.model import (
     SEVERITY_ERROR,
@@ -28,7 +29,8 @@ class Rules:
     mapping_mode: str = "auto"  # auto | position | name
     case_sensitive: bool = False
     small_file_bytes: int = 8 * 1024 * 1024
-    small_file_count: int = 16
+    small_file_count: int = 16  # small files in one partition that make it `small-files`
+    many_files: int = 1000  # data files in a table that make it `many-small-files` if small
 
 
 def _key(name: str, rules: Rules) -> str:
@@ -376,5 +378,36 @@ def schema_drift(partitions: Sequence[PartitionInfo]) -> list[Anomaly]:
             message=f"files use {len(schemas)} distinct physical schemas.",
             action="Each group is read and mapped separately (see the plan).",
             details={"schemas": len(schemas)},
+        )
+    ]
+
+
+def many_small_files(partitions: Sequence[PartitionInfo], rules: Rules) -> list[Anomaly]:
+    """Table-level: many data files that are small on median, however they are spread.
+
+    2,000 partitions of one 600-byte file each never trip the per-partition ``small-files``
+    check, yet opening and planning that many files dominates a backfill.
+    """
+    sizes = [f.size for p in partitions for f in p.files]
+    if len(sizes) < rules.many_files:
+        return []
+    typical = median(sizes)
+    if typical >= rules.small_file_bytes:
+        return []
+    with_files = sum(1 for p in partitions if p.files)
+    return [
+        Anomaly(
+            code="many-small-files",
+            severity=SEVERITY_WARNING,
+            message=f"{len(sizes):,} data files in {with_files:,} partitions, median size "
+            f"{int(typical):,} bytes (under {rules.small_file_bytes // 1024:,} KiB); "
+            "per-file work will dominate the backfill.",
+            action="Expect the backfill to take longer than its row count suggests; the target "
+            "is written with fewer, larger files.",
+            details={
+                "files": len(sizes),
+                "partitions": with_files,
+                "median_bytes": int(typical),
+            },
         )
     ]

@@ -16,7 +16,12 @@ import pyarrow.fs as pafs
 
 from lakeshift.config import Settings
 from lakeshift.errors import NotFound, UsageError
-from lakeshift.inspect.anomalies import Rules, classify_partition, schema_drift
+from lakeshift.inspect.anomalies import (
+    Rules,
+    classify_partition,
+    many_small_files,
+    schema_drift,
+)
 from lakeshift.inspect.files import filesystem_for, fingerprint, is_hidden, list_partition
 from lakeshift.inspect.footers import read_footer
 from lakeshift.inspect.model import (
@@ -27,7 +32,7 @@ from lakeshift.inspect.model import (
     TableInventory,
 )
 from lakeshift.inspect.partition_filter import PartitionFilter
-from lakeshift.inspect.table_checks import check_supported, storage_format
+from lakeshift.inspect.table_checks import check_supported, storage_format, table_warnings
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
 from lakeshift.platform.state_dir import write_json
@@ -44,6 +49,23 @@ def split_table_name(qualified: str) -> tuple[str, str]:
     if not sep or not db or not table or "." in table:
         raise UsageError(f"table name {qualified!r} must be DATABASE.TABLE")
     return db.lower(), table.lower()
+
+
+def source_table(client: MetastoreClient, qualified_name: str) -> Table:
+    """The metastore entry of a table lakeshift can migrate (metastore only: fast, no files).
+
+    Commands call it before starting Spark, so a missing or unsupported table is reported at
+    once instead of after Spark's start-up.
+
+    Raises:
+        UsageError: the name is not ``DB.TABLE``.
+        NotFound: the database or table does not exist.
+        UnsupportedTable: views, ACID, bucketed or non-ORC tables.
+    """
+    db, name = split_table_name(qualified_name)
+    table: Table = client.get_table(db, name)
+    check_supported(table)
+    return table
 
 
 def _columns(sd: StorageDescriptor | None) -> tuple[Column, ...]:
@@ -132,8 +154,7 @@ def inspect_table(
     """
     started = time.monotonic()
     db, name = split_table_name(qualified_name)
-    table: Table = client.get_table(db, name)
-    check_supported(table)
+    table = source_table(client, qualified_name)
     keys = tuple(Column(k.name, k.type) for k in (table.partitionKeys or []))
     table_columns = _columns(table.sd)
     table_format = storage_format(table.sd.inputFormat, table.sd.serdeInfo.serializationLib)
@@ -168,7 +189,8 @@ def inspect_table(
                 progress(len(results), len(futures), results[-1].name)
     results.sort(key=lambda p: p.name)
 
-    table_anomalies = schema_drift(results)
+    table_anomalies = [*table_warnings(table), *schema_drift(results)]
+    table_anomalies += many_small_files(results, rules)
     if keys and wanted.is_everything:
         registered = {filesystem_for(p.location)[1].rstrip("/") for p in results}
         for directory in _unregistered_dirs(table.sd.location, len(keys), registered):

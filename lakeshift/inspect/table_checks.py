@@ -1,10 +1,11 @@
-"""Refuse tables lakeshift does not migrate, saying why."""
+"""Refuse tables lakeshift does not migrate, and warn about those it cannot take all the way."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from lakeshift.errors import UnsupportedTable
+from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Table
@@ -59,3 +60,25 @@ def check_supported(table: Table) -> None:
             "lakeshift migrates ORC tables.",
             hint="Only tables whose storage descriptor is ORC are supported.",
         )
+
+
+def table_warnings(table: Table) -> list[Anomaly]:
+    """Table-level anomalies of a supported table: what will stop it before the end.
+
+    A managed (non-external) table migrates, validates and switches, but its cutover is
+    refused (renaming it in Hive moves its files); saying so at inspect and plan time spares a
+    surprise at the last step.
+    """
+    if table.tableType == "EXTERNAL_TABLE":
+        return []
+    return [
+        Anomaly(
+            code="managed-table",
+            severity=SEVERITY_WARNING,
+            message=f"{table.dbName}.{table.tableName} is a managed table ({table.tableType}); "
+            "cutover will refuse it, because renaming a managed table moves its files.",
+            action="Migrate, validate and switch as usual; before cutover make it external "
+            "(ALTER TABLE ... SET TBLPROPERTIES('EXTERNAL'='TRUE')).",
+            details={"table_type": table.tableType},
+        )
+    ]

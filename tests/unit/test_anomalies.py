@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lakeshift.inspect.anomalies import Rules, classify_partition, schema_drift
+from hive_metastore.ttypes import Table
+
+from lakeshift.inspect.anomalies import Rules, classify_partition, many_small_files, schema_drift
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo
+from lakeshift.inspect.table_checks import table_warnings
 
 TABLE = (Column("id", "bigint"), Column("name", "string"), Column("amount", "double"))
 
@@ -132,3 +135,33 @@ def test_text_partition_is_not_migratable() -> None:
     p = _partition((f,), format="text")
     classified = classify_partition(p, TABLE, "orc", Rules())
     assert [(a.code, a.severity) for a in classified] == [("partition-format-differs", "error")]
+
+
+def test_many_tiny_files_across_partitions_are_flagged_at_table_level() -> None:
+    tiny = [
+        _partition((replace(_file("000000_0", TABLE, rows=5), size=600),), name=f"dt={i}")
+        for i in range(2000)
+    ]
+    assert all("small-files" not in codes(p) for p in tiny[:3])  # one file each: not per partition
+    (found,) = many_small_files(tiny, Rules())
+    assert found.code == "many-small-files" and found.severity == "warning"
+    assert found.partition is None
+    assert found.details == {"files": 2000, "partitions": 2000, "median_bytes": 600}
+
+
+def test_few_or_large_files_are_not_many_small_files() -> None:
+    rules = Rules()
+    few = [_partition((_file("f", TABLE),), name=f"dt={i}") for i in range(rules.many_files - 1)]
+    assert many_small_files(few, rules) == []
+    big = replace(_file("f", TABLE), size=rules.small_file_bytes)
+    large = [_partition((big,), name=f"dt={i}") for i in range(rules.many_files)]
+    assert many_small_files(large, rules) == []
+
+
+def test_managed_tables_are_warned_about_before_cutover_refuses_them() -> None:
+    managed = Table(dbName="db", tableName="events", tableType="MANAGED_TABLE")
+    (warning,) = table_warnings(managed)
+    assert warning.code == "managed-table" and warning.severity == "warning"
+    assert "db.events" in warning.message and "cutover" in warning.message
+    external = Table(dbName="db", tableName="events", tableType="EXTERNAL_TABLE")
+    assert table_warnings(external) == []
