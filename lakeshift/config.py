@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import tomllib
 
@@ -91,10 +92,8 @@ class Settings:
             raise ConfigError(
                 f"mapping_mode must be one of {MAPPING_MODES}, got {self.mapping_mode!r}"
             )
-        if self.metastore_uri is not None and not self.metastore_uri.startswith("thrift://"):
-            raise ConfigError(
-                f"metastore_uri must look like thrift://host:9083, got {self.metastore_uri!r}"
-            )
+        if self.metastore_uri is not None:
+            check_metastore_uri(self.metastore_uri)
 
     @property
     def log_dir(self) -> Path:
@@ -106,6 +105,36 @@ class Settings:
 
 
 _FIELD_TYPES: dict[str, Any] = {f.name: f.type for f in fields(Settings)}
+
+
+def check_metastore_uri(uri: str) -> None:
+    """Raise :class:`ConfigError` unless ``uri`` is one ``thrift://HOST:PORT``.
+
+    The port is required: Spark's and pyiceberg's Hive clients have no default port, so a URI
+    without one would only fail later, deep inside a Spark job.
+    """
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+        problem = None
+    except ValueError as e:  # a port that is not a number, or out of 0..65535
+        parts, port, problem = None, None, f"bad port ({e})"
+    if parts is not None:
+        if parts.scheme != "thrift":
+            problem = "the scheme must be thrift://"
+        elif not parts.hostname:
+            problem = "the host is missing"
+        elif port is None:
+            problem = "the port is missing"
+        elif not 1 <= port <= 65535:
+            problem = "the port must be between 1 and 65535"
+        elif parts.username or parts.path not in ("", "/") or parts.query or parts.fragment:
+            problem = "only thrift://HOST:PORT is accepted (no user, path or query)"
+    if problem:
+        raise ConfigError(
+            f"metastore URI {uri!r} is not valid: {problem}.",
+            hint="Expected thrift://HOST:PORT, e.g. --metastore-uri thrift://hms.example:9083.",
+        )
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -158,13 +187,22 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"config file {path} is not valid TOML: {e}") from e
     section = data.get("lakeshift", data)
-    unknown = set(section) - set(_FIELD_TYPES) - {"tables", "bulk", "lakeshift"}
+    # Every unknown key at once (top level and [lakeshift]), so one edit fixes the file.
+    ignored = {"tables", "bulk", "lakeshift"}
+    unknown = sorted(set(data) - set(_FIELD_TYPES) - ignored)
+    if section is not data:
+        if not isinstance(section, dict):
+            raise ConfigError(f"config file {path}: lakeshift must be a table ([lakeshift])")
+        unknown += sorted(f"lakeshift.{k}" for k in set(section) - set(_FIELD_TYPES))
     if unknown:
         raise ConfigError(
-            f"config file {path} has unknown keys: {', '.join(sorted(unknown))}",
+            f"config file {path} has {len(unknown)} unknown key(s): {', '.join(unknown)}",
             hint=f"Known keys: {', '.join(sorted(_FIELD_TYPES))}.",
         )
-    return {k: v for k, v in section.items() if k in _FIELD_TYPES}
+    # Keys may sit at the top level or under [lakeshift] (which wins); neither is ignored.
+    values = {k: v for k, v in data.items() if k in _FIELD_TYPES}
+    values.update((k, v) for k, v in section.items() if k in _FIELD_TYPES)
+    return values
 
 
 def load_settings(

@@ -61,3 +61,48 @@ def test_conf_pairs() -> None:
     assert parse_conf_pairs(["a=1", "b = x=y"]) == {"a": "1", "b": "x=y"}
     with pytest.raises(ConfigError):
         parse_conf_pairs(["novalue"])
+
+
+@pytest.mark.parametrize(
+    ("uri", "problem"),
+    [
+        ("thrift://localhost:notaport", "bad port"),
+        ("localhost:9083", "scheme"),
+        ("http://hms:9083", "scheme"),
+        ("thrift://:9083", "host is missing"),
+        ("thrift://hms", "port is missing"),
+        ("thrift://hms:70000", "bad port"),
+        ("thrift://hms:0", "between 1 and 65535"),
+        ("thrift://hms:9083/db?x=1", "no user, path or query"),
+    ],
+)
+def test_malformed_metastore_uris_are_usage_errors(tmp_path: Path, uri: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem) as caught:
+        load_settings({"home": tmp_path, "metastore_uri": uri}, env={})
+    assert caught.value.exit_code == 2
+    assert repr(uri) in str(caught.value) and "thrift://HOST:PORT" in str(caught.value)
+
+
+@pytest.mark.parametrize("uri", ["thrift://hms.example:9083", "thrift://[::1]:9083"])
+def test_well_formed_metastore_uris_pass(tmp_path: Path, uri: str) -> None:
+    settings = load_settings({"home": tmp_path}, env={"LAKESHIFT_METASTORE_URI": uri})
+    assert settings.metastore_uri == uri
+
+
+def test_every_unknown_config_key_is_reported_at_once(tmp_path: Path) -> None:
+    (tmp_path / "lakeshift.toml").write_text(
+        'spark_mastr = "local"\noutptu = "json"\n[lakeshift]\nmaping_mode = "name"\n'
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_settings({"home": tmp_path}, env={})
+    message = str(caught.value)
+    assert "3 unknown key(s)" in message
+    assert all(key in message for key in ("spark_mastr", "outptu", "lakeshift.maping_mode"))
+
+
+def test_top_level_keys_next_to_a_lakeshift_table_are_not_ignored(tmp_path: Path) -> None:
+    (tmp_path / "lakeshift.toml").write_text(
+        'spark_master = "local[1]"\n[lakeshift]\nmapping_mode = "name"\n'
+    )
+    settings = load_settings({"home": tmp_path}, env={})
+    assert settings.spark_master == "local[1]" and settings.mapping_mode == "name"
