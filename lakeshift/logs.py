@@ -25,3 +25,15 @@ def configure_file_logging(log_file: Path, level: int = logging.INFO) -> Path:
     # py4j logs every gateway call at INFO; keep it out of our log.
     logging.getLogger("py4j").setLevel(logging.WARNING)
     return log_file
+
+
+def keep_records_off_the_terminal() -> None:
+    """Never let log records reach the terminal through logging's last-resort handler.
+
+    With no handler anywhere (before the log file is configured: a bad config or bulk file, an
+    unreachable metastore), logging prints WARNING and above, tracebacks included, on stderr
+    ahead of the CLI's own message. The CLI renders errors itself; records go to the log file.
+    """
+    root = logging.getLogger()
+    if not any(isinstance(handler, logging.NullHandler) for handler in root.handlers):
+        root.addHandler(logging.NullHandler())

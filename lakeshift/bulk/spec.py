@@ -145,7 +145,9 @@ def _check_unknown_keys(data: dict[str, Any], path: Path) -> None:
     for index, entry in enumerate(entries if isinstance(entries, list) else [], start=1):
         if isinstance(entry, dict):
             found.append((f"table #{index}", set(entry) - set(_TABLE_KEYS)))
-    places = [f"{where} has unknown keys: {', '.join(sorted(keys))}" for where, keys in found if keys]
+    places = [
+        f"{where} has unknown keys: {', '.join(sorted(keys))}" for where, keys in found if keys
+    ]
     if places:
         raise ConfigError(
             f"bulk file {path}: {'; '.join(places)}.",

@@ -14,6 +14,7 @@ from lakeshift.cli.output import Output, make_output
 from lakeshift.config import OUTPUT_CHOICES, Settings, load_settings, parse_conf_pairs
 from lakeshift.context import Context
 from lakeshift.errors import EXIT_INTERNAL, LakeshiftError
+from lakeshift.logs import configure_file_logging, keep_records_off_the_terminal
 
 log = logging.getLogger(__name__)
 
@@ -79,11 +80,22 @@ def _fail(ctx: click.Context, message: str, code: int, error: BaseException | No
     output = state.output if state else make_output("text")
     log_file = state.settings.log_file.resolve() if state else None
     if error is not None:
+        if state is not None and state.settings.home.is_dir():
+            _log_to_file(state.settings.log_file)
         log.error("failed: %s", message, exc_info=error)
     if log_file is not None and not log_file.exists():
         log_file = None
     output.error(message, code=code, log_file=log_file)
     ctx.exit(code)
+
+
+def _log_to_file(log_file: Path) -> None:
+    """Make sure a failure's traceback reaches the log file, even before the context built it."""
+    try:
+        configure_file_logging(log_file)
+    except OSError as e:
+        # The failure is being reported already; a log file we cannot write must not hide it.
+        log.debug("cannot write the log file %s: %s", log_file, e)
 
 
 @click.group(cls=LakeshiftGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -141,6 +153,7 @@ def cli(
       lakeshift inspect sample.click_log
       lakeshift --metastore-uri thrift://hms:9083 --output json inspect db.events
     """
+    keep_records_off_the_terminal()
     flags = {
         "home": home,
         "metastore_uri": metastore_uri,

@@ -19,7 +19,7 @@ def metastore() -> None:
     Examples:
       lakeshift metastore start
       lakeshift --metastore-port 9083 metastore start
-      lakeshift metastore status --output json
+      lakeshift --output json metastore status
     """
 
 

@@ -191,7 +191,7 @@ def migrate_command(
       lakeshift migrate sample.click_log --target sample.click_log_iceberg
       lakeshift migrate sample.click_log --format delta
       lakeshift migrate sample.click_log --partitions 'yyyymmdd=202204*' --batch-rows 20000
-      lakeshift migrate db.events --key deterministic --output json
+      lakeshift --output json migrate db.events --key deterministic
     """
     if dry_run:
         click_ctx.invoke(

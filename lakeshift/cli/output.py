@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -13,10 +15,42 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 ProgressCallback = Callable[[int, int, str], None]
+
+#: Width of output that is not a terminal (a pipe, a file, a CI log) when COLUMNS is not set:
+#: wide enough that tables keep their natural width instead of folding at rich's 80 columns.
+PIPED_WIDTH = 200
+
+_STYLE_WORDS = "bold|dim|italic|underline|red|green|yellow|blue|magenta|cyan|white"
+#: The style tags lakeshift's own messages use: ``[bold]``, ``[bold red]``, ``[/bold]``, ``[/]``.
+_STYLE_TAG = re.compile(rf"\[/?(?:(?:{_STYLE_WORDS})(?: (?:{_STYLE_WORDS}))*)?\]")
+
+
+def safe_markup(text: str) -> str:
+    """``text`` with every bracketed span escaped except lakeshift's own style tags.
+
+    Messages mix those tags with names, paths and error texts; rich would take ``[bulk]`` or
+    ``[dt=1]`` in the latter for markup and drop it. Only tags made of the style words above
+    (``[dim]``, ``[bold red]``, ``[/]``) keep their meaning.
+    """
+    parts: list[str] = []
+    last = 0
+    for tag in _STYLE_TAG.finditer(text):
+        parts += [escape(text[last : tag.start()]), tag.group(0)]
+        last = tag.end()
+    parts.append(escape(text[last:]))
+    return "".join(parts)
+
+
+def _console(*, stderr: bool) -> Console:
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
+        console.width = PIPED_WIDTH
+    return console
 
 
 def to_jsonable(value: Any) -> Any:
@@ -44,22 +78,29 @@ class Output:
     json_mode = False
 
     def __init__(self) -> None:
-        self.console = Console(stderr=False, highlight=False)
-        self.err = Console(stderr=True, highlight=False)
+        self.console = _console(stderr=False)
+        self.err = _console(stderr=True)
+
+    @property
+    def _piped(self) -> bool:
+        return not self.err.is_terminal
 
     def message(self, text: str) -> None:
+        """Print ``text``; only lakeshift's style tags in it are markup (see ``safe_markup``)."""
         # soft_wrap: long paths and names stay on one line, so they can be copied.
-        self.console.print(text, soft_wrap=True)
+        self.console.print(safe_markup(text), soft_wrap=True)
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
             return
-        table = Table(title=title, title_justify="left", show_lines=False)
+        cells = [[safe_markup("" if v is None else str(v)) for v in row] for row in rows]
+        table = Table(title=escape(title), title_justify="left", show_lines=False)
         for index, column in enumerate(columns):
-            # The first column names the row (a table, a partition): never folded.
-            table.add_column(column, overflow="fold", no_wrap=index == 0)
-        for row in rows:
-            table.add_row(*["" if v is None else str(v) for v in row])
+            # The first column names the row (a table, a partition): never folded. The others
+            # wrap between words; rich folds a word only when the width leaves no other way.
+            table.add_column(escape(column), overflow="fold", no_wrap=index == 0)
+        for row in cells:
+            table.add_row(*row)
         self.console.print(table)
 
     def result(self, payload: Any) -> None:
@@ -69,19 +110,21 @@ class Output:
         """Print what is pending (JSON mode prints its one document when the command ends)."""
 
     def error(self, text: str, *, code: int, log_file: Path | None) -> None:
-        self.err.print(f"[bold red]error:[/] {text}", highlight=False, soft_wrap=True)
+        # Error texts are plain: names, paths and values in them are never markup.
+        self.err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
         if log_file is not None:
-            self.err.print(f"[dim]log: {log_file}[/]")
+            self.err.print(f"[dim]log: {escape(str(log_file))}[/]")
 
     @contextmanager
     def progress(self, description: str, total: int) -> Iterator[ProgressCallback]:
         columns = (
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
         )
-        with Progress(*columns, console=self.err, transient=True) as bar:
+        # Bars only on a terminal: in a pipe or a CI log they are noise (and a stray newline).
+        with Progress(*columns, console=self.err, transient=True, disable=self._piped) as bar:
             task = bar.add_task(description, total=total)
 
             def advance(done: int, total_now: int, note: str = "") -> None:
@@ -98,13 +141,13 @@ class Output:
     def task_board(self, keys: Sequence[str]) -> Iterator[Callable[[str, str, int, int], None]]:
         """One progress line per key (a bulk run's tables); the callback is thread-safe."""
         columns = (
-            TextColumn("{task.fields[key]}", style="bold"),
-            TextColumn("{task.description}"),
+            TextColumn("{task.fields[key]}", style="bold", markup=False),
+            TextColumn("{task.description}", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
         )
-        with Progress(*columns, console=self.err, transient=True) as bar:
+        with Progress(*columns, console=self.err, transient=True, disable=self._piped) as bar:
             tasks = {key: bar.add_task("waiting", total=None, key=key) for key in keys}
 
             def update(key: str, step: str, done: int, total: int) -> None:
