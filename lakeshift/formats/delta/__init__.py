@@ -1,0 +1,1 @@
+"""Delta Lake target: the log layer (schema with column mapping, commits via delta-rs)."""
