@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
+
 from lakeshift.cli import (
     bulk_cmd,
     demo_cmd,
@@ -40,7 +44,19 @@ cli.add_command(demo_cmd.demo)
 
 
 def main() -> None:
-    cli(prog_name="lakeshift")
+    try:
+        cli(prog_name="lakeshift")
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    if "deltalake" in sys.modules:
+        # delta-rs sometimes aborts at interpreter exit ("terminate called without an active
+        # exception", exit 134; ../shared/DELTA.md). Leave with lakeshift's own exit code.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

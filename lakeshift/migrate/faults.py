@@ -1,6 +1,7 @@
 """Crash points for tests: ``LAKESHIFT_FAULT=point:batch`` kills the process with SIGKILL there.
 
 Points: ``before-commit`` (the batch's Spark job is planned, nothing committed),
+``before-log-commit`` (Delta: Spark's files are written, the log does not name them yet),
 ``after-commit`` (the commit landed, the journal does not know yet), ``between-batches``
 (journal updated, next batch not started). Unset in normal use; costs one dict lookup.
 """

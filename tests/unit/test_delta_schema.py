@@ -155,7 +155,7 @@ def test_dropped_then_re_added_name_gets_a_new_physical_name() -> None:
     assert "a" not in physical_names(dropped)
     readded = delta_schema(mapping(*rest, TargetField(30, "a", "string"), retired=(a,)), dropped)
     # Old files still hold the dropped column under "a": the new one must not read it.
-    assert physical_names(readded)["a"] == "col-30"
+    assert physical_names(readded)["a"] == "col_30"
 
 
 def test_new_field_named_like_a_renamed_fields_physical_name() -> None:
@@ -164,7 +164,7 @@ def test_new_field_named_like_a_renamed_fields_physical_name() -> None:
     second = delta_schema(mapping(replace(a, name="b"), TargetField(31, "A", "int"), *rest), first)
     names = physical_names(second)
     assert names["b"] == "a"
-    assert names["A"] == "col-31"  # case-insensitive: Spark resolves Parquet names that way
+    assert names["A"] == "col_31"  # case-insensitive: Spark resolves Parquet names that way
     assert len(set(names.values())) == len(names)
 
 
@@ -180,7 +180,7 @@ def test_new_nested_field_gets_unique_physical_name_among_its_siblings() -> None
     second = delta_schema(mapping(a, evolved, *rest, retired=(x,)), first)
     fields = by_id(second)
     assert fields[6]["metadata"][PHYSICAL_NAME_KEY] == "y"
-    assert fields[32]["metadata"][PHYSICAL_NAME_KEY] == "col-32"
+    assert fields[32]["metadata"][PHYSICAL_NAME_KEY] == "col_32"
 
 
 @pytest.mark.parametrize(

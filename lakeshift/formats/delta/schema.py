@@ -98,7 +98,8 @@ def delta_schema(mapping: FieldMapping, previous: dict[str, Any] | None) -> dict
 
     A field found in ``previous`` (by ID, among the same parent's fields) keeps its physical
     name; a new field takes its current name unless a sibling already uses it (now, in
-    ``previous``, or as a name of a retired field), then ``col-<id>``.
+    ``previous``, or as a name of a retired field), then ``col_<id>`` (no hyphen: Hive and
+    Spark parse nested names inside type strings).
 
     Raises:
         SchemaMappingError: a type Delta cannot hold, or a mapping whose children do not match
@@ -109,7 +110,7 @@ def delta_schema(mapping: FieldMapping, previous: dict[str, Any] | None) -> dict
     reserved = {
         name.casefold()
         for retired in mapping.retired
-        for name in (*retired.lineage, retired.name, f"col-{retired.id}")
+        for name in (*retired.lineage, retired.name, f"col_{retired.id}")
     }
     return {"type": "struct", "fields": _struct_fields(mapping.fields, previous, "", reserved)}
 
@@ -152,10 +153,10 @@ def _struct_fields(
 def _fresh_physical_name(child: TargetField, taken: set[str]) -> str:
     if child.name.casefold() not in taken:
         return child.name
-    candidate, n = f"col-{child.id}", 1
+    candidate, n = f"col_{child.id}", 1
     while candidate.casefold() in taken:
         n += 1
-        candidate = f"col-{child.id}-{n}"
+        candidate = f"col_{child.id}_{n}"
     return candidate
 
 

@@ -1,0 +1,302 @@
+"""Delta Lake target: exact rows (checked by delta-rs and DataFusion, not by lakeshift's own
+reader), stable field IDs across Hive schema changes, atomic replace, routing and cutover."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hive_metastore.ttypes import FieldSchema
+
+from lakeshift.config import Settings
+from lakeshift.errors import RefusedInput
+from lakeshift.formats import FormatServices, format_of, load_format
+from lakeshift.inspect import inspect_table
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate.backfill import MigrateOptions, migrate
+from lakeshift.migrate.journal import Journal
+from lakeshift.route.cutover import cutover, names_for, revert
+from lakeshift.route.router import rollback, switch
+from lakeshift.sample.click_log_data import LOGICAL, hive_view_rows
+from lakeshift.sample.click_log_spec import partitions as sample_partitions
+from lakeshift.sample.load import LoadResult
+from lakeshift.testing import assert_table_migrated
+from lakeshift.validate.validator import validate_table
+from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.lake import datafusion_counts, delta_root, read_lake, row_multiset, unique_keys
+from tests.helpers.source_state import source_snapshot
+from tests.integration.test_route import _by_key
+
+pytestmark = pytest.mark.slow
+
+
+def _services(spark: Any, client: MetastoreClient, settings: Settings) -> FormatServices:
+    return FormatServices(spark, client, settings)
+
+
+def _hive_rows(value: str | None) -> list[dict[str, Any]]:
+    spec = next(p for p in sample_partitions() if p.value == value)
+    return [row for f in spec.files for row in hive_view_rows(spec, f)]
+
+
+def test_sample_migrates_to_delta_validates_switches_and_cuts_over(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    sample_table: LoadResult,
+    tmp_path: Path,
+) -> None:
+    journal = Journal(tmp_path / "journal.sqlite")  # the shared one migrates the sample to Iceberg
+    source, target = "sample.click_log", "sample.click_log_delta"
+    before = source_snapshot(client, "sample", "click_log")
+    result = migrate(
+        spark,
+        client,
+        None,
+        settings,
+        journal,
+        source,
+        MigrateOptions(target=target, batch_rows=30_000, format="delta"),
+    )
+    assert result.ok and len(result.plan.batches) == 3 and result.plan.format == "delta"
+    assert format_of(client, target) == "delta"
+    assert source_snapshot(client, "sample", "click_log") == before
+
+    # delta-rs reads every partition as Hive shows it (multisets), keys unique and non-null.
+    rows = read_lake(client, target)
+    assert unique_keys(rows) and rows.num_rows == sample_table.rows
+    inventory = inspect_table(client, source, settings)
+    by_path: dict[str, list[dict[str, Any]]] = {}
+    for row in rows.to_pylist():
+        by_path.setdefault(row["partitionpath"], []).append(row)
+    columns = [*LOGICAL, "yyyymmdd"]
+    registered = {p.name: p for p in inventory.partitions}
+    for spec in sample_partitions():
+        name = f"yyyymmdd={spec.value or '__HIVE_DEFAULT_PARTITION__'}"
+        # Hive shows registered partitions only, and nothing of one whose directory is gone.
+        shown = name in registered and registered[name].rows > 0
+        expected = row_multiset(_hive_rows(spec.value) if shown else [], columns)
+        assert row_multiset(by_path.get(name, []), columns) == expected, name
+    # DataFusion, a second engine over the same log, counts the same rows per partition.
+    assert datafusion_counts(client, target) == {
+        p.name: p.rows for p in inventory.partitions if p.rows
+    }
+
+    # Count validation from the log's stats, checksums from exactly the current files.
+    for level in ("count", "checksum"):
+        report = validate_table(spark, client, None, settings, journal, source, target, level=level)
+        assert report.ok, [p for p in report.partitions if not p.ok][:3]
+    assert_table_migrated(spark, source, target)
+
+    # Routing: the view reads switched partitions through the Parquet routing table.
+    services = _services(spark, client, settings)
+    view = "sample.click_log_delta_routed"
+    first = switch(
+        services,
+        settings,
+        journal,
+        source,
+        target,
+        partitions=PartitionFilter.parse("yyyymmdd=20220401,NULL"),
+        all_validated=False,
+        view=view,
+    )
+    assert set(first.switched) == {"yyyymmdd=20220401", "yyyymmdd=__HIVE_DEFAULT_PARTITION__"}
+    _check_view(spark, services, inventory, target, view, set(first.switched))
+    back = rollback(
+        services,
+        settings,
+        journal,
+        source,
+        target,
+        partitions=PartitionFilter.parse("NULL"),
+        view=view,
+    )
+    assert back.switched == ["yyyymmdd=20220401"]
+    _check_view(spark, services, inventory, target, view, set(back.switched))
+    every = switch(
+        services, settings, journal, source, target, partitions=None, all_validated=True, view=view
+    )
+    assert len(every.switched) == len(inventory.partitions)
+
+    names = names_for(journal, source, target, "sample.click_log_delta_legacy", view)
+    cutover(services, settings, journal, names)
+    try:
+        assert format_of(client, source) == "delta"
+        assert format_of(client, names.legacy) == "hive"
+        entry = client.get_table("sample", "click_log")
+        assert entry.parameters["spark.sql.sources.provider"] == "delta"
+        assert entry.sd.serdeInfo.parameters["path"].rstrip("/").endswith("click_log_delta")
+        spark.sql(f"REFRESH TABLE {view}")
+        assert spark.table(view).count() == sample_table.rows
+    finally:
+        revert(services, settings, journal, names)
+    assert format_of(client, source) == "hive" and format_of(client, target) == "delta"
+    assert source_snapshot(client, "sample", "click_log") == before
+
+
+def _check_view(
+    spark: Any,
+    services: FormatServices,
+    inventory: Any,
+    target: str,
+    view: str,
+    switched: set[str],
+) -> None:
+    """Switched partitions equal the Delta table's current rows; the rest are Spark's own
+    read of the Hive table (see the routing notes on why not the faithful reader)."""
+    from pyspark.sql import functions as F
+
+    spark.sql(f"REFRESH TABLE {view}")
+    actual = spark.table(view)
+    casts = [F.col(f.name).cast(f.dataType).alias(f.name) for f in actual.schema.fields]
+    lake = load_format("delta", services).frame(target, inventory)
+    lake_rows = lake.where(F.col("partitionpath").isin(sorted(switched))).select(*casts)
+    hive_rows = (
+        spark.table("sample.click_log")
+        .where(
+            ~F.coalesce(
+                F.concat(
+                    F.lit("yyyymmdd="),
+                    F.coalesce(F.col("yyyymmdd"), F.lit("__HIVE_DEFAULT_PARTITION__")),
+                ).isin(sorted(switched)),
+                F.lit(False),
+            )
+        )
+        .select(*casts)
+    )
+    expected = lake_rows.unionByName(hive_rows)
+    assert _by_key(actual, "yyyymmdd") == _by_key(expected, "yyyymmdd")
+
+
+def _alter(client: MetastoreClient, hive: HiveTableBuilder, columns: list[tuple[str, str]]) -> None:
+    """What Hive's ALTER TABLE does without CASCADE: the table's columns only."""
+    table = client.get_table(hive.db, hive.name)
+    table.sd.cols = [FieldSchema(n, t, None) for n, t in columns]
+    client.alter_table(hive.db, hive.name, table)
+    hive.columns = columns
+
+
+def _delta_schema(client: MetastoreClient, target: str) -> dict[str, Any]:
+    from deltalake import DeltaTable
+
+    fields = json.loads(DeltaTable(delta_root(client, target)).schema().to_json())["fields"]
+    return {
+        f["name"]: (
+            f["metadata"]["delta.columnMapping.id"],
+            f["metadata"]["delta.columnMapping.physicalName"],
+        )
+        for f in fields
+    }
+
+
+def test_rename_add_and_changed_partition_keep_ids_and_replace_atomically(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    tables_root: Path,
+    tmp_path: Path,
+) -> None:
+    journal = Journal(tmp_path / "journal.sqlite")
+    hive = HiveTableBuilder(
+        client,
+        tables_root,
+        "delta_cases",
+        unique_name("t"),
+        [("id", "bigint"), ("v", "string"), ("s", "struct<a:int,b:string>")],
+    )
+    struct = pa.struct([("a", pa.int32()), ("b", pa.string())])
+    for p in range(3):
+        hive.add_partition(
+            [str(p)],
+            {
+                "000000_0": pa.table(
+                    {
+                        "id": pa.array([p * 10, p * 10 + 1], pa.int64()),
+                        "v": [f"v{p}", None],
+                        "s": pa.array([{"a": p, "b": "x"}, None], struct),
+                    }
+                )
+            },
+        )
+    source, target = f"{hive.db}.{hive.name}", f"{hive.db}.{hive.name}_delta"
+    before = source_snapshot(client, hive.db, hive.name)
+    options = MigrateOptions(target=target, batch_rows=3, format="delta")
+    first = migrate(spark, client, None, settings, journal, source, options)
+    assert first.ok and len(first.backfilled) == 3
+    ids = _delta_schema(client, target)
+    assert source_snapshot(client, hive.db, hive.name) == before
+
+    # A second format for the same source is refused, naming both.
+    with pytest.raises(RefusedInput, match="delta"):
+        migrate(
+            spark,
+            client,
+            None,
+            settings,
+            journal,
+            source,
+            MigrateOptions(target=f"{source}_ice", format="iceberg"),
+        )
+
+    # Rename v -> label and add w (no CASCADE: old partitions keep their column list); a new
+    # partition is written with the new columns.
+    _alter(
+        client,
+        hive,
+        [("id", "bigint"), ("label", "string"), ("s", hive.columns[2][1]), ("w", "int")],
+    )
+    hive.add_partition(
+        ["3"],
+        {
+            "000000_0": pa.table(
+                {
+                    "id": pa.array([30], pa.int64()),
+                    "label": ["new"],
+                    "s": pa.array([{"a": 3, "b": "y"}], struct),
+                    "w": pa.array([7], pa.int32()),
+                }
+            )
+        },
+    )
+    second = migrate(spark, client, None, settings, journal, source, options)
+    assert second.backfilled == ["dt=3"]
+    evolved = _delta_schema(client, target)
+    assert evolved["label"] == (ids["v"][0], "v")  # same id, same physical column in the files
+    assert evolved["id"] == ids["id"] and evolved["s"] == ids["s"]
+    assert evolved["w"][0] > max(i for i, _ in ids.values())
+    rows = {r["id"]: r for r in read_lake(client, target).to_pylist()}
+    assert rows[0]["label"] == "v0" and rows[0]["w"] is None
+    assert rows[30]["label"] == "new" and rows[30]["w"] == 7 and rows[30]["s"] == {"a": 3, "b": "y"}
+    assert rows[1]["s"] is None  # a NULL struct stays NULL
+
+    # A late file in dt=1: only dt=1 is backfilled again, in one commit that removes its old
+    # files; old files stay on disk but no reader sees them.
+    from deltalake import DeltaTable
+
+    version = DeltaTable(delta_root(client, target)).version()
+    import pyarrow.orc as orc
+
+    orc.write_table(
+        pa.table(
+            {
+                "id": pa.array([99], pa.int64()),
+                "label": ["late"],
+                "s": pa.array([None], struct),
+                "w": pa.array([None], pa.int32()),
+            }
+        ),
+        str(hive.partition_dir(["1"]) / "000000_0_copy_1"),
+    )
+    third = migrate(spark, client, None, settings, journal, source, options)
+    assert third.backfilled == ["dt=1"]
+    assert DeltaTable(delta_root(client, target)).version() == version + 1
+    lake = read_lake(client, target)
+    assert sorted(lake.column("id").to_pylist()) == [0, 1, 10, 11, 20, 21, 30, 99]
+    assert unique_keys(lake)
+    report = validate_table(spark, client, None, settings, journal, source, target)
+    assert report.ok, [p for p in report.partitions if not p.ok]
