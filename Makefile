@@ -4,7 +4,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.lakeshift-installed
-HOME_DIR ?= .lakeshift
+FORMAT ?= iceberg
+# Each format's demo has its own state directory (and embedded metastore): lakeshift migrates a
+# source into one format only, and the demo always uses the same sample table.
+HOME_DIR ?= $(if $(filter iceberg,$(FORMAT)),.lakeshift,.lakeshift-$(FORMAT))
 
 .PHONY: demo test lint typecheck contracts unit integration e2e bench clean stop check-java browser
 
@@ -26,7 +29,7 @@ browser:
 	    $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 demo: $(STAMP) check-java
-	$(VENV)/bin/lakeshift --home $(HOME_DIR) demo
+	$(VENV)/bin/lakeshift --home $(HOME_DIR) demo --format $(FORMAT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lakeshift tests benchmarks

@@ -35,13 +35,16 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
         )
     anomalies = Counter((a.code, a.severity) for a in inventory.all_anomalies)
     target = (route or {}).get("target") or next((r.target for r in records.values()), None)
+    runs = [r for r in journal.runs(name) if r.get("command") == "migrate"]
+    formats = [r["format"] for r in runs if r.get("format") and r.get("target") == target]
     return ReportData(
         source=name,
         target=target,
         generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         partitions=rows,
         anomalies=[(code, severity, n) for (code, severity), n in sorted(anomalies.items())],
-        runs=[r for r in journal.runs(name) if r.get("command") == "migrate"],
+        runs=runs,
+        format=formats[-1] if formats else None,
     )
 
 

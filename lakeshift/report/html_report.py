@@ -51,6 +51,7 @@ class ReportData:
     partitions: Sequence[PartitionRow]
     anomalies: Sequence[tuple[str, str, int]]  # code, severity, count
     runs: Sequence[dict[str, Any]] = field(default_factory=list)
+    format: str | None = None  # the target's format, as the latest migrate run recorded it
 
 
 def _e(value: object) -> str:
@@ -166,9 +167,10 @@ def render_html(data: ReportData) -> str:
         [("rows/s", "#8e24aa", [float(r.get("rows_per_second") or 0) for r in data.runs])],
         height=120,
     )
+    fmt = f" ({_e(data.format)})" if data.format else ""
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>lakeshift: {_e(data.source)}</title><style>{_CSS}</style></head><body>
-<h1>{_e(data.source)} → {_e(data.target or "(no target yet)")}</h1>
+<h1>{_e(data.source)} → {_e(data.target or "(no target yet)")}{fmt}</h1>
 <p>Generated {_e(data.generated_at)} by lakeshift.</p>
 {_counts_table("Migration status", Counter(p.status for p in data.partitions))}
 {_counts_table("Validation", Counter(p.validation or "not validated" for p in data.partitions))}
