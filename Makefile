@@ -9,7 +9,7 @@ FORMAT ?= iceberg
 # source into one format only, and the demo always uses the same sample table.
 HOME_DIR ?= $(if $(filter iceberg,$(FORMAT)),.lakeshift,.lakeshift-$(FORMAT))
 
-.PHONY: demo test lint typecheck contracts unit integration e2e bench clean stop check-java browser
+.PHONY: demo test faults lint typecheck contracts unit integration e2e bench clean stop check-java browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "lakeshift needs Python 3.10+")'
@@ -42,7 +42,11 @@ contracts: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 test: lint typecheck contracts check-java browser
-	LAKESHIFT_REQUIRE_BROWSER=1 $(VENV)/bin/pytest -q tests
+	LAKESHIFT_REQUIRE_BROWSER=1 $(VENV)/bin/pytest -q -m "not faults" tests
+
+# Every fault-injection case (each kills and re-runs lakeshift as a subprocess: minutes).
+faults: $(STAMP) check-java
+	$(VENV)/bin/pytest -q -m faults tests
 
 unit: $(STAMP)
 	$(VENV)/bin/pytest -q tests/unit

@@ -5,7 +5,8 @@ Markdown table. Scenarios (``BENCH_SCENARIOS``, default ``large,small,inspect,bu
 from environment variables (defaults in parentheses):
 
 * ``large``: few large partitions, ``BENCH_LARGE_PARTITIONS`` (4) x ``BENCH_LARGE_ROWS``
-  (500000) rows in 2 files each;
+  (500000) rows in 2 files each; Iceberg (``bench_migrate``) then Delta (``bench_delta``) on the
+  same table;
 * ``small``: many small partitions, ``BENCH_SMALL_PARTITIONS`` (1000) x ``BENCH_SMALL_ROWS``
   (200) rows;
 * ``inspect``: ``BENCH_INSPECT_PARTITIONS`` (10000) x ``BENCH_INSPECT_FILES`` (2) files;
@@ -23,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_bulk, bench_inspect, bench_migrate
+from benchmarks import bench_bulk, bench_delta, bench_inspect, bench_migrate
 from benchmarks.synthetic import build_table
 from lakeshift.config import load_settings
 from lakeshift.context import Context
@@ -103,6 +104,10 @@ def main() -> None:
         )
         print(f"built {table.qualified_name}: {table.rows:,} rows in {table.seconds_to_build}s")
         results.append(bench_migrate.run(ctx.spark, ctx, settings, table, home, scenario))
+        bare_copy = float(results[-1]["a_bare_copy"]["seconds"])
+        results[-1].update(
+            bench_delta.run(ctx.spark, ctx, settings, table, home, scenario, bare_copy)
+        )
         print(json.dumps(results[-1], indent=1))
     if "inspect" in scenarios:
         partitions = _env("BENCH_INSPECT_PARTITIONS", 10_000)

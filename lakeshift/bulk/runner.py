@@ -1,7 +1,7 @@
 """Run a bulk migration: each table's inspect → migrate → validate → switch (→ cutover).
 
 Tables run concurrently in threads that share one Spark application (FAIR scheduling, one pool
-and job group per table); each thread has its own metastore connection, Iceberg catalog and
+and job group per table); each thread has its own metastore connection, lake formats and
 journal connection. A table's failure is caught and reported with its exit code; the other
 tables go on. Every step is resumable on its own (see ``migrate``), so re-running the same file
 finishes what an interrupted run left: backfilled partitions are skipped, partitions validated

@@ -164,7 +164,7 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
     if values.get("format") in PLANNED_FORMATS:
         raise ConfigError(
             f"{where}: format {values['format']!r} is not supported yet.",
-            hint="lakeshift migrates to Iceberg today; Delta Lake and Hudi are planned.",
+            hint="lakeshift migrates to Iceberg and Delta Lake today; Hudi is planned.",
         )
     for key, choices in _CHOICES.items():
         if key in values and values[key] not in choices:

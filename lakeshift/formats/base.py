@@ -7,6 +7,7 @@ line in :data:`lakeshift.formats.FORMATS`.
 
 from __future__ import annotations
 
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -208,3 +209,31 @@ class TargetFormat(ABC):
     def location(self, target: str) -> str | None:
         """Where the table's files live (for reports); None when unknown."""
         return None
+
+    # -- shared by the writers ------------------------------------------------------------
+
+    def batch_frame(
+        self, inventory: TableInventory, mapping: FieldMapping, partitions: list[str], key_mode: str
+    ) -> tuple[DataFrame, Callable[[], Fingerprint]]:
+        """The batch's rows as this format holds them, with ``uuid`` and ``partitionpath``, and
+        a function returning the source checksum observed while the frame is written."""
+        from pyspark.sql import Observation
+        from pyspark.sql import functions as F
+
+        from lakeshift.migrate.keys import add_record_key
+        from lakeshift.schema_map.source_frame import source_frame
+        from lakeshift.validate.canonical import aggregate_sql, from_values
+
+        data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
+        frame = source_frame(self.spark, inventory, mapping, partitions, self.target_type, key_mode)
+        fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
+        # Unique per batch: bulk runs observe several tables' batches at once in one session.
+        observation = Observation(f"lakeshift_batch_{uuid.uuid4().hex}")
+        frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])
+        frame = add_record_key(frame, key_mode, data_columns)
+
+        def checksum() -> Fingerprint:
+            metrics = observation.get
+            return from_values(metrics["rows"], metrics["sum1"], metrics["sum2"])
+
+        return frame, checksum

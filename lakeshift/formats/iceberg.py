@@ -8,7 +8,6 @@ lakeshift's commit record (``snapshot-property.*`` writer options), atomically w
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,15 +26,12 @@ from lakeshift.formats.commit_metadata import (
     latest_backfills,
 )
 from lakeshift.inspect.model import TableInventory
-from lakeshift.migrate.keys import add_record_key
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.iceberg_schema import stored_mapping
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.source_frame import source_frame
 from lakeshift.schema_map.spark_sql import quote, spark_type, string_literal
 from lakeshift.schema_map.sync import sync_iceberg_target
-from lakeshift.validate.canonical import aggregate_sql, from_values
 from lakeshift.validate.counts import counts_by_partition
 
 if TYPE_CHECKING:
@@ -161,16 +157,8 @@ class IcebergFormat(TargetFormat):
         key_mode: str,
         record: CommitRecord,
     ) -> BatchResult:
-        from pyspark.sql import Observation
-        from pyspark.sql import functions as F
-
+        frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
         data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
-        frame = source_frame(self.spark, inventory, mapping, partitions, self.target_type, key_mode)
-        fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
-        # Unique per batch: bulk runs observe several tables' batches at once in one session.
-        observation = Observation(f"lakeshift_batch_{uuid.uuid4().hex}")
-        frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])
-        frame = add_record_key(frame, key_mode, data_columns)
         frame = frame.select(
             *[quote(c) for c in (*data_columns, UUID_COLUMN, PARTITIONPATH_COLUMN)]
         )
@@ -178,9 +166,7 @@ class IcebergFormat(TargetFormat):
         for key, value in commit_properties(record).items():
             writer = writer.option(f"snapshot-property.{key}", value)
         writer.overwritePartitions()
-        metrics = observation.get
-        checksum = from_values(metrics["rows"], metrics["sum1"], metrics["sum2"])
-        return BatchResult(checksum, True, self._commit_of(target, record))
+        return BatchResult(checksum(), True, self._commit_of(target, record))
 
     def _commit_of(self, target: str, record: CommitRecord) -> int | None:
         table = self.table(target)

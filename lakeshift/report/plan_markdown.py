@@ -12,7 +12,7 @@ def plan_markdown(plan: MigrationPlan) -> str:
     totals = plan.to_json()["totals"]
     m = plan.mapping
     lines = [
-        f"# Migration plan: `{plan.source}` → `{plan.target}` (Iceberg)",
+        f"# Migration plan: `{plan.source}` → `{plan.target}` ({plan.format})",
         "",
         f"- target {'exists' if plan.target_exists else 'will be created'} (format v2, Parquet, "
         f"identity partitions on {', '.join(f.name for f in m.partition_keys) or 'nothing'})",

@@ -300,3 +300,69 @@ def test_rename_add_and_changed_partition_keep_ids_and_replace_atomically(
     assert unique_keys(lake)
     report = validate_table(spark, client, None, settings, journal, source, target)
     assert report.ok, [p for p in report.partitions if not p.ok]
+
+
+def _tiny(client: MetastoreClient, root: Path, columns: list[tuple[str, str]]) -> HiveTableBuilder:
+    hive = HiveTableBuilder(client, root, "delta_cases", unique_name("t"), columns)
+    for p in range(3):
+        hive.add_partition(
+            [str(p)], {"000000_0": pa.table({"id": pa.array([p, p + 10], pa.int32())})}
+        )
+    return hive
+
+
+def test_foreign_delta_table_at_the_location_is_refused(
+    spark: Any, client: MetastoreClient, settings: Settings, tables_root: Path, tmp_path: Path
+) -> None:
+    from deltalake import write_deltalake
+
+    hive = _tiny(client, tables_root, [("id", "int")])
+    source, target = f"{hive.db}.{hive.name}", f"{hive.db}.{hive.name}_delta"
+    db_location = client.get_database(hive.db).locationUri
+    foreign = Path("/" + db_location.partition(":")[2].lstrip("/")) / f"{hive.name}_delta"
+    write_deltalake(str(foreign), pa.table({"other": [1, 2]}))
+    journal = Journal(tmp_path / "journal.sqlite")
+    with pytest.raises(RefusedInput, match="not created by lakeshift"):
+        migrate(
+            spark,
+            client,
+            None,
+            settings,
+            journal,
+            source,
+            MigrateOptions(target=target, format="delta"),
+        )
+    from deltalake import DeltaTable
+
+    assert DeltaTable(str(foreign)).version() == 0  # untouched
+    assert pa.table(DeltaTable(str(foreign)).to_pyarrow_table()).num_rows == 2
+
+
+def test_another_writer_between_batches_stops_the_run_and_a_type_change_is_refused(
+    spark: Any, client: MetastoreClient, settings: Settings, tables_root: Path, tmp_path: Path
+) -> None:
+    from deltalake import DeltaTable
+
+    from lakeshift.errors import LeaseHeld, SchemaMappingError
+
+    hive = _tiny(client, tables_root, [("id", "int")])
+    source, target = f"{hive.db}.{hive.name}", f"{hive.db}.{hive.name}_delta"
+    journal = Journal(tmp_path / "journal.sqlite")
+    options = MigrateOptions(target=target, batch_rows=2, format="delta")
+
+    def other_writer(done: int, total: int, note: str = "") -> None:
+        if done == 1:  # after the first batch's commit, someone else commits
+            table = DeltaTable(delta_root(client, target))
+            table.alter.set_table_properties({"delta.appendOnly": "false"})
+
+    with pytest.raises(LeaseHeld, match="another writer"):
+        migrate(spark, client, None, settings, journal, source, options, progress=other_writer)
+    done = migrate(spark, client, None, settings, journal, source, options)
+    assert sorted(done.backfilled) == ["dt=1", "dt=2"] and done.plan.count("unchanged") == 1
+    rows = read_lake(client, target)
+    assert sorted(rows.column("id").to_pylist()) == [0, 1, 2, 10, 11, 12] and unique_keys(rows)
+
+    _alter(client, hive, [("id", "bigint")])
+    with pytest.raises(SchemaMappingError, match="id"):
+        migrate(spark, client, None, settings, journal, source, options)
+    assert sorted(read_lake(client, target).column("id").to_pylist()) == [0, 1, 2, 10, 11, 12]

@@ -23,6 +23,7 @@ from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
     CommitRecord,
+    FormatServices,
     LakeSide,
     SyncResult,
     TargetFormat,
@@ -50,7 +51,6 @@ from lakeshift.formats.delta.types import (
 )
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate import faults
-from lakeshift.migrate.keys import add_record_key
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.mapping import (
     PARTITIONPATH_COLUMN,
@@ -59,9 +59,7 @@ from lakeshift.schema_map.mapping import (
 )
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.reader import spark_file_path
-from lakeshift.schema_map.source_frame import source_frame
 from lakeshift.schema_map.spark_sql import quote, spark_type
-from lakeshift.validate.canonical import aggregate_sql, from_values
 from lakeshift.validate.counts import counts_by_partition
 
 if TYPE_CHECKING:
@@ -104,6 +102,15 @@ class DeltaFormat(TargetFormat):
 
     name = "delta"
     label = "Delta table"
+
+    def __init__(self, services: FormatServices) -> None:
+        super().__init__(services)
+        # The version each target was at after this process's own last change to it: a commit
+        # expects it, so another writer committing between two batches is caught, never undone.
+        self._expected: dict[str, int] = {}
+
+    def _expected_version(self, target: str, state: delta_log.DeltaState) -> int:
+        return self._expected.get(target, state.version)
 
     # -- where the table is -----------------------------------------------------------
 
@@ -190,6 +197,7 @@ class DeltaFormat(TargetFormat):
                 )
                 evolved = True
                 log.info("evolved Delta table %s to the current Hive schema", target)
+        self._expected[target] = self._require_state(target).version
         self._register(target, source)
         save_mapping(mapping, settings.home)
         return SyncResult(mapping, created, evolved)
@@ -246,17 +254,11 @@ class DeltaFormat(TargetFormat):
         key_mode: str,
         record: CommitRecord,
     ) -> BatchResult:
-        from pyspark.sql import Observation
         from pyspark.sql import functions as F
 
         state = self._require_state(target)
         root = self.root(target)
-        data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
-        frame = source_frame(self.spark, inventory, mapping, partitions, self.target_type, key_mode)
-        fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
-        observation = Observation(f"lakeshift_batch_{uuid.uuid4().hex}")
-        frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])
-        frame = add_record_key(frame, key_mode, data_columns)
+        frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
         index = F.create_map(*[x for i, n in enumerate(partitions) for x in (F.lit(n), F.lit(i))])
         frame = frame.withColumn(BATCH_PART, index[F.col(PARTITIONPATH_COLUMN)])
         frame = frame.select(*self._file_columns(state.schema, inventory), F.col(BATCH_PART))
@@ -264,8 +266,7 @@ class DeltaFormat(TargetFormat):
         frame.write.mode("errorifexists").partitionBy(BATCH_PART).parquet(
             spark_file_path(self.location(target), batch_dir)
         )
-        metrics = observation.get
-        checksum = from_values(metrics["rows"], metrics["sum1"], metrics["sum2"])
+        observed = checksum()
         by_name = {p.name: p for p in inventory.partitions}
         keys = [(k.name, k.type) for k in inventory.partition_keys]
         values = {
@@ -285,10 +286,11 @@ class DeltaFormat(TargetFormat):
             app_id=f"lakeshift-{record.run_id}",
             app_version=record.batch,
             metadata=commit_properties(record),
-            expected_version=state.version,
+            expected_version=self._expected_version(target, state),
         )
+        self._expected[target] = outcome.version
         self.sync_routing(target, inventory_keys=keys)
-        return BatchResult(checksum, True, int(outcome.version))
+        return BatchResult(observed, True, int(outcome.version))
 
     def _file_columns(self, schema: dict[str, Any], inventory: TableInventory) -> list[Any]:
         """Data columns as the files hold them: physical names, field IDs, partition keys
@@ -320,15 +322,16 @@ class DeltaFormat(TargetFormat):
             {k: partition_value(v, t) for (k, t), v in zip(keys, by_name[n].values)}
             for n in partitions
         ]
-        delta_log.commit_batch(
+        outcome = delta_log.commit_batch(
             self.root(target),
             [],
             replace=replace,
             app_id=f"lakeshift-delete-{uuid.uuid4().hex}",
             app_version=1,
             metadata={},
-            expected_version=state.version,
+            expected_version=self._expected_version(target, state),
         )
+        self._expected[target] = outcome.version
         self.sync_routing(target, inventory_keys=keys)
 
     # -- validation -----------------------------------------------------------------------
