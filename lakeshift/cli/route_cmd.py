@@ -49,7 +49,9 @@ def switch_command(
 
     Right before switching, each partition's source fingerprint is checked against the one it
     was backfilled and validated at; a partition that changed is not switched (and one already
-    switched goes back to Hive).
+    switched goes back to Hive). Every partition asked for (with --all-validated: every
+    partition) that is not served from the lake table afterwards is listed with its reason,
+    and the exit code is then 3.
 
     \b
     Examples:
@@ -69,9 +71,10 @@ def switch_command(
         all_validated=all_validated,
         view=view,
     )
+    held = f"; {len(change.refused)} held back (below)" if change.refused else ""
     state.output.message(
         f"{len(change.changed)} partition(s) switched; {len(change.switched)} "
-        f"now served from the lake table through [bold]{change.view}[/]"
+        f"now served from the lake table through [bold]{change.view}[/]{held}"
     )
     if change.refused:
         state.output.table("Not switched", ["partition", "why"], sorted(change.refused.items()))
@@ -79,8 +82,9 @@ def switch_command(
     state.output.result(change)
     if change.refused:
         raise PartialFailure(
-            f"{len(change.refused)} partition(s) were not switched.",
-            hint="Migrate and validate them, then switch again.",
+            f"{len(change.refused)} partition(s) of {change.source} were not switched "
+            f"(listed with the reason{'s' if len(change.refused) > 1 else ''}).",
+            hint="Migrate and validate them as each reason says, then switch again.",
         )
 
 

@@ -6,12 +6,12 @@ import click
 
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.output import Output
-from lakeshift.errors import ValidationMismatch
+from lakeshift.errors import PartialFailure, ValidationMismatch
 from lakeshift.inspect.inspector import source_table, split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.backfill import resolve_target
 from lakeshift.report.files import write_report
-from lakeshift.validate.model import EQUAL, LEVELS, ValidationReport
+from lakeshift.validate.model import EQUAL, LEVELS, NOT_MIGRATED, ValidationReport
 from lakeshift.validate.validator import validate_table
 
 _STYLE = {
@@ -20,7 +20,13 @@ _STYLE = {
     "stale": "[yellow]stale[/]",
     "missing": "[yellow]missing[/]",
     "extra": "[red]extra[/]",
+    NOT_MIGRATED: "[yellow]not-migrated[/]",
 }
+
+
+def _rows(value: int | None) -> str:
+    """A row count, or ``unknown`` (an unreadable footer): never a number that is not known."""
+    return "unknown" if value is None else f"{value:,}"
 
 
 def render_validation(out: Output, report: ValidationReport, *, show_equal: bool = False) -> None:
@@ -33,7 +39,13 @@ def render_validation(out: Output, report: ValidationReport, *, show_equal: bool
     for problem in report.table_problems:
         out.message(f"[bold red]table:[/] {problem}")
     rows = [
-        (p.partition, _STYLE.get(p.status, p.status), p.source_rows, p.target_rows, p.detail)
+        (
+            p.partition,
+            _STYLE.get(p.status, p.status),
+            _rows(p.source_rows),
+            _rows(p.target_rows),
+            p.detail,
+        )
         for p in report.partitions
         if show_equal or not p.ok
     ]
@@ -60,7 +72,8 @@ def _markdown(report: ValidationReport) -> str:
         "|---|---|---|---|---|",
     ]
     lines += [
-        f"| `{p.partition}` | {p.status} | {p.source_rows} | {p.target_rows} | {p.detail} |"
+        f"| `{p.partition}` | {p.status} | {_rows(p.source_rows)} | {_rows(p.target_rows)} "
+        f"| {p.detail} |"
         for p in report.partitions
     ]
     lines += [f"\n**Table:** {problem}" for problem in report.table_problems]
@@ -95,7 +108,8 @@ def validate_command(
     """Compare DB.TABLE with its migrated target, partition by partition.
 
     Exit code 4 when any partition differs, is stale (source changed since its backfill),
-    missing or extra.
+    missing or extra; 3 when every migrated partition matches but some were not migrated
+    (refused by the inspector, listed with the reason).
 
     \b
     Examples:
@@ -122,13 +136,37 @@ def validate_command(
     render_validation(state.output, report, show_equal=show_all)
     state.html_report(table)
     state.output.result(report)
-    if not report.ok:
-        bad = [p.partition for p in report.partitions if not p.ok and p.status != "not-migrated"]
+    _raise_unless_ok(report)
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
+
+
+def _raise_unless_ok(report: ValidationReport) -> None:
+    """Exit 4 when the target differs; exit 3 when partitions were only held back (refused)."""
+    if report.ok:
+        return
+    bad = report.differences
+    held = [p.partition for p in report.partitions if p.status == NOT_MIGRATED]
+    held_text = (
+        f"{len(held)} partition(s) not migrated (refused by the inspector): {_names(held)}"
+        if held
+        else ""
+    )
+    if bad or report.table_problems:
         raise ValidationMismatch(
             f"{len(bad)} partition(s) of {report.source} do not match {report.target}"
-            + (f": {', '.join(bad[:5])}" + (" ..." if len(bad) > 5 else "") if bad else "")
+            + (f": {_names(bad)}" if bad else "")
             + ("; " + "; ".join(report.table_problems) if report.table_problems else "")
+            + (f"; {held_text}" if held_text else "")
             + ".",
-            hint="Re-run `lakeshift migrate` for stale or missing partitions; use --level deep "
-            "to see differing rows.",
+            hint=f"Repair them with `lakeshift migrate {report.source} --rebackfill-invalid` "
+            "(stale partitions are back-filled by a plain re-run), then validate again; use "
+            "--level deep to see differing rows.",
         )
+    raise PartialFailure(
+        f"{held_text}; every migrated partition of {report.source} matches {report.target}.",
+        hint="Fix what each partition's detail names (see `lakeshift inspect`), then migrate "
+        "and validate again.",
+    )

@@ -89,7 +89,16 @@ class PartitionInfo:
 
     @property
     def rows(self) -> int:
+        """Rows the readable footers count (files whose footer is unreadable count 0)."""
         return sum(f.rows or 0 for f in self.files)
+
+    @property
+    def footer_rows(self) -> int | None:
+        """Rows by the footers, or ``None`` when some data file's footer could not be read
+        (then nobody knows the count without repairing the file: never show a wrong one)."""
+        if any(f.rows is None for f in self.files):
+            return None
+        return self.rows
 
     @property
     def bytes(self) -> int:
@@ -107,6 +116,12 @@ class PartitionInfo:
     @property
     def migratable(self) -> bool:
         return not any(a.severity == SEVERITY_ERROR for a in self.anomalies)
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the partition is not migrated (its first error anomaly), or ``None``."""
+        errors = [a for a in self.anomalies if a.severity == SEVERITY_ERROR]
+        return f"{errors[0].code}: {errors[0].message}" if errors else None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,13 @@ from typing import Any
 from lakeshift.formats.base import Backfilled
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.migrate.batching import (
+    DEFAULT_BATCH_FILES,
+    DEFAULT_BATCH_PARTITIONS,
+    Batch,
+    BatchLimits,
+    make_batches,
+)
 from lakeshift.schema_map.model import FieldMapping
 
 NEW, CHANGED, UNCHANGED, REFUSED = "new", "changed", "unchanged", "refused"
@@ -29,14 +36,6 @@ class PartitionPlan:
     @property
     def to_backfill(self) -> bool:
         return self.state in (NEW, CHANGED)
-
-
-@dataclass(frozen=True)
-class Batch:
-    index: int
-    partitions: tuple[str, ...]
-    rows: int
-    bytes: int
 
 
 @dataclass(frozen=True)
@@ -96,54 +95,35 @@ class MigrationPlan:
 
 
 def classify(
-    inventory: TableInventory, backfilled: Mapping[str, Backfilled], wanted: PartitionFilter
+    inventory: TableInventory,
+    backfilled: Mapping[str, Backfilled],
+    wanted: PartitionFilter,
+    rebackfill: Mapping[str, str] | None = None,
 ) -> list[PartitionPlan]:
-    """new / changed / unchanged by source fingerprint; refused when the inspector says so."""
+    """new / changed / unchanged by source fingerprint; refused when the inspector says so.
+
+    ``rebackfill`` names unchanged partitions to back-fill again anyway (partition -> why:
+    a failed validation, or ``--force``); they are planned as changed.
+    """
     out = []
     for p in inventory.partitions:
         if not wanted.matches(p.name):
             continue
-        errors = [a for a in p.anomalies if a.severity == "error"]
         done = backfilled.get(p.name)
-        if errors:
-            state, reason = REFUSED, f"{errors[0].code}: {errors[0].message}"
+        if p.refusal is not None:
+            state, reason = REFUSED, p.refusal
         elif done is None:
             state, reason = NEW, "not in the target yet"
         elif done.fingerprint != p.fingerprint:
             state, reason = CHANGED, "source files changed since the backfill"
+        elif rebackfill and p.name in rebackfill:
+            state, reason = CHANGED, rebackfill[p.name]
         else:
             state, reason = UNCHANGED, f"backfilled in commit {done.commit_id}"
         out.append(
             PartitionPlan(p.name, state, p.rows, p.bytes, len(p.files), p.fingerprint, reason)
         )
     return out
-
-
-def make_batches(partitions: list[PartitionPlan], batch_rows: int, batch_bytes: int) -> list[Batch]:
-    """Greedy batches in partition order, closed when rows or bytes would pass the limits."""
-    batches: list[Batch] = []
-    current: list[PartitionPlan] = []
-
-    def close() -> None:
-        if current:
-            batches.append(
-                Batch(
-                    len(batches) + 1,
-                    tuple(p.name for p in current),
-                    sum(p.rows for p in current),
-                    sum(p.bytes for p in current),
-                )
-            )
-            current.clear()
-
-    for p in (p for p in partitions if p.to_backfill):
-        rows = sum(c.rows for c in current) + p.rows
-        size = sum(c.bytes for c in current) + p.bytes
-        if current and (rows > batch_rows or size > batch_bytes):
-            close()
-        current.append(p)
-    close()
-    return batches
 
 
 def build_plan(
@@ -160,8 +140,12 @@ def build_plan(
     throughput: float | None,
     spark_conf: dict[str, str],
     format: str = "iceberg",
+    batch_files: int = DEFAULT_BATCH_FILES,
+    batch_partitions: int = DEFAULT_BATCH_PARTITIONS,
+    rebackfill: Mapping[str, str] | None = None,
 ) -> MigrationPlan:
-    partitions = classify(inventory, backfilled, wanted)
+    partitions = classify(inventory, backfilled, wanted, rebackfill)
+    limits = BatchLimits(batch_rows, batch_bytes, batch_files, batch_partitions)
     anomalies: dict[str, int] = {}
     for a in inventory.all_anomalies:
         anomalies[a.code] = anomalies.get(a.code, 0) + 1
@@ -178,7 +162,7 @@ def build_plan(
         mapping=mapping,
         key_mode=key_mode,
         partitions=tuple(partitions),
-        batches=tuple(make_batches(partitions, batch_rows, batch_bytes)),
+        batches=tuple(make_batches([p for p in partitions if p.to_backfill], limits)),
         throughput_rows_per_second=round(throughput, 1) if throughput else None,
         spark_conf=spark_conf,
         anomalies=anomalies,

@@ -5,11 +5,29 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from lakeshift.inspect.model import TableInventory
-from lakeshift.migrate.journal import Journal
+from lakeshift.migrate.journal import BACKFILLED, VALIDATED, Journal, PartitionRecord
 from lakeshift.report.files import write_html
 from lakeshift.report.html_report import PartitionRow, ReportData, render_html
+from lakeshift.validate.model import STALE
+
+
+def _status(record: PartitionRecord | None, fingerprint: str) -> str:
+    """The journal status, except that a backfill of files since changed is ``stale``."""
+    if record is None:
+        return "planned"
+    if record.status in (BACKFILLED, VALIDATED) and record.source_fingerprint != fingerprint:
+        return STALE
+    return record.status
+
+
+def _validation(check: dict[str, Any] | None, fingerprint: str) -> str | None:
+    """The last validation's status, or ``stale`` once the source changed since it was taken."""
+    if check is None:
+        return None
+    return STALE if check["source_fingerprint"] != fingerprint else str(check["status"])
 
 
 def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
@@ -27,8 +45,8 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
                 name=p.name,
                 source_rows=p.rows,
                 target_rows=int(target["rows"]) if "rows" in target else None,
-                status=record.status if record else "planned",
-                validation=check["status"] if check else None,
+                status=_status(record, p.fingerprint),
+                validation=_validation(check, p.fingerprint),
                 served_from="lake" if p.name in switched else "hive",
                 bytes=p.bytes,
             )

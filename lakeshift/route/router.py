@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lakeshift.config import Settings
+from lakeshift.errors import UsageError
 from lakeshift.formats import FormatServices, LakeSide, TargetFormat, require_target
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.inspect.model import TableInventory
@@ -45,6 +46,15 @@ def hive_table_name(journal: Journal, source: str) -> str:
 
 @dataclass(frozen=True)
 class RouteChange:
+    """What a switch or rollback did.
+
+    Attributes:
+        switched: every partition served from the lake table afterwards.
+        changed: partitions this call switched (or rolled back).
+        refused: partition -> reason, for every partition asked for (all of them with
+            ``--all-validated``) that is not served from the lake table afterwards.
+    """
+
     source: str
     view: str
     switched: list[str]
@@ -106,21 +116,30 @@ def recover(client: MetastoreClient, journal: Journal, source: str) -> list[str]
 def eligibility(
     inventory: TableInventory, fmt: TargetFormat, target: str, journal: Journal
 ) -> dict[str, str | None]:
-    """Partition -> None when switchable now, else the reason it is not."""
+    """Partition -> None when switchable now, else the reason it is not (with what to run)."""
     done = fmt.backfilled(target)
     validations = journal.validations(inventory.qualified_name)
     out: dict[str, str | None] = {}
     for p in inventory.partitions:
         check = validations.get(p.name)
         backfill = done.get(p.name)
+        changed_since_check = check is not None and check["source_fingerprint"] != p.fingerprint
         if not p.migratable:
-            out[p.name] = "refused by the inspector"
-        elif check is None or check["status"] != EQUAL:
-            out[p.name] = "not validated as equal; run `lakeshift validate`"
-        elif check["source_fingerprint"] != p.fingerprint:
-            out[p.name] = "source changed since its validation; migrate and validate again"
-        elif (backfill is None or backfill.fingerprint != p.fingerprint) and p.rows:
-            out[p.name] = "source changed since its backfill; migrate and validate again"
+            out[p.name] = f"not migrated: {p.refusal}"
+        elif backfill is None and p.rows:
+            out[p.name] = "not backfilled yet; run `lakeshift migrate`, then `lakeshift validate`"
+        elif backfill is not None and backfill.fingerprint != p.fingerprint and p.rows:
+            since = "its backfill and validation" if changed_since_check else "its backfill"
+            out[p.name] = (
+                f"source changed since {since}; run `lakeshift migrate`, then `lakeshift validate`"
+            )
+        elif check is None:
+            out[p.name] = "not validated yet; run `lakeshift validate`"
+        elif changed_since_check:
+            out[p.name] = "source changed since its validation; run `lakeshift validate`"
+        elif check["status"] != EQUAL:
+            detail = f": {check['detail']}" if check.get("detail") else ""
+            out[p.name] = f"last validation found it {check['status']}{detail}"
         else:
             out[p.name] = None
     return out
@@ -181,11 +200,14 @@ def switch(
     fmt = require_target(services, target, name)
     eligible = eligibility(inventory, fmt, target, journal)
     wanted = partitions or PartitionFilter(())
-    chosen = [
-        n
-        for n in eligible
-        if (all_validated and eligible[n] is None) or (not all_validated and wanted.matches(n))
-    ]
+    chosen = [n for n in eligible if all_validated or wanted.matches(n)]
+    if not chosen and not all_validated:
+        raise UsageError(
+            f"the partition filter matches no partition of {name}",
+            hint=f"`lakeshift status {name}` lists its partitions.",
+        )
+    # Every chosen partition that is not served from the lake table afterwards is listed with
+    # its reason: with --all-validated that is every partition not switchable now.
     refused = {n: eligible[n] or "" for n in chosen if eligible[n] is not None}
     adding = [n for n in chosen if eligible[n] is None and n not in switched]
     # A switched partition whose source changed since goes back to Hive right away.

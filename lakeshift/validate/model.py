@@ -55,9 +55,13 @@ class ValidationReport:
 
     @property
     def ok(self) -> bool:
-        return not self.table_problems and all(
-            p.ok or p.status == NOT_MIGRATED for p in self.partitions
-        )
+        """Every partition equal: a partition held back from the migration is not ok either."""
+        return not self.table_problems and all(p.ok for p in self.partitions)
+
+    @property
+    def differences(self) -> list[str]:
+        """Partitions whose target differs from the source (mismatch, stale, missing, extra)."""
+        return [p.partition for p in self.partitions if not p.ok and p.status != NOT_MIGRATED]
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.partitions if p.status == status)

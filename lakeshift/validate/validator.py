@@ -57,12 +57,12 @@ def _first_pass(
     base: dict[str, Any] = {
         "partition": p.name,
         "level": level,
-        "source_rows": p.rows,
+        "source_rows": p.footer_rows,  # None when a footer is unreadable: never a wrong count
         "target_rows": target_rows,
         "source_fingerprint": p.fingerprint,
     }
     if not p.migratable:
-        return PartitionValidation(status=NOT_MIGRATED, detail="refused by the inspector", **base)
+        return PartitionValidation(status=NOT_MIGRATED, detail=f"not migrated: {p.refusal}", **base)
     if done is None:
         if p.rows == 0 and target_rows == 0:
             return PartitionValidation(status=EQUAL, detail="empty on both sides", **base)

@@ -325,3 +325,43 @@ def test_thousands_of_partitions_compress_and_stay_exact(spark: Any) -> None:
     )
     chosen = {r.d for r in frame.where(F.expr(predicate)).collect()}
     assert chosen == {d for (d,) in switched}
+
+
+def test_switch_all_validated_lists_every_partition_it_holds_back(
+    client: MetastoreClient,
+    settings: Settings,
+    spark: Any,
+    metastore_uri: str,
+    tables_root: Path,
+    lakeshift_home: Path,
+) -> None:
+    b = HiveTableBuilder(client, tables_root, "route_cases", unique_name("h"), [("id", "bigint")])
+    for p in range(3):
+        b.add_partition([str(p)], {"000000_0": pa.table({"id": pa.array([p], pa.int64())})})
+    journal = Journal(lakeshift_home / "held-journal.sqlite")
+    source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_ice"
+    catalog = HiveCatalog("t", uri=metastore_uri)
+    migrate(spark, client, catalog, settings, journal, source, MigrateOptions(target=target))
+
+    def switch_all() -> Any:
+        return switch(
+            _services(client, settings, catalog),
+            settings,
+            journal,
+            source,
+            target,
+            partitions=None,
+            all_validated=True,
+        )
+
+    before = switch_all()  # nothing validated yet: nothing switched, and each one says why
+    assert before.switched == [] and set(before.refused) == {"dt=0", "dt=1", "dt=2"}
+    assert all("not validated yet" in why for why in before.refused.values())
+    validate_table(spark, client, catalog, settings, journal, source, target)
+    orc.write_table(
+        pa.table({"id": pa.array([10], pa.int64())}),
+        str(b.partition_dir(["1"]) / "000000_0_copy_1"),
+    )
+    after = switch_all()
+    assert after.switched == ["dt=0", "dt=2"] and list(after.refused) == ["dt=1"]
+    assert after.refused["dt=1"].startswith("source changed since its backfill and validation")
