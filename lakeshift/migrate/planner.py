@@ -95,29 +95,21 @@ class MigrationPlan:
 
 
 def classify(
-    inventory: TableInventory,
-    backfilled: Mapping[str, Backfilled],
-    wanted: PartitionFilter,
-    rebackfill: Mapping[str, str] | None = None,
+    inventory: TableInventory, backfilled: Mapping[str, Backfilled], wanted: PartitionFilter
 ) -> list[PartitionPlan]:
-    """new / changed / unchanged by source fingerprint; refused when the inspector says so.
-
-    ``rebackfill`` names unchanged partitions to back-fill again anyway (partition -> why:
-    a failed validation, or ``--force``); they are planned as changed.
-    """
+    """new / changed / unchanged by source fingerprint; refused when the inspector says so."""
     out = []
     for p in inventory.partitions:
         if not wanted.matches(p.name):
             continue
+        errors = [a for a in p.anomalies if a.severity == "error"]
         done = backfilled.get(p.name)
-        if p.refusal is not None:
-            state, reason = REFUSED, p.refusal
+        if errors:
+            state, reason = REFUSED, f"{errors[0].code}: {errors[0].message}"
         elif done is None:
             state, reason = NEW, "not in the target yet"
         elif done.fingerprint != p.fingerprint:
             state, reason = CHANGED, "source files changed since the backfill"
-        elif rebackfill and p.name in rebackfill:
-            state, reason = CHANGED, rebackfill[p.name]
         else:
             state, reason = UNCHANGED, f"backfilled in commit {done.commit_id}"
         out.append(
@@ -142,9 +134,8 @@ def build_plan(
     format: str = "iceberg",
     batch_files: int = DEFAULT_BATCH_FILES,
     batch_partitions: int = DEFAULT_BATCH_PARTITIONS,
-    rebackfill: Mapping[str, str] | None = None,
 ) -> MigrationPlan:
-    partitions = classify(inventory, backfilled, wanted, rebackfill)
+    partitions = classify(inventory, backfilled, wanted)
     limits = BatchLimits(batch_rows, batch_bytes, batch_files, batch_partitions)
     anomalies: dict[str, int] = {}
     for a in inventory.all_anomalies:

@@ -1,0 +1,127 @@
+"""Batches are bounded by rows, bytes, files and partitions (issue 13, item 2), pure logic."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
+from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.migrate.backfill import DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS
+from lakeshift.migrate.batching import (
+    DEFAULT_BATCH_PARTITIONS,
+    BatchLimits,
+    make_batches,
+)
+from lakeshift.migrate.planner import build_plan
+from lakeshift.schema_map.mapping import build_mapping
+
+GB = 1024**3
+
+
+@dataclass(frozen=True)
+class _Part:
+    name: str
+    rows: int
+    bytes: int
+    files: int = 1
+
+
+def _tiny(count: int, rows: int = 5) -> list[_Part]:
+    return [_Part(f"p={i}", rows, 600) for i in range(count)]
+
+
+def test_many_tiny_partitions_are_cut_by_partition_count() -> None:
+    batches = make_batches(_tiny(2_000), BatchLimits(partitions=200))
+    assert [len(b.partitions) for b in batches] == [200] * 10
+    assert [b.index for b in batches] == list(range(1, 11))
+    assert sum(b.rows for b in batches) == 10_000 and batches[0].bytes == 200 * 600
+
+
+def test_files_bound_a_batch_even_when_rows_and_partitions_fit() -> None:
+    parts = [_Part(f"p={i}", 10, 10_000, files=300) for i in range(10)]
+    batches = make_batches(parts, BatchLimits(files=1_000, partitions=1_000))
+    assert [len(b.partitions) for b in batches] == [3, 3, 3, 1]
+    assert [b.files for b in batches] == [900, 900, 900, 300]
+
+
+def test_rows_and_bytes_still_bound_batches() -> None:
+    by_rows = make_batches(_tiny(10, rows=400), BatchLimits(rows=1_000))
+    assert [len(b.partitions) for b in by_rows] == [2, 2, 2, 2, 2]
+    by_bytes = make_batches(_tiny(10), BatchLimits(bytes=1_800))
+    assert [len(b.partitions) for b in by_bytes] == [3, 3, 3, 1]
+
+
+def test_a_partition_over_every_limit_is_a_batch_of_its_own_and_order_is_kept() -> None:
+    huge = [_Part(f"dt={i}", 100_000_000, 6 * GB, files=40) for i in range(10)]
+    batches = make_batches(huge, BatchLimits())
+    assert [b.partitions for b in batches] == [(p.name,) for p in huge]
+
+
+def test_no_partitions_no_batches_and_limits_must_be_positive() -> None:
+    assert make_batches([], BatchLimits()) == []
+    with pytest.raises(ValueError, match="batch partitions must be at least 1"):
+        BatchLimits(partitions=0)
+
+
+def _inventory(count: int) -> TableInventory:
+    def partition(i: int) -> PartitionInfo:
+        return PartitionInfo(
+            name=f"p={i}",
+            values=(str(i),),
+            location=f"file:/t/p={i}",
+            location_exists=True,
+            outside_table_root=False,
+            format="orc",
+            input_format="",
+            serde="",
+            columns=(Column("id", "bigint"),),
+            parameters={},
+            files=(FileInfo(path="000000_0", size=600, mtime_ns=1, format="orc", rows=5),),
+            skipped_files=0,
+            fingerprint=f"fp{i}",
+        )
+
+    return TableInventory(
+        database="db",
+        table="t",
+        location="file:/t",
+        table_type="EXTERNAL_TABLE",
+        format="orc",
+        input_format="",
+        serde="",
+        columns=(Column("id", "bigint"),),
+        partition_keys=(Column("p", "int"),),
+        parameters={},
+        partitions=tuple(partition(i) for i in range(count)),
+        unregistered_dirs=(),
+        anomalies=(),
+        metastore_uri="",
+        inspected_at="",
+        seconds=0.0,
+    )
+
+
+@pytest.mark.parametrize("count", [2_000, 10_000])
+def test_default_plan_of_tiny_partitions_keeps_batches_small(count: int) -> None:
+    # 2,000 x 5 rows in one batch ran a 1-4 GB driver out of heap (one Parquet writer per
+    # partition open at once); with the defaults no batch holds more than the partition bound.
+    inventory = _inventory(count)
+    plan = build_plan(
+        inventory,
+        build_mapping(inventory, None, mapping_mode="auto", case_sensitive=False),
+        "db.t_iceberg",
+        target_exists=False,
+        backfilled={},
+        wanted=PartitionFilter(()),
+        batch_rows=DEFAULT_BATCH_ROWS,
+        batch_bytes=DEFAULT_BATCH_BYTES,
+        key_mode="uuid",
+        throughput=None,
+        spark_conf={},
+    )
+    assert len(plan.batches) == count // DEFAULT_BATCH_PARTITIONS
+    assert max(len(b.partitions) for b in plan.batches) <= DEFAULT_BATCH_PARTITIONS
+    assert sum(len(b.partitions) for b in plan.batches) == count
+    assert plan.to_json()["totals"]["batches"] == len(plan.batches)
