@@ -98,8 +98,8 @@ def cutover(
             f"{names.source} and the Hive table at {names.legacy}.",
             hint="Run `lakeshift revert` to go back, or fix the names by hand.",
         )
-    _point_view_at_public(client, settings, fmt, names)
-    steps.append(f"view {names.view} now reads {names.source}")
+    reads = _point_view_at_public(client, settings, fmt, names)
+    steps.append(f"view {names.view} now reads {reads}")
     route = journal.route(names.source) or {"switched": []}
     journal.set_route(
         names.source,
@@ -115,12 +115,15 @@ def cutover(
 
 def _point_view_at_public(
     client: MetastoreClient, settings: Settings, fmt: TargetFormat, names: Names
-) -> None:
+) -> str:
+    """Point the view at the lake table under its public name; returns what it reads (the
+    table itself, or the routing side engines without the format's connector can read)."""
     inventory = inspect_table(client, names.legacy, settings)
     columns = [(c.name, c.type) for c in (*inventory.columns, *inventory.partition_keys)]
     lake = fmt.lake_side(names.source)
     sql = f"SELECT {lake_select(columns, lake)} FROM {table_ref(lake.table)}"
     put_view(client, view_table(names.view, columns, sql, names.source, ["<all>"]))
+    return lake.table
 
 
 def revert(
