@@ -11,7 +11,7 @@ from lakeshift.errors import PartialFailure, UsageError
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.backfill import resolve_target
-from lakeshift.route.cutover import cutover, names_for, revert
+from lakeshift.route.cutover import Names, cutover, names_for, revert
 from lakeshift.route.router import rollback, status, switch
 
 _TARGET = click.option(
@@ -209,7 +209,25 @@ def cutover_command(
     for step in steps:
         state.output.message(f"- {step}")
     state.output.message(f"[bold]{names.source}[/] is now the lake table")
+    _report_after_cutover(state, names)
     state.output.result({"steps": steps, "names": names})
+
+
+def _report_after_cutover(state: CliState, names: Names) -> None:
+    """The report under the source's name, read from the Hive table at its legacy name."""
+    from dataclasses import replace
+
+    from lakeshift.inspect.inspector import inspect_table, save_inventory
+    from lakeshift.report.collect import write_table_report
+
+    ctx = state.context
+    database, table = split_table_name(names.source)
+    inventory = replace(
+        inspect_table(ctx.metastore, names.legacy, ctx.settings), database=database, table=table
+    )
+    save_inventory(inventory, ctx.home)
+    path = write_table_report(ctx.home, inventory, ctx.journal)
+    state.output.message(f"[dim]HTML report: {path}[/]")
 
 
 @click.command("revert")
@@ -232,4 +250,5 @@ def revert_command(
     steps = revert(ctx.formats, ctx.settings, ctx.journal, names)
     for step in steps:
         state.output.message(f"- {step}")
+    state.html_report(names.source)
     state.output.result({"steps": steps, "names": names})

@@ -63,6 +63,8 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
         anomalies=[(code, severity, n) for (code, severity), n in sorted(anomalies.items())],
         runs=runs,
         format=formats[-1] if formats else None,
+        cutover=(route or {}).get("cutover"),
+        legacy=(route or {}).get("legacy"),
     )
 
 

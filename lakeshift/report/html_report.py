@@ -1,35 +1,29 @@
-"""A self-contained HTML report (inline CSS and SVG charts; opens offline, no scripts)."""
+"""A self-contained HTML report: one file, charts drawn by plotly.js inlined in it (offline)."""
 
 from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-_COLORS = {
-    "switched": "#2e7d32",
-    "validated": "#66bb6a",
-    "backfilled": "#42a5f5",
-    "planned": "#bdbdbd",
-    "failed": "#e53935",
-    "skipped": "#ffb300",
-    "rolled_back": "#8d6e63",
-    "equal": "#2e7d32",
-    "mismatch": "#e53935",
-    "stale": "#ffb300",
-    "missing": "#9e9e9e",
-    "extra": "#ab47bc",
-    "ok": "#2e7d32",
-    "cut-over": "#1b5e20",
-    "partial": "#ffb300",
-}
-_CSS = """body{font:14px system-ui,sans-serif;margin:24px;color:#222}h1{font-size:22px}
-h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}
-td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f5f5f5}
-.tag{display:inline-block;padding:1px 6px;border-radius:3px;color:#fff}
-.legend span{margin-right:12px}"""
+from lakeshift.report import palette
+from lakeshift.report.charts import (
+    MAX_BARS,
+    Series,
+    bar_chart,
+    histogram,
+    plotly_script,
+    state_chart,
+)
+
+_CSS = """body{font:14px system-ui,sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;
+color:#222}h1{font-size:22px;overflow-wrap:anywhere}h2{font-size:17px;margin-top:28px}
+table{border-collapse:collapse;margin:8px 0;max-width:100%}
+td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;overflow-wrap:anywhere}
+th{background:#f5f5f5}.tag{display:inline-block;padding:1px 6px;border-radius:3px}
+.empty{color:#555;font-style:italic}"""
 
 
 @dataclass(frozen=True)
@@ -52,137 +46,170 @@ class ReportData:
     anomalies: Sequence[tuple[str, str, int]]  # code, severity, count
     runs: Sequence[dict[str, Any]] = field(default_factory=list)
     format: str | None = None  # the target's format, as the latest migrate run recorded it
+    cutover: str | None = None  # "done" or "reverted" once cutover or revert ran
+    legacy: str | None = None  # the Hive table's name after a cutover
 
 
 def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _bars(
-    title: str,
-    labels: Sequence[str],
-    series: Sequence[tuple[str, str, Sequence[float]]],
-    height: int = 180,
-) -> str:
-    """Grouped vertical bars as inline SVG."""
-    count = max(len(labels), 1)
-    peak = max([v for _, _, values in series for v in values] + [1])
-    width = max(480, count * 6 * len(series) + 60)
-    slot = (width - 50) / count
-    bar = min(max(slot / (len(series) + 1), 1), 36)  # a lone run is not a wall of colour
-    parts = [
-        f'<svg role="img" aria-label="{_e(title)}" width="{width}" height="{height + 40}" '
-        f'viewBox="0 0 {width} {height + 40}" xmlns="http://www.w3.org/2000/svg">',
-        f'<text x="0" y="12" font-size="12">{_e(title)} (max {peak:,.0f})</text>',
-    ]
-    for i, label in enumerate(labels):
-        for j, (_, color, values) in enumerate(series):
-            h = values[i] / peak * height
-            x = 45 + i * slot + j * bar
-            parts.append(
-                f'<rect x="{x:.1f}" y="{20 + height - h:.1f}" width="{bar:.1f}" '
-                f'height="{h:.1f}" fill="{color}"><title>{_e(label)}: '
-                f"{values[i]:,.0f}</title></rect>"
-            )
-    if count <= 12:  # few bars: name them under the axis (many: the tooltip names them)
-        for i, label in enumerate(labels):
-            text = label if len(label) <= 18 else label[:17] + "…"
-            parts.append(
-                f'<text x="{45 + i * slot:.1f}" y="{height + 34}" font-size="10">{_e(text)}</text>'
-            )
-    parts.append("</svg>")
-    legend = "".join(
-        f'<span><span class="tag" style="background:{c}">&nbsp;</span> {_e(n)}</span>'
-        for n, c, _ in series
-    )
-    return f'<div class="legend">{legend}</div>' + "".join(parts)
-
-
-def _stacked(title: str, counts: Counter[str], width: int = 480, height: int = 22) -> str:
-    """One horizontal bar split by state, as inline SVG (a segment's width is its share)."""
-    total = sum(counts.values()) or 1
-    parts = [
-        f'<svg role="img" aria-label="{_e(title)}" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">'
-    ]
-    x = 0.0
-    for state, n in sorted(counts.items()):
-        w = n / total * width
-        parts.append(
-            f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="{height}" '
-            f'fill="{_COLORS.get(state, "#757575")}"><title>{_e(state)}: {n}</title></rect>'
-        )
-        x += w
-    return "".join(parts) + "</svg>"
-
-
-def _counts_table(title: str, counts: Counter[str], unit: str = "partitions") -> str:
-    rows = "".join(
-        f'<tr><td><span class="tag" style="background:{_COLORS.get(k, "#757575")}">'
-        f"{_e(k)}</span></td><td>{v}</td></tr>"
-        for k, v in sorted(counts.items())
-    )
+def _tag(state: str, group: Mapping[str, str]) -> str:
+    color = palette.state_color(state, dict(group))
     return (
-        f"<h2>{_e(title)}</h2>{_stacked(title, counts)}"
-        f"<table><tr><th>state</th><th>{_e(unit)}</th></tr>{rows}</table>"
+        f'<span class="tag" style="background:{color};color:{palette.text_color(color)}">'
+        f"{_e(state)}</span>"
     )
 
 
-def render_html(data: ReportData) -> str:
+def _counts_table(counts: Counter[str], group: Mapping[str, str], unit: str) -> str:
+    rows = "".join(
+        f"<tr><td>{_tag(k, group)}</td><td>{v:,}</td></tr>"
+        for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    return f"<table><tr><th>state</th><th>{_e(unit)}</th></tr>{rows}</table>"
+
+
+def _page(title: str, body: str) -> str:
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(title)}</title><style>{_CSS}</style>{plotly_script()}</head><body>
+{body}
+</body></html>
+"""
+
+
+def _partition_charts(data: ReportData) -> str:
     names = [p.name for p in data.partitions]
-    disk = _bars(
-        "Bytes on disk per partition (source files)",
-        names,
-        [("bytes", "#00897b", [float(p.bytes) for p in data.partitions])],
-        height=120,
-    )
-    sizes = _bars(
+    none = "No partitions yet: nothing to chart."
+    if len(names) > MAX_BARS:
+        sizes = histogram(
+            "partition-sizes",
+            f"Partitions by size on disk ({len(names):,} partitions)",
+            [float(p.bytes) for p in data.partitions],
+            x_title="bytes on disk per partition (source files)",
+            color=palette.BYTES,
+            empty="Every partition is empty: no bytes on disk.",
+        )
+    else:
+        sizes = bar_chart(
+            "partition-sizes",
+            "Bytes on disk per partition (source files)",
+            names,
+            [Series("bytes on disk", palette.BYTES, [float(p.bytes) for p in data.partitions])],
+            x_title="partition",
+            y_title="bytes",
+            unit="bytes",
+            empty=none if not names else "Every partition is empty: no bytes on disk.",
+        )
+    rows = bar_chart(
+        "partition-rows",
         "Rows per partition: source vs target",
         names,
         [
-            ("source (ORC footers)", "#1e88e5", [p.source_rows for p in data.partitions]),
-            ("target", "#43a047", [p.target_rows or 0 for p in data.partitions]),
+            Series(
+                "source (ORC footers)",
+                palette.SOURCE_ROWS,
+                [float(p.source_rows) for p in data.partitions],
+            ),
+            Series(
+                "target (validated)",
+                palette.TARGET_ROWS,
+                [float(p.target_rows or 0) for p in data.partitions],
+            ),
         ],
+        x_title="partition",
+        y_title="rows",
+        unit="rows",
+        empty=none if not names else "Every partition is empty: no rows in source or target.",
     )
+    return f"<h2>Partition sizes</h2>{sizes}<h2>Rows per partition</h2>{rows}"
+
+
+def _throughput(runs: Sequence[dict[str, Any]]) -> str:
+    working = [r for r in runs if float(r.get("rows") or 0) > 0]
+    return bar_chart(
+        "throughput",
+        "Throughput per migrate run that backfilled rows",
+        [str(r.get("run_id")) for r in working],
+        [
+            Series(
+                "rows/s",
+                palette.THROUGHPUT,
+                [float(r.get("rows_per_second") or 0) for r in working],
+            )
+        ],
+        x_title="run",
+        y_title="rows per second",
+        unit="rows/s",
+        empty="No migrate run has backfilled rows yet: no throughput to show.",
+        items="runs",
+        height=300,
+    )
+
+
+def _partition_table(partitions: Sequence[PartitionRow]) -> str:
     rows = "".join(
         f"<tr><td>{_e(p.name)}</td><td>{p.source_rows:,}</td>"
         f"<td>{'' if p.target_rows is None else f'{p.target_rows:,}'}</td>"
-        f'<td><span class="tag" style="background:{_COLORS.get(p.status, "#757575")}">'
-        f"{_e(p.status)}</span></td><td>{_e(p.validation or '')}</td>"
+        f"<td>{_tag(p.status, palette.MIGRATION)}</td>"
+        f"<td>{_tag(p.validation, palette.VALIDATION) if p.validation else ''}</td>"
         f"<td>{_e(p.served_from)}</td></tr>"
-        for p in data.partitions
+        for p in partitions
+    )
+    table = (
+        "<table><tr><th>partition</th><th>source rows</th><th>target rows</th>"
+        f"<th>status</th><th>validation</th><th>served from</th></tr>{rows}</table>"
+    )
+    if len(partitions) <= MAX_BARS:
+        return table
+    return f"<details><summary>All {len(partitions):,} partitions</summary>{table}</details>"
+
+
+def _cutover(data: ReportData) -> str:
+    if data.cutover == "done":
+        return (
+            f"<p>{_tag('cut-over', palette.RUNS)} {_e(data.source)} is now the lake table; "
+            f"the Hive table is {_e(data.legacy or '(legacy name)')}.</p>"
+        )
+    if data.cutover == "reverted":
+        return f"<p>Cutover reverted: {_e(data.source)} is the Hive table again.</p>"
+    return ""
+
+
+def render_html(data: ReportData) -> str:
+    migration = Counter(p.status for p in data.partitions)
+    validation = Counter(p.validation or "not validated" for p in data.partitions)
+    states = state_chart(
+        "states",
+        f"Partitions by state ({len(data.partitions):,} partitions)",
+        [
+            ("migration", migration, palette.MIGRATION),
+            ("validation", validation, palette.VALIDATION),
+        ],
+        unit="partitions",
+        empty="No partitions yet: nothing to chart.",
+    )
+    runs = "".join(
+        f"<tr><td>{_e(r.get('run_id'))}</td><td>{_tag(str(r.get('status')), palette.RUNS)}</td>"
+        f"<td>{_e(r.get('rows', ''))}</td><td>{_e(r.get('rows_per_second', ''))}</td></tr>"
+        for r in data.runs
     )
     anomalies = "".join(
         f"<tr><td>{_e(c)}</td><td>{_e(s)}</td><td>{n}</td></tr>" for c, s, n in data.anomalies
     )
-    runs = "".join(
-        f"<tr><td>{_e(r.get('run_id'))}</td><td>{_e(r.get('status'))}</td>"
-        f"<td>{_e(r.get('rows', ''))}</td><td>{_e(r.get('rows_per_second', ''))}</td>"
-        "</tr>"
-        for r in data.runs
-    )
-    throughput = _bars(
-        "Throughput per run (rows/s)",
-        [str(r.get("run_id")) for r in data.runs],
-        [("rows/s", "#8e24aa", [float(r.get("rows_per_second") or 0) for r in data.runs])],
-        height=120,
-    )
     fmt = f" ({_e(data.format)})" if data.format else ""
-    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>lakeshift: {_e(data.source)}</title><style>{_CSS}</style></head><body>
-<h1>{_e(data.source)} → {_e(data.target or "(no target yet)")}{fmt}</h1>
-<p>Generated {_e(data.generated_at)} by lakeshift.</p>
-{_counts_table("Migration status", Counter(p.status for p in data.partitions))}
-{_counts_table("Validation", Counter(p.validation or "not validated" for p in data.partitions))}
-<h2>Partition sizes</h2>{disk}
-<h2>Rows per partition</h2>{sizes}
-<h2>Throughput</h2>{throughput}
+    body = f"""<h1>{_e(data.source)} → {_e(data.target or "(no target yet)")}{fmt}</h1>
+<p>Generated {_e(data.generated_at)} by lakeshift.</p>{_cutover(data)}
+<h2>Status</h2>{states}
+<h3>Migration status</h3>{_counts_table(migration, palette.MIGRATION, "partitions")}
+<h3>Validation</h3>{_counts_table(validation, palette.VALIDATION, "partitions")}
+{_partition_charts(data)}
+<h2>Throughput</h2>{_throughput(data.runs)}
 <table><tr><th>run</th><th>status</th><th>rows</th><th>rows/s</th></tr>{runs}</table>
 <h2>Anomalies</h2><table><tr><th>code</th><th>severity</th><th>count</th></tr>{anomalies}</table>
-<h2>Partitions</h2><table><tr><th>partition</th><th>source rows</th><th>target rows</th>
-<th>status</th><th>validation</th><th>served from</th></tr>{rows}</table>
-</body></html>
-"""
+<h2>Partitions</h2>{_partition_table(data.partitions)}"""
+    return _page(f"lakeshift: {data.source}", body)
 
 
 def render_bulk_html(summary: dict[str, Any], generated_at: str) -> str:
@@ -193,39 +220,53 @@ def render_bulk_html(summary: dict[str, Any], generated_at: str) -> str:
     """
     tables = summary["tables"]
     names = [t["source"] for t in tables]
-    rows_chart = _bars(
+    statuses = Counter(str(t["status"]) for t in tables)
+    status_chart = state_chart(
+        "tables",
+        f"Tables by status ({len(tables):,} tables)",
+        [("tables", statuses, palette.RUNS)],
+        unit="tables",
+        empty="No tables in this run.",
+    )
+    rows_chart = bar_chart(
+        "rows",
         "Rows backfilled in this run, per table",
         names,
-        [("rows", "#1e88e5", [float(t["rows_backfilled"]) for t in tables])],
-        height=140,
+        [Series("rows", palette.SOURCE_ROWS, [float(t["rows_backfilled"]) for t in tables])],
+        x_title="table",
+        y_title="rows",
+        unit="rows",
+        empty="No rows were backfilled in this run.",
+        items="tables",
     )
-    time_chart = _bars(
+    time_chart = bar_chart(
+        "seconds",
         "Seconds per table",
         names,
-        [("seconds", "#8e24aa", [float(t["seconds"]) for t in tables])],
-        height=100,
+        [Series("seconds", palette.SECONDS, [float(t["seconds"]) for t in tables])],
+        x_title="table",
+        y_title="seconds",
+        unit="s",
+        empty="No table took measurable time in this run.",
+        items="tables",
+        height=300,
     )
-    statuses = Counter(str(t["status"]) for t in tables)
     lines = "".join(
         f'<tr><td><a href="../{_e(t["source"])}/report-latest.html">{_e(t["source"])}</a></td>'
-        f"<td>{_e(t['target'])}</td>"
-        f'<td><span class="tag" style="background:{_COLORS.get(t["status"], "#757575")}">'
-        f"{_e(t['status'])}</span></td><td>{t['exit_code']}</td><td>{t['backfilled']}</td>"
+        f"<td>{_e(t['target'])}</td><td>{_tag(str(t['status']), palette.RUNS)}</td>"
+        f"<td>{t['exit_code']}</td><td>{t['backfilled']}</td>"
         f"<td>{t['unchanged']}</td><td>{t['validated']}</td><td>{t['switched']}</td>"
         f"<td>{t['seconds']}</td><td>{_e(t['error'] or ', '.join(t['steps']))}</td></tr>"
         for t in tables
     )
     mode = " (dry run)" if summary["dry_run"] else ""
-    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>lakeshift bulk: {_e(summary["file"])}</title><style>{_CSS}</style></head><body>
-<h1>Bulk run of {_e(summary["file"])}{mode}</h1>
+    body = f"""<h1>Bulk run of {_e(summary["file"])}{mode}</h1>
 <p>Generated {_e(generated_at)} by lakeshift: {len(tables)} tables, parallel
 {summary["parallel"]}, {summary["seconds"]} s, exit code {summary["exit_code"]}.</p>
-{_counts_table("Tables by status", statuses, "tables")}
+<h2>Tables by status</h2>{status_chart}{_counts_table(statuses, palette.RUNS, "tables")}
 <h2>Rows</h2>{rows_chart}
 <h2>Time</h2>{time_chart}
 <h2>Tables</h2><table><tr><th>table</th><th>target</th><th>status</th><th>exit</th>
 <th>backfilled</th><th>unchanged</th><th>validated</th><th>switched</th><th>seconds</th>
-<th>steps or error</th></tr>{lines}</table>
-</body></html>
-"""
+<th>steps or error</th></tr>{lines}</table>"""
+    return _page(f"lakeshift bulk: {summary['file']}", body)
