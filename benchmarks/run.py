@@ -1,8 +1,8 @@
 """``make bench``: lakeshift against baselines on the same data, in one run.
 
 Writes ``benchmarks/results/<timestamp>.json``, appends to ``history.jsonl`` and prints a
-Markdown table. Scenarios (``BENCH_SCENARIOS``, default ``large,small,inspect,bulk``) and sizes come
-from environment variables (defaults in parentheses):
+Markdown table. Scenarios (``BENCH_SCENARIOS``, default ``large,small,inspect,tiny,bulk``) and
+sizes come from environment variables (defaults in parentheses):
 
 * ``large``: few large partitions, ``BENCH_LARGE_PARTITIONS`` (4) x ``BENCH_LARGE_ROWS``
   (500000) rows in 2 files each; Iceberg (``bench_migrate``) then Delta (``bench_delta``) on the
@@ -10,6 +10,8 @@ from environment variables (defaults in parentheses):
 * ``small``: many small partitions, ``BENCH_SMALL_PARTITIONS`` (1000) x ``BENCH_SMALL_ROWS``
   (200) rows;
 * ``inspect``: ``BENCH_INSPECT_PARTITIONS`` (10000) x ``BENCH_INSPECT_FILES`` (2) files;
+* ``tiny``: ``BENCH_TINY_PARTITIONS`` (10000) x ``BENCH_TINY_ROWS`` (5) rows, migrated with the
+  default batch limits (``bench_tiny``);
 * ``bulk``: ``BENCH_BULK_TABLES`` (4) tables of ``BENCH_BULK_PARTITIONS`` (20) x
   ``BENCH_BULK_ROWS`` (5000) rows, migrated and validated with ``parallel = 1`` and ``= N``.
 """
@@ -24,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_bulk, bench_delta, bench_inspect, bench_migrate
+from benchmarks import bench_bulk, bench_delta, bench_inspect, bench_migrate, bench_tiny
 from benchmarks.synthetic import build_table
 from lakeshift.config import load_settings
 from lakeshift.context import Context
@@ -84,7 +86,7 @@ def main() -> None:
     home = Path(os.environ.get("BENCH_HOME", ".lakeshift-bench")).resolve()
     settings = load_settings({"home": home, "spark_master": "local[2]", "shuffle_partitions": 4})
     ctx = Context(settings)
-    scenarios = os.environ.get("BENCH_SCENARIOS", "large,small,inspect,bulk").split(",")
+    scenarios = os.environ.get("BENCH_SCENARIOS", "large,small,inspect,tiny,bulk").split(",")
     tables = home / "tables"
     results = []
     _warm_up(ctx, tables)
@@ -121,6 +123,19 @@ def main() -> None:
         )
         print(f"built {table.qualified_name} in {table.seconds_to_build}s")
         results.append(bench_inspect.run(ctx.metastore, settings, table))
+    if "tiny" in scenarios:
+        partitions = _env("BENCH_TINY_PARTITIONS", 10_000)
+        table = build_table(
+            ctx.metastore,
+            tables,
+            f"tiny_{partitions}",
+            partitions=partitions,
+            files_per_partition=1,
+            rows_per_file=_env("BENCH_TINY_ROWS", 5),
+        )
+        print(f"built {table.qualified_name}: {table.rows:,} rows in {table.seconds_to_build}s")
+        results.append(bench_tiny.run(ctx.spark, ctx, settings, table, home))
+        print(json.dumps(results[-1], indent=1))
     if "bulk" in scenarios:
         count = _env("BENCH_BULK_TABLES", 4)
         bulk_tables = [

@@ -136,8 +136,14 @@ def bar_chart(
         ],
         _layout(title, x_title, y_title, height),
     )
-    figure.update_xaxes(type="category", tickangle=-45 if len(bars.labels) > 8 else 0)
-    figure.update_layout(barmode="group", showlegend=len(series) > 1 or None)
+    many = len(bars.labels) > 8
+    figure.update_xaxes(type="category", tickangle=-45 if many else 0, nticks=30 if many else None)
+    # A lone bar is not a wall of colour: few bars keep wide gaps.
+    figure.update_layout(
+        barmode="group",
+        bargap=0.6 if len(bars.labels) <= 3 else 0.15,
+        showlegend=len(series) > 1 or None,
+    )
     return _fragment(figure, chart_id)
 
 
@@ -173,8 +179,15 @@ def state_chart(
                     f"{html.escape(unit)}<extra></extra>",
                 )
             )
-    layout = _layout(title, unit, "", 120 + 50 * len(groups))
-    layout["legend"] = {"orientation": "v", "groupclick": "toggleitem"}
+    layout = _layout(title, unit, "", 200 + 50 * len(groups))
+    layout["legend"] = {
+        "orientation": "h",
+        "y": -0.35 - 0.05 * len(groups),
+        "yanchor": "top",
+        "groupclick": "toggleitem",
+        "traceorder": "grouped",
+    }
+    layout["margin"] = {"l": 60, "r": 20, "t": 50, "b": 20}
     figure = go.Figure(traces, layout)
     figure.update_layout(barmode="stack", uniformtext={"minsize": 9, "mode": "hide"})
     figure.update_yaxes(autorange="reversed")
