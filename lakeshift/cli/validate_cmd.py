@@ -38,6 +38,13 @@ def render_validation(out: Output, report: ValidationReport, *, show_equal: bool
     )
     for problem in report.table_problems:
         out.message(f"[bold red]table:[/] {problem}")
+    nulled = [p for p in report.partitions if p.nulled]
+    if nulled:
+        total = sum(n for p in nulled for n in p.nulled.values())
+        out.message(
+            f"[yellow]{total:,} source value(s) in {len(nulled)} partition(s) read as NULL by "
+            "Hive's type conversions[/], as Hive shows them (per column below)"
+        )
     rows = [
         (
             p.partition,
@@ -47,7 +54,7 @@ def render_validation(out: Output, report: ValidationReport, *, show_equal: bool
             p.detail,
         )
         for p in report.partitions
-        if show_equal or not p.ok
+        if show_equal or not p.ok or p.nulled
     ]
     if rows:
         out.table(

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median
 
+from lakeshift.errors import RefusedInput
 from lakeshift.inspect.model import (
     SEVERITY_ERROR,
     SEVERITY_INFO,
@@ -20,6 +21,8 @@ from lakeshift.inspect.model import (
     PartitionInfo,
 )
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
+from lakeshift.schema_map.conversions import unreadable
+from lakeshift.schema_map.hive_types import parse_hive_type
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,12 @@ def _file_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
             "file column types differ from the partition's",
             "Converted as Hive converts on read (unconvertible values: NULL).",
         ),
+        "file-type-incompatible": (
+            SEVERITY_ERROR,
+            "file column types Hive's reader cannot convert to the partition's",
+            "Not migrated (Hive fails on this partition too): rewrite the file or fix the "
+            "declared type in Hive, then inspect again.",
+        ),
     }
     for code, entries in diffs.items():
         severity, what, action = texts[code]
@@ -233,14 +242,7 @@ def _file_vs_partition(
         if len(physical) < len(columns):
             missing = [c.name for c in columns[len(physical) :]]
             out.append(("file-missing-columns", ", ".join(missing)))
-        changed = [
-            f"{c.name}: {ph.type} -> {c.type}"
-            for ph, c in zip(physical, columns)
-            if ph.type != c.type
-        ]
-        if changed:
-            out.append(("file-type-differs", "; ".join(changed)))
-        return out
+        return out + _retyped([(ph.type, c) for ph, c in zip(physical, columns)], False, rules)
     by_name = {_key(c.name, rules): c for c in physical}
     declared = {_key(c.name, rules): c for c in columns}
     extra = [c.name for k, c in by_name.items() if k not in declared]
@@ -253,14 +255,38 @@ def _file_vs_partition(
     common_decl = [k for k in declared if k in by_name]
     if common_file != common_decl:
         out.append(("file-reordered-columns", ", ".join(by_name[k].name for k in common_file)))
-    changed = [
-        f"{declared[k].name}: {by_name[k].type} -> {declared[k].type}"
-        for k in common_decl
-        if by_name[k].type != declared[k].type
-    ]
+    pairs = [(by_name[k].type, declared[k]) for k in common_decl]
+    return out + _retyped(pairs, True, rules)
+
+
+def _retyped(
+    pairs: Sequence[tuple[str, Column]], by_name: bool, rules: Rules
+) -> list[tuple[str, str]]:
+    """``file-type-differs`` for changes Hive converts; ``file-type-incompatible`` for those
+    its reader cannot (the one rule in ``lakeshift.schema_map.conversions``)."""
+    out: list[tuple[str, str]] = []
+    changed, broken = [], []
+    for file_type, column in pairs:
+        if file_type == column.type:
+            continue
+        reason = _unreadable(file_type, column.type, by_name, rules)
+        if reason:
+            broken.append(f"{column.name}: {reason}")
+        else:
+            changed.append(f"{column.name}: {file_type} -> {column.type}")
     if changed:
         out.append(("file-type-differs", "; ".join(changed)))
+    if broken:
+        out.append(("file-type-incompatible", "; ".join(broken)))
     return out
+
+
+def _unreadable(src: str, dst: str, by_name: bool, rules: Rules) -> str | None:
+    try:
+        source, declared = parse_hive_type(src), parse_hive_type(dst)
+    except RefusedInput as e:
+        return str(e)
+    return unreadable(source, declared, by_name=by_name, case_sensitive=rules.case_sensitive)
 
 
 def _partition_vs_table(
@@ -311,11 +337,28 @@ def _partition_vs_table(
                 renames=[list(r) for r in renamed],
             )
         )
-    retyped = [
-        f"{pc.name}: {pc.type} -> {tc.type}"
-        for pc, tc in zip(p.columns, table_columns)
-        if pc.type != tc.type
-    ]
+    retyped, incompatible = [], []
+    for pc, tc in zip(p.columns, table_columns):
+        if pc.type == tc.type:
+            continue
+        reason = _unreadable(pc.type, tc.type, False, rules)
+        if reason:
+            incompatible.append(f"{pc.name}: {reason}")
+        else:
+            retyped.append(f"{pc.name}: {pc.type} -> {tc.type}")
+    if incompatible:
+        found.append(
+            _anomaly(
+                p,
+                "partition-type-incompatible",
+                SEVERITY_ERROR,
+                "column types changed on the table in a way Hive cannot convert: "
+                + "; ".join(incompatible),
+                "Not migrated (Hive fails on this partition too): fix the partition's or the "
+                "table's declared type in Hive, then inspect again.",
+                changes=incompatible,
+            )
+        )
     if retyped:
         found.append(
             _anomaly(

@@ -32,16 +32,17 @@ def output_schema_ddl(inventory: TableInventory) -> str:
     return ", ".join(f"{quote(c.name)} {spark_type(parse_hive_type(c.type))}" for c in columns)
 
 
-def group_select_exprs(
+def column_conversions(
     group: FileGroup, inventory: TableInventory, mapping: FieldMapping
-) -> list[str]:
-    """The SELECT list that turns a group's physical rows into Hive's view of the table columns."""
-    exprs = []
+) -> list[tuple[str, str | None, str]]:
+    """Per table column of a group: (name, physical column expression or ``None`` when Hive
+    shows NULL, the expression converting it as Hive does)."""
+    out: list[tuple[str, str | None, str]] = []
     for source, table_column in zip(group.sources, inventory.columns):
         table_type = parse_hive_type(source.table_type)
         where = f"{inventory.qualified_name} partition {group.partition} column {source.target}"
         if source.physical_index is None or source.partition_type is None:
-            exprs.append(f"CAST(NULL AS {spark_type(table_type)}) AS {quote(table_column.name)}")
+            out.append((table_column.name, None, f"CAST(NULL AS {spark_type(table_type)})"))
             continue
         physical = group.physical[source.physical_index]
         partition_type = parse_hive_type(source.partition_type)
@@ -55,8 +56,18 @@ def group_select_exprs(
             where=where,
         )
         as_table = convert(as_partition, partition_type, table_type, by_name=False, where=where)
-        exprs.append(f"{as_table} AS {quote(table_column.name)}")
-    return exprs
+        out.append((table_column.name, quote(physical.name), as_table))
+    return out
+
+
+def group_select_exprs(
+    group: FileGroup, inventory: TableInventory, mapping: FieldMapping
+) -> list[str]:
+    """The SELECT list that turns a group's physical rows into Hive's view of the table columns."""
+    return [
+        f"{expr} AS {quote(name)}"
+        for name, _, expr in column_conversions(group, inventory, mapping)
+    ]
 
 
 def _glob_escaped(path: str) -> str:

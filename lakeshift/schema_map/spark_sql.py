@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import count
 
 from lakeshift.errors import SchemaMappingError
+from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.hive_types import HiveType
 
 _SIMPLE = {
@@ -88,13 +89,14 @@ def convert(
     Struct fields are matched by name when ``by_name`` (ORC schema evolution of named files),
     else by position (Hive's partition-to-table conversion). Missing fields read as NULL.
     """
-    if src.is_primitive and dst.is_primitive:
-        return _primitive(expr, src, dst, src_physical)
-    if src.kind != dst.kind:
+    reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
+    if reason:  # the inspector refuses such partitions; this guards any other caller
         raise SchemaMappingError(
-            f"{where or 'a column'} cannot be converted from {src} to {dst} (Hive cannot either).",
+            f"{where or 'a column'}: {reason}.",
             hint="Fix the partition's or the table's declared type in Hive.",
         )
+    if src.is_primitive and dst.is_primitive:
+        return _primitive(expr, src, dst, src_physical)
     if src == dst and not (src_physical and _has_physical_timestamp(src)):
         return expr
     kwargs = {"by_name": by_name, "case_sensitive": case_sensitive, "src_physical": src_physical}

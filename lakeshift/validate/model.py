@@ -38,6 +38,8 @@ class PartitionValidation:
     source_rescanned: bool = False
     detail: str = ""
     diff: RowDiff | None = None
+    # column -> source values Hive's type conversions read as NULL (so the target holds NULL)
+    nulled: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -23,6 +23,7 @@ from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping
 from lakeshift.schema_map.model import FieldMapping
+from lakeshift.schema_map.nulled import describe, nulled_by_conversion
 from lakeshift.schema_map.source_frame import source_frame
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.drilldown import row_diff
@@ -134,6 +135,7 @@ def validate_table(
     ]
     if level != "count" and stored is not None:
         results = _checksums(spark, inventory, stored, fmt, target, journal, results, level)
+        results = _with_nulled(spark, inventory, stored, results)
     report = ValidationReport(
         inventory.qualified_name,
         target,
@@ -222,6 +224,26 @@ def _checksums(
             results[name] = replace(
                 results[name], diff=_diff(spark, inventory, mapping, fmt, target, name)
             )
+    return results
+
+
+def _with_nulled(
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    results: dict[str, PartitionValidation],
+) -> dict[str, PartitionValidation]:
+    """Count the values Hive's conversions read as NULL in the partitions compared (a scan of
+    the files whose types differ only; none for a table without type drift)."""
+    compared = [n for n, r in results.items() if r.status in (EQUAL, MISMATCH)]
+    nulled = nulled_by_conversion(spark, inventory, mapping, compared) if compared else {}
+    for name, columns in nulled.items():
+        result = results[name]
+        results[name] = replace(
+            result,
+            nulled=columns,
+            detail=f"{result.detail}; {describe(columns)}" if result.detail else describe(columns),
+        )
     return results
 
 

@@ -165,3 +165,24 @@ def test_managed_tables_are_warned_about_before_cutover_refuses_them() -> None:
     assert "db.events" in warning.message and "cutover" in warning.message
     external = Table(dbName="db", tableName="events", tableType="EXTERNAL_TABLE")
     assert table_warnings(external) == []
+
+
+def test_a_file_type_hive_cannot_read_refuses_only_its_partition() -> None:
+    # One rule (lakeshift.schema_map.conversions): Hive's ORC reader fails on array<int> read
+    # as int, so the partition is an error, as `migrate` then treats it; 'abc' -> int is a
+    # value-by-value conversion (NULL), a warning.
+    arrays = (Column("id", "array<int>"), *TABLE[1:])
+    classified = classify_partition(_partition((_file("f", arrays),)), TABLE, "orc", Rules())
+    errors = [a for a in classified if a.severity == "error"]
+    assert [a.code for a in errors] == ["file-type-incompatible"]
+    assert "id: array<int> cannot be read as bigint" in errors[0].message
+    strings = (Column("id", "string"), *TABLE[1:])
+    assert codes(_partition((_file("f", strings),))) == {"file-type-differs"}
+
+
+def test_a_partition_type_the_table_cannot_convert_is_an_error() -> None:
+    nested = (Column("id", "struct<a:int>"), *TABLE[1:])
+    found = classify_partition(
+        _partition((_file("f", nested),), columns=nested), TABLE, "orc", Rules()
+    )
+    assert {a.code for a in found if a.severity == "error"} == {"partition-type-incompatible"}

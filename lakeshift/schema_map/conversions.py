@@ -1,0 +1,92 @@
+"""Which type changes Hive can read at all: one rule for inspect, plan, migrate and validate.
+
+Hive reads an ORC file's column as the partition's declared type through ORC schema evolution
+(``ConvertTreeReaderFactory.canConvert``). Where that says no, ``SchemaEvolution`` throws
+``IllegalEvolutionException`` and every Hive query that touches the partition fails; the
+partition-to-table step (``ObjectInspectorConverters``) has the same limits (a complex value
+given to a primitive converter is a ``ClassCastException``). lakeshift therefore refuses such a
+partition (an ``error`` anomaly: not migrated until fixed) and migrates the others. A change
+Hive *can* read converts value by value, and a value that does not convert reads NULL.
+
+The rule, as ORC states it: nothing converts from or to a complex type except the same kind
+(element, key, value and struct fields checked in turn); booleans and numbers do not convert to
+``binary`` or ``date``; ``date`` converts only to strings and ``timestamp``; ``binary`` only to
+strings; ``timestamp`` to anything but ``binary``; strings to anything.
+"""
+
+from __future__ import annotations
+
+from lakeshift.schema_map.hive_types import HiveType
+
+_NUMERIC = frozenset(
+    {"boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal"}
+)
+_STRINGS = frozenset({"string", "char", "varchar"})
+_NOT_TO: dict[str, frozenset[str]] = {
+    **{kind: frozenset({"binary", "date"}) for kind in _NUMERIC},
+    "timestamp": frozenset({"binary"}),
+    "date": _NUMERIC | {"binary"},
+    # ORC's canConvert lets binary through to date, but its binary reader then only builds
+    # string readers; Spark cannot cast binary to date either.
+    "binary": _NUMERIC | {"timestamp", "date"},
+}
+
+
+def _primitive(src: HiveType, dst: HiveType) -> bool:
+    if src.kind == "void" or src.kind == dst.kind or src.kind in _STRINGS:
+        return True
+    return dst.kind not in _NOT_TO.get(src.kind, frozenset())
+
+
+def unreadable(
+    src: HiveType, dst: HiveType, *, by_name: bool, case_sensitive: bool = False, at: str = ""
+) -> str | None:
+    """Why Hive cannot read a value of type ``src`` as ``dst``, or ``None`` when it can.
+
+    Struct fields are matched by name when ``by_name`` (ORC schema evolution of named files),
+    else by position (positional files; the partition-to-table step). ``at`` names the nested
+    field in the reason (``.a.b``, ``[]``, ``.key``).
+    """
+    where = f" at {at}" if at else ""
+    if src.is_primitive and dst.is_primitive:
+        if _primitive(src, dst):
+            return None
+        return f"{src} cannot be read as {dst}{where} (Hive's reader has no such conversion)"
+    if src.kind != dst.kind:
+        return f"{src} cannot be read as {dst}{where} (Hive converts no complex type to another)"
+    pairs: list[tuple[HiveType, HiveType, str]] = []
+    if dst.kind == "struct":
+        for position, (name, dst_type) in enumerate(dst.fields):
+            found = _field(src, name, position, by_name, case_sensitive)
+            if found is not None:
+                pairs.append((found, dst_type, f"{at}.{name}"))
+    elif dst.kind == "array":
+        pairs.append((src.fields[0][1], dst.fields[0][1], f"{at}[]"))
+    elif dst.kind == "map":
+        pairs.append((src.fields[0][1], dst.fields[0][1], f"{at}.key"))
+        pairs.append((src.fields[1][1], dst.fields[1][1], f"{at}.value"))
+    else:  # uniontype: by position, as Hive's union converter does
+        if len(src.fields) != len(dst.fields):
+            return f"{src} cannot be read as {dst}{where} (different union arity)"
+        pairs.extend(
+            (s, d, f"{at}.{name}") for (_, s), (name, d) in zip(src.fields, dst.fields, strict=True)
+        )
+    for inner_src, inner_dst, inner_at in pairs:
+        reason = unreadable(
+            inner_src, inner_dst, by_name=by_name, case_sensitive=case_sensitive, at=inner_at
+        )
+        if reason:
+            return reason
+    return None
+
+
+def _field(
+    src: HiveType, name: str, position: int, by_name: bool, case_sensitive: bool
+) -> HiveType | None:
+    if not by_name:
+        return src.fields[position][1] if position < len(src.fields) else None
+    wanted = name if case_sensitive else name.lower()
+    for field_name, field_type in src.fields:
+        if (field_name if case_sensitive else field_name.lower()) == wanted:
+            return field_type
+    return None

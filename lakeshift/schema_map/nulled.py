@@ -1,0 +1,99 @@
+"""Count the values Hive's read-time conversions turn into NULL ('abc' read as int).
+
+Such a conversion is what Hive shows, so the migration copies the NULL; but the user must
+know it happened. Only file groups whose projection converts a column (a physical type other
+than the partition's, or a partition type other than the table's) can lose values, so only
+their files are scanned: one Spark job per physical schema, counting per file
+``physical IS NOT NULL AND converted IS NULL`` for each converted column, summed per partition.
+A value nulled inside a struct, array or map whose container survives is not counted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lakeshift.inspect.model import TableInventory
+from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.schema_map.model import FieldMapping
+from lakeshift.schema_map.projection import FileGroup, file_groups
+from lakeshift.schema_map.reader import _glob_escaped, column_conversions, spark_file_path
+from lakeshift.schema_map.spark_sql import quote, spark_type
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+Nulled = dict[str, dict[str, int]]  # partition -> column -> values read as NULL
+
+
+def converted_columns(group: FileGroup) -> list[int]:
+    """Positions of the table columns this group converts (so may turn values into NULL)."""
+    out = []
+    for position, source in enumerate(group.sources):
+        if source.physical_index is None or source.partition_type is None:
+            continue
+        physical = group.physical[source.physical_index].type
+        if physical != source.partition_type or source.partition_type != source.table_type:
+            out.append(position)
+    return out
+
+
+def nulled_aggregates(
+    group: FileGroup, inventory: TableInventory, mapping: FieldMapping
+) -> dict[str, str]:
+    """Column -> SQL aggregate counting its values that the conversion turns into NULL, over
+    rows of the group's physical schema (e.g. to add to a batch's observation)."""
+    conversions = column_conversions(group, inventory, mapping)
+    out = {}
+    for position in converted_columns(group):
+        name, physical, converted = conversions[position]
+        out[name] = f"count_if({physical} IS NOT NULL AND ({converted}) IS NULL)"
+    return out
+
+
+def nulled_by_conversion(
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    partitions: list[str],
+) -> Nulled:
+    """Partition -> column -> values Hive's conversions read as NULL (non-zero counts only)."""
+    from pyspark.sql import functions as F
+
+    by_signature: dict[tuple[object, ...], list[FileGroup]] = {}
+    for group in file_groups(inventory, mapping, partitions):
+        if converted_columns(group):
+            key = (group.format, group.physical, group.by_position, group.sources)
+            by_signature.setdefault(key, []).append(group)
+    out: Nulled = {}
+    for groups in by_signature.values():
+        first = groups[0]
+        aggregates = nulled_aggregates(first, inventory, mapping)
+        owner = {spark_file_path(g.location, f): g.partition for g in groups for f in g.files}
+        ddl = ", ".join(
+            f"{quote(c.name)} {spark_type(parse_hive_type(c.type), physical=True)}"
+            for c in first.physical
+        )
+        paths = [_glob_escaped(p) for g in groups for p in g.paths]
+        frame = spark.read.schema(ddl).format(first.format).load(paths)
+        names = list(aggregates)
+        rows = (
+            frame.selectExpr("url_decode(_metadata.file_path) AS file", "*")
+            .groupBy("file")
+            .agg(*[F.expr(f"{a} AS `n{i}`") for i, a in enumerate(aggregates.values())])
+            .collect()
+        )
+        for row in rows:
+            partition = owner.get(row["file"])
+            for i, name in enumerate(names):
+                count = int(row[f"n{i}"] or 0)
+                if count and partition is not None:
+                    columns = out.setdefault(partition, {})
+                    columns[name] = columns.get(name, 0) + count
+    return out
+
+
+def describe(nulled: dict[str, int]) -> str:
+    """``3 value(s) read as NULL by Hive's type conversions (id: 2, amount: 1)``."""
+    total = sum(nulled.values())
+    columns = ", ".join(f"{c}: {n:,}" for c, n in sorted(nulled.items()))
+    return f"{total:,} value(s) read as NULL by Hive's type conversions ({columns})"

@@ -1,0 +1,68 @@
+"""One rule for type changes, shown the same way by inspect, migrate and validate; values that
+Hive's conversions read as NULL are counted per partition and column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from pyiceberg.catalog.hive import HiveCatalog
+
+from lakeshift.config import Settings
+from lakeshift.inspect.inspector import inspect_table
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate.backfill import MigrateOptions, migrate
+from lakeshift.migrate.journal import Journal
+from lakeshift.validate.model import EQUAL, NOT_MIGRATED
+from lakeshift.validate.validator import validate_table
+from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+
+pytestmark = pytest.mark.slow
+
+
+def test_an_unreadable_file_type_refuses_its_partition_and_nulled_values_are_counted(
+    client: MetastoreClient,
+    settings: Settings,
+    spark: Any,
+    metastore_uri: str,
+    tables_root: Path,
+    lakeshift_home: Path,
+) -> None:
+    b = HiveTableBuilder(
+        client, tables_root, "type_rule", unique_name("t"), [("id", "int"), ("note", "string")]
+    )
+    notes = pa.array(["a", "b"], pa.string())
+    b.add_partition(
+        ["0"], {"000000_0": pa.table({"id": pa.array([1, 2], pa.int32()), "note": notes})}
+    )
+    arrays = pa.array([[1], [2, 3]], pa.list_(pa.int32()))
+    b.add_partition(["1"], {"000000_0": pa.table({"id": arrays, "note": notes})})
+    texts = pa.array(["7", "abc"], pa.string())
+    b.add_partition(["2"], {"000000_0": pa.table({"id": texts, "note": notes})})
+    source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_ice"
+
+    inventory = inspect_table(client, source, settings)
+    codes = {p.name: {a.code: a.severity for a in p.anomalies} for p in inventory.partitions}
+    assert codes["dt=1"]["file-type-incompatible"] == "error"
+    assert codes["dt=2"]["file-type-differs"] == "warning"
+
+    journal = Journal(lakeshift_home / "type-rule-journal.sqlite")
+    catalog = HiveCatalog("t", uri=metastore_uri)
+    result = migrate(spark, client, catalog, settings, journal, source, MigrateOptions(target))
+    assert sorted(result.backfilled) == ["dt=0", "dt=2"] and not result.failed
+    assert result.refused["dt=1"].startswith("file-type-incompatible: ")
+    assert "array<int> cannot be read as int" in result.refused["dt=1"]
+    rows = spark.sql(f"SELECT id FROM {target} WHERE partitionpath = 'dt=2'").collect()
+    assert sorted(rows, key=lambda r: (r.id is None, r.id)) == [(7,), (None,)]
+
+    report = validate_table(spark, client, catalog, settings, journal, source, target)
+    by_name = {p.partition: p for p in report.partitions}
+    assert (
+        by_name["dt=1"].status == NOT_MIGRATED
+        and "file-type-incompatible" in by_name["dt=1"].detail
+    )
+    assert by_name["dt=2"].status == EQUAL and by_name["dt=2"].nulled == {"id": 1}
+    assert "1 value(s) read as NULL" in by_name["dt=2"].detail
+    assert by_name["dt=0"].nulled == {} and not report.ok
