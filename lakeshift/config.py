@@ -36,6 +36,7 @@ KEY_INSPECT_WORKERS = "inspect_workers"
 KEY_SMALL_FILE_BYTES = "small_file_bytes"
 KEY_PARTITION_BATCH = "partition_batch"
 KEY_FORMAT = "format"
+KEY_TARGET_FILE_BYTES = "target_file_bytes"
 
 OUTPUT_CHOICES = ("text", "json")
 MAPPING_MODES = ("auto", "position", "name")
@@ -65,6 +66,8 @@ class Settings:
         partition_batch: partitions fetched per metastore call.
         format: target format of new migrations (``iceberg`` or ``delta``); an existing
             target keeps its own.
+        target_file_bytes: size the backfill aims its data files at (one file per partition
+            below it), instead of one file per Spark task.
     """
 
     home: Path = Path(".lakeshift")
@@ -82,6 +85,7 @@ class Settings:
     small_file_bytes: int = 8 * 1024 * 1024
     partition_batch: int = 500
     format: str = "iceberg"
+    target_file_bytes: int = 128 * 1024 * 1024
 
     def __post_init__(self) -> None:
         if self.output not in OUTPUT_CHOICES:

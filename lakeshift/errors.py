@@ -12,6 +12,7 @@ Exit codes are part of the public interface (README "Exit codes"):
 6      not found (database, table or partition does not exist)
 7      refused input (unsupported table, schema that cannot map, corrupt data)
 8      conflict (another migrator holds the table's lease)
+9      erasure audit failed (erased keys or values still found in a file of the table)
 130    interrupted (Ctrl-C); re-run the same command to resume
 =====  ==========================================================================
 """
@@ -27,6 +28,7 @@ EXIT_ENVIRONMENT = 5
 EXIT_NOT_FOUND = 6
 EXIT_REFUSED = 7
 EXIT_CONFLICT = 8
+EXIT_AUDIT = 9
 EXIT_INTERRUPTED = 130
 
 
@@ -127,6 +129,12 @@ class LeaseHeld(LakeshiftError):
     """Another migrator holds the table's lease."""
 
     exit_code = EXIT_CONFLICT
+
+
+class AuditFailed(LakeshiftError):
+    """An erasure's audit found erased keys or values in a file under the table location."""
+
+    exit_code = EXIT_AUDIT
 
 
 class Interrupted(LakeshiftError):

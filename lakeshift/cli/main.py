@@ -9,6 +9,7 @@ import sys
 from lakeshift.cli import (
     bulk_cmd,
     demo_cmd,
+    erase_cmd,
     inspect_cmd,
     interactive_cmd,
     metastore_cmd,
@@ -41,6 +42,7 @@ cli.add_command(report_cmd.report_command)
 cli.add_command(interactive_cmd.interactive_command)
 cli.add_command(bulk_cmd.bulk_command)
 cli.add_command(demo_cmd.demo)
+cli.add_command(erase_cmd.erase_command)
 
 
 def main() -> None:

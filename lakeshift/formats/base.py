@@ -11,6 +11,7 @@ import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
 from lakeshift.config import Settings
@@ -126,6 +127,8 @@ class TargetFormat(ABC):
     name: ClassVar[str]
     #: A short label used in messages ("Iceberg table", "Delta table").
     label: ClassVar[str]
+    #: Whether data files hold the partition columns (else only the metadata does).
+    files_hold_partition_columns: ClassVar[bool] = True
 
     def __init__(self, services: FormatServices) -> None:
         self.services = services
@@ -192,9 +195,9 @@ class TargetFormat(ABC):
         """Rows per Hive partition name from the target's metadata (no data scan)."""
 
     @abstractmethod
-    def frame(self, target: str, inventory: TableInventory) -> DataFrame:
+    def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         """The current snapshot as a Spark frame: Hive column names, plus uuid and
-        partitionpath."""
+        partitionpath (``inventory`` may help a format; none needs the Hive table to exist)."""
 
     # -- routing and cutover --------------------------------------------------------------
 
@@ -209,6 +212,26 @@ class TargetFormat(ABC):
     def location(self, target: str) -> str | None:
         """Where the table's files live (for reports); None when unknown."""
         return None
+
+    # -- after cutover: erasure and table services ----------------------------------------
+
+    @abstractmethod
+    def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
+        """Delete the rows of ``partitions`` whose ``uuid`` is in ``keys`` (a one-column
+        frame) in one commit, rewriting the files that held them; returns the commit id."""
+
+    @abstractmethod
+    def expire(self, target: str, older_than: datetime) -> list[str]:
+        """Drop snapshots (versions) older than ``older_than``, keeping the current one, and
+        delete the files and metadata only they referenced; returns the removed paths.
+
+        What lakeshift backfilled is remembered beside the table first (the commits that say so
+        may be among those expired)."""
+
+    @abstractmethod
+    def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
+        """Delete files under the table location that no snapshot references and that are
+        older than ``older_than`` (e.g. from a crashed write); returns the removed paths."""
 
     # -- shared by the writers ------------------------------------------------------------
 

@@ -8,9 +8,12 @@ lakeshift's commit record (``snapshot-property.*`` writer options), atomically w
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from lakeshift.formats import backfill_record
 from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
@@ -25,6 +28,7 @@ from lakeshift.formats.commit_metadata import (
     is_commit_of,
     latest_backfills,
 )
+from lakeshift.formats.paths import files_under, local_path
 from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.iceberg_schema import stored_mapping
@@ -138,14 +142,16 @@ class IcebergFormat(TargetFormat):
             home=settings.home,
             mapping_mode=settings.mapping_mode,
             case_sensitive=settings.name_case_sensitive,
-            properties={TARGET_SOURCE_PROPERTY: source},
+            properties={
+                TARGET_SOURCE_PROPERTY: source,
+                # Right-sized files: rows clustered by partition before writing, so a
+                # partition becomes files near the target size, not one file per task.
+                "write.distribution-mode": "hash",
+                "write.target-file-size-bytes": str(settings.target_file_bytes),
+            },
         )
         self.spark.sql(f"REFRESH TABLE {spark_identifier(target)}")
         return SyncResult(synced.mapping, synced.created, synced.evolved)
-
-    def backfilled(self, target: str) -> dict[str, Backfilled]:
-        table = self.table(target)
-        return backfilled_partitions(table) if table is not None else {}
 
     def write_batch(
         self,
@@ -203,7 +209,7 @@ class IcebergFormat(TargetFormat):
             [(tuple(r["partition"].get(k) for k in keys), r["record_count"]) for r in rows],
         )
 
-    def frame(self, target: str, inventory: TableInventory) -> DataFrame:
+    def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         self.spark.sql(f"REFRESH TABLE {spark_identifier(target)}")
         return self.spark.table(spark_identifier(target))
 
@@ -216,3 +222,61 @@ class IcebergFormat(TargetFormat):
     def location(self, target: str) -> str | None:
         table = self.table(target)
         return table.location() if table is not None else None
+
+    # -- after cutover --------------------------------------------------------------------
+
+    def backfilled(self, target: str) -> dict[str, Backfilled]:
+        table = self.table(target)
+        if table is None:
+            return {}
+        return backfill_record.merged(local_path(table.location()), backfilled_partitions(table))
+
+    def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
+        view = f"lakeshift_erase_{uuid.uuid4().hex}"
+        keys.select(UUID_COLUMN).createOrReplaceTempView(view)
+        names = ", ".join(string_literal(p) for p in partitions)
+        ident = spark_identifier(target)
+        # Copy-on-write: the rows leave the data files themselves (no delete files to purge).
+        self.spark.sql(
+            f"ALTER TABLE {ident} SET TBLPROPERTIES ('write.delete.mode'='copy-on-write')"
+        )
+        self.spark.sql(
+            f"DELETE FROM {ident} WHERE {quote(PARTITIONPATH_COLUMN)} IN ({names}) "
+            f"AND {quote(UUID_COLUMN)} IN (SELECT {quote(UUID_COLUMN)} FROM {view})"
+        )
+        self.spark.catalog.dropTempView(view)
+        snapshot = self._require(target).current_snapshot()
+        return int(snapshot.snapshot_id) if snapshot is not None else 0
+
+    def _procedure(self, name: str, target: str, older_than: datetime, extra: str = "") -> Any:
+        stamp = older_than.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+        db, _, table = target.partition(".")
+        return self.spark.sql(
+            f"CALL spark_catalog.system.{name}(table => {string_literal(f'{db}.{table}')}, "
+            f"older_than => TIMESTAMP {string_literal(stamp)}{extra})"
+        ).collect()
+
+    def expire(self, target: str, older_than: datetime) -> list[str]:
+        table = self._require(target)
+        root = local_path(table.location())
+        backfill_record.remember(root, self.backfilled(target))
+        before = files_under(root)
+        self._procedure("expire_snapshots", target, older_than, ", retain_last => 1")
+        return sorted(before - files_under(root))
+
+    def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
+        # Iceberg's own DeleteOrphanFiles action: the SQL procedure refuses margins under 24 h,
+        # which an erasure's purge needs (the lease keeps other lakeshift writers out).
+        jvm: Any = self.spark._jvm
+        session = self.spark._jsparkSession
+        table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+            session, spark_identifier(target)
+        )
+        millis = int(older_than.timestamp() * 1000)
+        result = (
+            jvm.org.apache.iceberg.spark.actions.SparkActions.get(session)
+            .deleteOrphanFiles(table)
+            .olderThan(millis)
+            .execute()
+        )
+        return sorted(str(location) for location in result.orphanFileLocations())

@@ -4,6 +4,7 @@ reader), stable field IDs across Hive schema changes, atomic replace, routing an
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,12 @@ def test_sample_migrates_to_delta_validates_switches_and_cuts_over(
         shown = name in registered and registered[name].rows > 0
         expected = row_multiset(_hive_rows(spec.value) if shown else [], columns)
         assert row_multiset(by_path.get(name, []), columns) == expected, name
+    # Right-sized output: one file per (small) partition, however many source files it had.
+    from lakeshift.formats.delta.log import current_files
+
+    files = current_files(Path(delta_root(client, target)))
+    per_partition = Counter(f.partition_values["yyyymmdd"] for f in files)
+    assert set(per_partition.values()) == {1} and len(per_partition) == 28
     # DataFusion, a second engine over the same log, counts the same rows per partition.
     assert datafusion_counts(client, target) == {
         p.name: p.rows for p in inventory.partitions if p.rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,11 @@ def test_sample_migrates_exactly(
     assert nulls.num_rows == 321 and set(nulls.column("yyyymmdd").to_pylist()) == {None}
 
     assert_target_equals_source(spark, client, settings, catalog, "sample.click_log", target)
+    # Right-sized output: each (small) partition is one data file, however many source files
+    # and Spark tasks it had (partitions with 2 ORC files used to give 2 Parquet files).
+    files = catalog.load_table(target).inspect.files().to_pylist()
+    per_partition = Counter(str(f["partition"]) for f in files)
+    assert set(per_partition.values()) == {1}
     records = journal.partitions("sample.click_log")
     expected = target_fingerprints(spark.table(target), inventory)
     batch_ids = {r.checksum["batch"] for r in records.values() if r.checksum}

@@ -15,10 +15,12 @@ import logging
 import posixpath
 import uuid
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lakeshift.errors import EnvironmentProblem, RefusedInput, SchemaMappingError
+from lakeshift.errors import RefusedInput, SchemaMappingError
+from lakeshift.formats import backfill_record
 from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
@@ -40,6 +42,7 @@ from lakeshift.formats.delta.schema import (
     canonical_partition_value,
     delta_schema,
     delta_type,
+    partition_text,
 )
 from lakeshift.formats.delta.types import (
     COLUMN_ID,
@@ -49,17 +52,19 @@ from lakeshift.formats.delta.types import (
     physical_name,
     physical_spark_type,
 )
+from lakeshift.formats.paths import files_under, local_path
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate import faults
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.schema_map.mapping import (
     PARTITIONPATH_COLUMN,
+    UUID_COLUMN,
     build_mapping,
     save_mapping,
 )
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.reader import spark_file_path
-from lakeshift.schema_map.spark_sql import quote, spark_type
+from lakeshift.schema_map.spark_sql import quote
 from lakeshift.validate.counts import counts_by_partition
 
 if TYPE_CHECKING:
@@ -73,19 +78,6 @@ ROUTE_TABLE_PARAM = "lakeshift.route-table"
 BATCH_PART = "part"
 _FILE = "__lakeshift_file"
 _INTEGERS = ("tinyint", "smallint", "int", "bigint")
-
-
-def local_path(location: str) -> Path:
-    """A Hadoop ``file:`` location as a local path (other file systems are not written yet)."""
-    scheme, sep, rest = location.partition(":")
-    if not sep or len(scheme) == 1:
-        return Path(location)
-    if scheme.lower() != "file":
-        raise EnvironmentProblem(
-            f"Delta targets on {scheme}:// locations are not supported yet ({location}).",
-            hint="Put the target database on a local or mounted file system, or use Iceberg.",
-        )
-    return Path("/" + rest.lstrip("/"))
 
 
 def partition_value(value: str | None, hive_type: str) -> str | None:
@@ -102,6 +94,7 @@ class DeltaFormat(TargetFormat):
 
     name = "delta"
     label = "Delta table"
+    files_hold_partition_columns = False
 
     def __init__(self, services: FormatServices) -> None:
         super().__init__(services)
@@ -242,7 +235,8 @@ class DeltaFormat(TargetFormat):
         if not self.exists(target):
             return {}
         commits = delta_log.lakeshift_commits(self.root(target))
-        return latest_backfills((int(c["version"]), c) for c in commits)
+        found = latest_backfills((int(c["version"]), c) for c in commits)
+        return backfill_record.merged(self.root(target), found)
 
     def write_batch(
         self,
@@ -254,52 +248,126 @@ class DeltaFormat(TargetFormat):
         key_mode: str,
         record: CommitRecord,
     ) -> BatchResult:
+        state = self._require_state(target)
+        frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
+        version = self._commit_partitions(
+            target,
+            state,
+            frame,
+            _delta_values(inventory, partitions),
+            batch_dir=f"{record.run_id}-b{record.batch:05d}",
+            app=(f"lakeshift-{record.run_id}", record.batch),
+            metadata=commit_properties(record),
+            rows_per_file=self._rows_per_file(
+                sum(p.rows for p in inventory.partitions if p.name in set(partitions)),
+                sum(p.bytes for p in inventory.partitions if p.name in set(partitions)),
+            ),
+        )
+        return BatchResult(checksum(), True, version)
+
+    def rewrite_partitions(
+        self,
+        target: str,
+        partitions: list[str],
+        *,
+        exclude_keys: DataFrame | None = None,
+        operation: str,
+        metadata: dict[str, str],
+    ) -> int:
+        """Rewrite whole partitions from their current rows, less those whose ``uuid`` is in
+        ``exclude_keys``, in one commit; returns the new version.
+
+        Delta's own delete and optimize write files into directories of their own choosing, and
+        the routing table needs each partition's current files in one directory, so lakeshift
+        rewrites partitions itself (erasure and compaction both come here).
+        """
         from pyspark.sql import functions as F
 
         state = self._require_state(target)
+        files = delta_log.current_files(self.root(target))
+        current = self.frame(target).where(F.col(PARTITIONPATH_COLUMN).isin(partitions))
+        keys = list(state.partition_columns)
+        values = {
+            row[PARTITIONPATH_COLUMN]: {k: partition_text(row[k]) for k in keys}
+            for row in current.select(PARTITIONPATH_COLUMN, *keys).distinct().collect()
+        }
+        frame = current
+        if exclude_keys is not None:
+            frame = frame.join(exclude_keys.select(UUID_COLUMN), UUID_COLUMN, "left_anti")
+        return self._commit_partitions(
+            target,
+            state,
+            frame,
+            values,
+            batch_dir=f"{operation}-{uuid.uuid4().hex[:12]}",
+            app=(f"lakeshift-{operation}", 1),
+            metadata=metadata,
+            rows_per_file=self._rows_per_file(
+                sum(f.rows for f in files), sum(f.size for f in files)
+            ),
+        )
+
+    def _commit_partitions(
+        self,
+        target: str,
+        state: delta_log.DeltaState,
+        frame: DataFrame,
+        values: dict[str, dict[str, str | None]],
+        *,
+        batch_dir: str,
+        app: tuple[str, int],
+        metadata: dict[str, str],
+        rows_per_file: int,
+    ) -> int:
+        """Write ``frame`` (rows of exactly the partitions named in ``values``, which maps each
+        partition name to its Delta partition values) into ``batch_dir``, one directory per
+        partition, and commit its files in place of the partitions' current ones."""
+        from pyspark.sql import functions as F
+
         root = self.root(target)
-        frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
+        partitions = list(values)
         index = F.create_map(*[x for i, n in enumerate(partitions) for x in (F.lit(n), F.lit(i))])
         frame = frame.withColumn(BATCH_PART, index[F.col(PARTITIONPATH_COLUMN)])
-        frame = frame.select(*self._file_columns(state.schema, inventory), F.col(BATCH_PART))
-        batch_dir = f"{record.run_id}-b{record.batch:05d}"
-        frame.write.mode("errorifexists").partitionBy(BATCH_PART).parquet(
-            spark_file_path(self.location(target), batch_dir)
-        )
-        observed = checksum()
-        by_name = {p.name: p for p in inventory.partitions}
-        keys = [(k.name, k.type) for k in inventory.partition_keys]
-        values = {
-            n: {k: partition_value(v, t) for (k, t), v in zip(keys, by_name[n].values)}
-            for n in partitions
-        }
+        frame = frame.select(*self._file_columns(state), F.col(BATCH_PART))
+        # Right-sized files: each partition's rows go to one task (one file per partition,
+        # split every ``rows_per_file`` rows), not one small file per task that met it.
+        frame = frame.repartition(F.col(BATCH_PART))
+        frame.write.mode("errorifexists").option("maxRecordsPerFile", rows_per_file).partitionBy(
+            BATCH_PART
+        ).parquet(spark_file_path(self.location(target), batch_dir))
         files = [
             delta_log.NewFile(posixpath.join(batch_dir, f"{BATCH_PART}={i}", f.name), values[n])
             for i, n in enumerate(partitions)
             for f in sorted((root / batch_dir / f"{BATCH_PART}={i}").glob("*.parquet"))
         ]
-        faults.crash_point("before-log-commit", record.batch)
+        faults.crash_point("before-log-commit", app[1])
         outcome = delta_log.commit_batch(
             root,
             files,
             replace=list(values.values()),
-            app_id=f"lakeshift-{record.run_id}",
-            app_version=record.batch,
-            metadata=commit_properties(record),
+            app_id=app[0],
+            app_version=app[1],
+            metadata=metadata,
             expected_version=self._expected_version(target, state),
         )
         self._expected[target] = outcome.version
-        self.sync_routing(target, inventory_keys=keys)
-        return BatchResult(observed, True, int(outcome.version))
+        self.sync_routing(target)
+        return int(outcome.version)
 
-    def _file_columns(self, schema: dict[str, Any], inventory: TableInventory) -> list[Any]:
+    def _rows_per_file(self, rows: int, size: int) -> int:
+        """Rows that make a file of about ``target_file_bytes``, from a known rows/bytes ratio
+        (ORC and Parquet compress alike enough for sizing)."""
+        target_bytes = self.services.settings.target_file_bytes
+        return max(1, target_bytes * rows // size) if rows and size else 0
+
+    def _file_columns(self, state: delta_log.DeltaState) -> list[Any]:
         """Data columns as the files hold them: physical names, field IDs, partition keys
         left out (Delta keeps partition values in the log)."""
         from pyspark.sql import functions as F
 
-        keys = {k.name for k in inventory.partition_keys}
+        keys = set(state.partition_columns)
         out = []
-        for field in schema["fields"]:
+        for field in state.schema["fields"]:
             if field["name"] in keys:
                 continue
             out.append(
@@ -340,15 +408,16 @@ class DeltaFormat(TargetFormat):
         counts = delta_log.partition_row_counts(self.root(target))
         return counts_by_partition(inventory, list(counts.items()))
 
-    def frame(self, target: str, inventory: TableInventory) -> DataFrame:
+    def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         """Exactly the current files, read by Spark; partition values from the log, physical
-        names mapped back to Hive's (a struct cast is positional, so nested names follow)."""
+        names mapped back to Hive's (a struct cast is positional, so nested names follow).
+        Everything comes from the log: the Hive table is not needed (it may be retired)."""
         from pyspark.sql import functions as F
 
         state = self._require_state(target)
         location = self.location(target)
-        keys = list(inventory.partition_keys)
-        key_names = [k.name for k in keys]
+        key_names = list(state.partition_columns)
+        by_name = {f["name"]: f for f in state.schema["fields"]}
         fields = [f for f in state.schema["fields"] if f["name"] not in set(key_names)]
         ddl = ", ".join(
             f"{quote(physical_name(f))} {physical_spark_type(f['type'])}" for f in fields
@@ -359,14 +428,14 @@ class DeltaFormat(TargetFormat):
             (spark_file_path(location, f.path), *[f.partition_values.get(k) for k in key_names])
             for f in files
         ]
-        key_ddl = "".join(f", {quote(f'__k{i}')} STRING" for i in range(len(keys)))
+        key_ddl = "".join(f", {quote(f'__k{i}')} STRING" for i in range(len(key_names)))
         lookup = self.spark.createDataFrame(lookup_rows, f"{quote(_FILE)} STRING" + key_ddl)
         lookup = lookup.selectExpr(
             quote(_FILE),
             *[
                 f"CAST({quote(f'__k{i}')} AS "
-                f"{spark_type(delta_hive_type(parse_hive_type(k.type)))}) AS {quote(k.name)}"
-                for i, k in enumerate(keys)
+                f"{logical_spark_type(by_name[k]['type'])}) AS {quote(k)}"
+                for i, k in enumerate(key_names)
             ],
         )
         if not files:
@@ -383,6 +452,58 @@ class DeltaFormat(TargetFormat):
         joined = renamed.join(F.broadcast(lookup), on=_FILE, how="inner")
         columns = [f["name"] for f in state.schema["fields"]]
         return joined.select(*[quote(c) for c in columns])
+
+    # -- after cutover --------------------------------------------------------------------
+
+    def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
+        # Rewritten by lakeshift, not DeltaTable.delete: the predicate (personal data) would
+        # land in commitInfo, and delta-rs would write files outside the partition directories.
+        return self.rewrite_partitions(
+            target,
+            partitions,
+            exclude_keys=keys,
+            operation="erase",
+            metadata={"lakeshift.operation": "erase"},
+        )
+
+    def expire(self, target: str, older_than: datetime) -> list[str]:
+        from deltalake import DeltaTable
+
+        root = self.root(target)
+        backfill_record.remember(root, self.backfilled(target))
+        hours = _hours_since(older_than)
+        removed = DeltaTable(str(root)).vacuum(
+            retention_hours=hours, dry_run=False, enforce_retention_duration=False
+        )
+        # The log remembers too (old add actions' statistics): checkpoint, then keep only the
+        # log entries younger than the same retention.
+        state = self._require_state(target)
+        delta_log.update_metadata(
+            root,
+            state.schema,
+            {"delta.logRetentionDuration": f"interval {hours} hours"},
+            state.version,
+        )
+        log_dir = root / "_delta_log"
+        before = files_under(log_dir)
+        table = DeltaTable(str(root))
+        table.create_checkpoint()
+        table.cleanup_metadata()
+        self._expected[target] = DeltaTable(str(root)).version()
+        return sorted({str(root / r) for r in removed} | (before - files_under(log_dir)))
+
+    def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
+        from deltalake import DeltaTable
+
+        root = self.root(target)
+        removed = DeltaTable(str(root)).vacuum(
+            retention_hours=_hours_since(older_than),
+            dry_run=False,
+            enforce_retention_duration=False,
+            full=True,
+        )
+        self._expected[target] = DeltaTable(str(root)).version()
+        return sorted(str(root / r) for r in removed)
 
     # -- routing and cutover --------------------------------------------------------------
 
@@ -426,6 +547,24 @@ class DeltaFormat(TargetFormat):
 
     def is_route_table(self, entry: Any) -> bool:
         return ROUTE_OF in (entry.parameters or {})
+
+
+def _delta_values(
+    inventory: TableInventory, partitions: Sequence[str]
+) -> dict[str, dict[str, str | None]]:
+    """Each source partition's Delta partition values, from its Hive values."""
+    by_name = {p.name: p for p in inventory.partitions}
+    keys = [(k.name, k.type) for k in inventory.partition_keys]
+    return {
+        n: {k: partition_value(v, t) for (k, t), v in zip(keys, by_name[n].values)}
+        for n in partitions
+    }
+
+
+def _hours_since(moment: datetime) -> int:
+    """Whole hours from ``moment`` to now (Delta's retention unit), never negative."""
+    now = datetime.now(timezone.utc)
+    return max(0, int((now - moment.astimezone(timezone.utc)).total_seconds() // 3600))
 
 
 def _glob_escaped(path: str) -> str:
