@@ -5,6 +5,9 @@ log, and from time travel; the other rows unchanged; the Hive source untouched."
 from __future__ import annotations
 
 import json
+import os
+import socket
+import sqlite3
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,7 @@ from click.testing import CliRunner
 from lakeshift.cli.main import cli
 from lakeshift.config import Settings
 from lakeshift.erase import EraseRequest, erase_records
-from lakeshift.errors import RefusedInput, UsageError
+from lakeshift.errors import LeaseHeld, RefusedInput, UsageError
 from lakeshift.formats import FormatServices, load_format
 from lakeshift.formats.paths import local_path
 from lakeshift.metastore.client import MetastoreClient
@@ -147,6 +150,16 @@ def test_erase_a_customer_after_cutover(
     # The Hive table is untouched and still holds them (reported, not changed).
     assert source_snapshot(client, hive.db, names.legacy.split(".")[1]) == before_hive
     assert done.hive_matching == {names.legacy: 5}
+    # Never while a migration of the table holds its lease (another live process here).
+    with sqlite3.connect(tmp_path / "journal.sqlite") as db:
+        db.execute(
+            "INSERT OR REPLACE INTO leases VALUES (?,?,?,?,?,?)",
+            (source, "lakeshift migrate", socket.gethostname(), os.getppid(), 0.0, 0.0),
+        )
+    with pytest.raises(LeaseHeld):
+        erase_records(services, journal, EraseRequest(source, where=f"customer = '{VICTIM}'"))
+    with sqlite3.connect(tmp_path / "journal.sqlite") as db:
+        db.execute("DELETE FROM leases WHERE source = ?", (source,))
     # Erasing again, from the CLI, finds nothing (exit 0) and still writes the report.
     again = CliRunner().invoke(
         cli,
