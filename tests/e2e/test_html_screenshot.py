@@ -1,4 +1,5 @@
-"""The HTML report renders in a real browser: headless Chromium (Debian's) screenshots it.
+"""The HTML report renders in a real browser: headless Chromium (Debian's) screenshots it,
+with every host unresolvable, so the charts (plotly.js, inlined) draw without a network.
 
 `make test` installs Debian's chromium when it is missing and sets LAKESHIFT_REQUIRE_BROWSER=1,
 so there this test fails rather than skips without a browser.
@@ -18,9 +19,12 @@ from click.testing import CliRunner
 from PIL import Image
 
 from lakeshift.cli.main import cli
+from lakeshift.report import palette
 from lakeshift.sample.load import LoadResult
 
-SOURCE_BAR = (0x1E, 0x88, 0xE5)  # html_report: "source (ORC footers)" series
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
 
 
 def _browser() -> str:
@@ -53,8 +57,10 @@ def test_report_renders_in_headless_chromium(
             "--disable-component-update",
             "--disable-sync",
             "--hide-scrollbars",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--virtual-time-budget=10000",
             f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1000,900",
+            "--window-size=1000,2000",
             f"--screenshot={shot}",
             page.resolve().as_uri(),
         ],
@@ -64,10 +70,11 @@ def test_report_renders_in_headless_chromium(
     )
     assert shot.is_file(), completed.stderr[-2000:]
     image = Image.open(shot).convert("RGB")
-    assert image.size == (1000, 900)
+    assert image.size == (1000, 2000)
     colors = Counter(image.getdata())
     # The page is not blank: mostly white background, plus text and the charts' colours.
     assert len(colors) > 50
     assert colors[(255, 255, 255)] < 0.97 * image.width * image.height
-    # The SVG bar chart drew the source rows of the sample's partitions.
-    assert colors[SOURCE_BAR] > 200, colors.most_common(8)
+    # plotly drew the bars of the sample's partitions: source rows, and bytes on disk.
+    assert colors[_rgb(palette.SOURCE_ROWS)] > 200, colors.most_common(8)
+    assert colors[_rgb(palette.BYTES)] > 200, colors.most_common(8)
