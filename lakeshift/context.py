@@ -83,7 +83,7 @@ class Context:
         """What the target formats use; Spark starts only when a format needs it."""
         from lakeshift.formats import FormatServices
 
-        return FormatServices(lambda: self.spark, self.metastore, self.settings)
+        return FormatServices(lambda: self.spark, lambda: self.metastore, self.settings)
 
     @cached_property
     def journal(self) -> Journal:

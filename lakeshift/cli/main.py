@@ -7,6 +7,7 @@ import os
 import sys
 
 from lakeshift.cli import (
+    assess_cmd,
     bulk_cmd,
     demo_cmd,
     erase_cmd,
@@ -26,6 +27,7 @@ cli.add_command(metastore_cmd.metastore)
 cli.add_command(metastore_cmd.hiveserver2)
 cli.add_command(sample_cmd.sample)
 cli.add_command(inspect_cmd.inspect_command)
+cli.add_command(assess_cmd.assess_command)
 cli.add_command(schema_cmd.schema_command)
 cli.add_command(migrate_cmd.plan_command)
 cli.add_command(migrate_cmd.migrate_command)

@@ -29,19 +29,19 @@ if TYPE_CHECKING:
 class FormatServices:
     """The services a format may use, built once by the caller's ``Context``.
 
-    ``spark`` may be a session or a function that starts one: switching, cutover and count
-    validation need no Spark, so they never pay for starting it.
+    ``spark`` and ``client`` may be functions that build them on first use: switching, cutover
+    and count validation need no Spark, and a command that fails earlier needs no metastore.
     """
 
     def __init__(
         self,
         spark: SparkSession | Callable[[], SparkSession],
-        client: MetastoreClient,
+        client: MetastoreClient | Callable[[], MetastoreClient],
         settings: Settings,
         catalog: Catalog | None = None,
     ) -> None:
         self._spark = spark
-        self.client = client
+        self._client = client
         self.settings = settings
         self.catalog = catalog
 
@@ -50,6 +50,12 @@ class FormatServices:
         if callable(self._spark):
             self._spark = self._spark()
         return self._spark
+
+    @property
+    def client(self) -> MetastoreClient:
+        if not isinstance(self._client, MetastoreClient):
+            self._client = self._client()
+        return self._client
 
 
 @dataclass(frozen=True)

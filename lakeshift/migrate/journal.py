@@ -342,6 +342,13 @@ class Journal:
         ).fetchone()
         return row[0] / row[1] if row and row[0] and row[1] else None
 
+    def overall_throughput(self) -> float | None:
+        """Rows per second measured by every backfill this journal recorded."""
+        row = self._db.execute(
+            "SELECT sum(rows), sum(seconds) FROM partitions WHERE seconds > 0 AND rows IS NOT NULL"
+        ).fetchone()
+        return row[0] / row[1] if row and row[0] and row[1] else None
+
     # lease -----------------------------------------------------------------------------------
     def acquire_lease(self, source: str, holder: str, *, break_lease: bool = False) -> None:
         """Take ``source``'s lease. A lease whose holder process is gone (same host) is taken

@@ -342,6 +342,9 @@ def test_foreign_delta_table_at_the_location_is_refused(
     from deltalake import DeltaTable
 
     assert DeltaTable(str(foreign)).version() == 0  # untouched
+    # A target name held by a Hive table (here the source itself) is refused, never written.
+    with pytest.raises(RefusedInput, match="is a Hive table or view"):
+        migrate(spark, client, None, settings, journal, source, MigrateOptions(target=source))
     assert pa.table(DeltaTable(str(foreign)).to_pyarrow_table()).num_rows == 2
 
 
