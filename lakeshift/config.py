@@ -37,6 +37,7 @@ KEY_SMALL_FILE_BYTES = "small_file_bytes"
 KEY_PARTITION_BATCH = "partition_batch"
 KEY_FORMAT = "format"
 KEY_TARGET_FILE_BYTES = "target_file_bytes"
+KEY_RETIRE_PROBATION_DAYS = "retire_probation_days"
 
 OUTPUT_CHOICES = ("text", "json")
 MAPPING_MODES = ("auto", "position", "name")
@@ -68,6 +69,8 @@ class Settings:
             target keeps its own.
         target_file_bytes: size the backfill aims its data files at (one file per partition
             below it), instead of one file per Spark task.
+        retire_probation_days: days after the cutover before ``retire`` may drop the legacy
+            Hive table.
     """
 
     home: Path = Path(".lakeshift")
@@ -86,12 +89,17 @@ class Settings:
     partition_batch: int = 500
     format: str = "iceberg"
     target_file_bytes: int = 128 * 1024 * 1024
+    retire_probation_days: int = 7
 
     def __post_init__(self) -> None:
         if self.output not in OUTPUT_CHOICES:
             raise ConfigError(f"output must be one of {OUTPUT_CHOICES}, got {self.output!r}")
         if self.format not in FORMAT_CHOICES:
             raise ConfigError(f"format must be one of {FORMAT_CHOICES}, got {self.format!r}")
+        if self.retire_probation_days < 0:
+            raise ConfigError(
+                f"retire_probation_days must be 0 or more, got {self.retire_probation_days}"
+            )
         if self.mapping_mode not in MAPPING_MODES:
             raise ConfigError(
                 f"mapping_mode must be one of {MAPPING_MODES}, got {self.mapping_mode!r}"

@@ -16,6 +16,7 @@ from lakeshift.cli import (
     metastore_cmd,
     migrate_cmd,
     report_cmd,
+    retire_cmd,
     route_cmd,
     sample_cmd,
     schema_cmd,
@@ -44,6 +45,7 @@ cli.add_command(report_cmd.report_command)
 cli.add_command(interactive_cmd.interactive_command)
 cli.add_command(bulk_cmd.bulk_command)
 cli.add_command(demo_cmd.demo)
+cli.add_command(retire_cmd.retire_command)
 cli.add_command(erase_cmd.erase_command)
 
 

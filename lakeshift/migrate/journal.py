@@ -57,7 +57,7 @@ CREATE TABLE IF NOT EXISTS leases (
 """
 
 # (table, column, type) added after the table first shipped; applied on open.
-_ADDED_COLUMNS = (("routes", "legacy", "TEXT"),)
+_ADDED_COLUMNS = (("routes", "legacy", "TEXT"), ("routes", "cutover_at", "REAL"))
 
 
 @dataclass(frozen=True)
@@ -268,7 +268,8 @@ class Journal:
     # routes ------------------------------------------------------------------------------------
     def route(self, source: str) -> dict[str, Any] | None:
         row = self._db.execute(
-            "SELECT view, target, switched, pending, cutover, legacy FROM routes WHERE source = ?",
+            "SELECT view, target, switched, pending, cutover, legacy, cutover_at, updated_at "
+            "FROM routes WHERE source = ?",
             (source,),
         ).fetchone()
         if row is None:
@@ -280,6 +281,10 @@ class Journal:
             "pending": json.loads(row[3]) if row[3] else None,
             "cutover": row[4],
             "legacy": row[5],
+            # When the cutover finished (None before it, or for cutovers journalled before
+            # this column existed: then updated_at is the latest it can have been).
+            "cutover_at": row[6],
+            "updated_at": row[7],
         }
 
     def set_route(
@@ -293,9 +298,16 @@ class Journal:
         cutover: str | None = None,
         legacy: str | None = None,
     ) -> None:
+        now = time.time()
+        # The cutover's time is kept while it stays done (a re-run does not restart it).
+        cutover_at = None
+        if cutover == "done":
+            before = self.route(source)
+            kept = before["cutover_at"] if before and before["cutover"] == "done" else None
+            cutover_at = kept or now
         self._db.execute(
             "INSERT OR REPLACE INTO routes (source, view, target, switched, pending, cutover, "
-            "legacy, updated_at) VALUES (?,?,?,?,?,?,?,?)",
+            "legacy, cutover_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
             (
                 source,
                 view,
@@ -304,7 +316,8 @@ class Journal:
                 json.dumps(sorted(pending)) if pending is not None else None,
                 cutover,
                 legacy,
-                time.time(),
+                cutover_at,
+                now,
             ),
         )
 
