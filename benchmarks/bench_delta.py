@@ -27,9 +27,16 @@ from lakeshift.validate.validator import validate_table
 def _naive_delta(spark: Any, source: str, root: Path) -> None:
     from deltalake.transaction import AddAction, create_table_with_add_actions
 
-    spark.sql(
-        f"SELECT uuid() AS uuid, concat('p=', p) AS partitionpath, * FROM {source}"
-    ).write.mode("overwrite").partitionBy("p").parquet(str(root))
+    # INT64 timestamps, as Delta readers expect (Spark's default INT96 is not Delta's).
+    key = "spark.sql.parquet.outputTimestampType"
+    previous = spark.conf.get(key)
+    spark.conf.set(key, "TIMESTAMP_MICROS")
+    try:
+        spark.sql(
+            f"SELECT uuid() AS uuid, concat('p=', p) AS partitionpath, * FROM {source}"
+        ).write.mode("overwrite").partitionBy("p").parquet(str(root))
+    finally:
+        spark.conf.set(key, previous)
     actions, schema = [], None
     now = int(time.time() * 1000)
     for path in sorted(root.glob("p=*/*.parquet")):
@@ -47,8 +54,9 @@ def _naive_delta(spark: Any, source: str, root: Path) -> None:
         )
     assert schema is not None
     import pyarrow as pa
+    from deltalake import Schema
 
-    full = pa.schema([*schema, pa.field("p", pa.int32())])
+    full = Schema.from_arrow(pa.schema([*schema, pa.field("p", pa.int32())]))
     create_table_with_add_actions(str(root), full, actions, mode="overwrite", partition_by=["p"])
 
 
