@@ -241,6 +241,14 @@ class TargetFormat(ABC):
 
     # -- shared by the writers ------------------------------------------------------------
 
+    def cluster_by_partition(self, partitions: int, size: int) -> bool:
+        """Whether a batch's rows should be gathered per partition before writing: yes when
+        its partitions are smaller than a target file on average (one file each instead of one
+        per task), no for large ones (gathering would limit the write to one task per
+        partition; each task's files are cut at the target size anyway)."""
+        target = self.services.settings.target_file_bytes
+        return partitions > 0 and size / partitions < target
+
     def batch_frame(
         self, inventory: TableInventory, mapping: FieldMapping, partitions: list[str], key_mode: str
     ) -> tuple[DataFrame, Callable[[], Fingerprint]]:

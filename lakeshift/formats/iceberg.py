@@ -144,8 +144,8 @@ class IcebergFormat(TargetFormat):
             case_sensitive=settings.name_case_sensitive,
             properties={
                 TARGET_SOURCE_PROPERTY: source,
-                # Right-sized files: rows clustered by partition before writing, so a
-                # partition becomes files near the target size, not one file per task.
+                # Right-sized files: small partitions are clustered before writing (one
+                # file each, not one per task); each batch picks its mode (write_batch).
                 "write.distribution-mode": "hash",
                 "write.target-file-size-bytes": str(settings.target_file_bytes),
             },
@@ -172,6 +172,9 @@ class IcebergFormat(TargetFormat):
         # partition a task meets: 500 tiny partitions ran a 1 GB driver out of heap. Without it,
         # Spark sorts each task's rows by partition and one file is open at a time.
         writer = frame.writeTo(spark_identifier(target)).option("fanout-enabled", "false")
+        size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
+        mode = "hash" if self.cluster_by_partition(len(partitions), size) else "none"
+        writer = writer.option("distribution-mode", mode)
         for key, value in commit_properties(record).items():
             writer = writer.option(f"snapshot-property.{key}", value)
         writer.overwritePartitions()

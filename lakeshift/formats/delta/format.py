@@ -250,6 +250,7 @@ class DeltaFormat(TargetFormat):
     ) -> BatchResult:
         state = self._require_state(target)
         frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
+        size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         version = self._commit_partitions(
             target,
             state,
@@ -259,9 +260,9 @@ class DeltaFormat(TargetFormat):
             app=(f"lakeshift-{record.run_id}", record.batch),
             metadata=commit_properties(record),
             rows_per_file=self._rows_per_file(
-                sum(p.rows for p in inventory.partitions if p.name in set(partitions)),
-                sum(p.bytes for p in inventory.partitions if p.name in set(partitions)),
+                sum(p.rows for p in inventory.partitions if p.name in set(partitions)), size
             ),
+            cluster=self.cluster_by_partition(len(partitions), size),
         )
         return BatchResult(checksum(), True, version)
 
@@ -305,6 +306,11 @@ class DeltaFormat(TargetFormat):
             rows_per_file=self._rows_per_file(
                 sum(f.rows for f in files), sum(f.size for f in files)
             ),
+            # The table's average partition size stands for the rewritten ones.
+            cluster=self.cluster_by_partition(
+                len({tuple(sorted(f.partition_values.items())) for f in files}),
+                sum(f.size for f in files),
+            ),
         )
 
     def _commit_partitions(
@@ -318,6 +324,7 @@ class DeltaFormat(TargetFormat):
         app: tuple[str, int],
         metadata: dict[str, str],
         rows_per_file: int,
+        cluster: bool,
     ) -> int:
         """Write ``frame`` (rows of exactly the partitions named in ``values``, which maps each
         partition name to its Delta partition values) into ``batch_dir``, one directory per
@@ -329,9 +336,10 @@ class DeltaFormat(TargetFormat):
         index = F.create_map(*[x for i, n in enumerate(partitions) for x in (F.lit(n), F.lit(i))])
         frame = frame.withColumn(BATCH_PART, index[F.col(PARTITIONPATH_COLUMN)])
         frame = frame.select(*self._file_columns(state), F.col(BATCH_PART))
-        # Right-sized files: each partition's rows go to one task (one file per partition,
-        # split every ``rows_per_file`` rows), not one small file per task that met it.
-        frame = frame.repartition(F.col(BATCH_PART))
+        # Right-sized files: small partitions' rows go to one task each (one file per partition,
+        # not one small file per task that met it); files split every ``rows_per_file`` rows.
+        if cluster:
+            frame = frame.repartition(F.col(BATCH_PART))
         frame.write.mode("errorifexists").option("maxRecordsPerFile", rows_per_file).partitionBy(
             BATCH_PART
         ).parquet(spark_file_path(self.location(target), batch_dir))
