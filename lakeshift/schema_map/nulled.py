@@ -16,7 +16,7 @@ from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import FileGroup, file_groups
-from lakeshift.schema_map.reader import _glob_escaped, column_conversions, spark_file_path
+from lakeshift.schema_map.reader import glob_escaped, column_conversions, spark_file_path
 from lakeshift.schema_map.spark_sql import quote, spark_type
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def nulled_by_conversion(
             f"{quote(c.name)} {spark_type(parse_hive_type(c.type), physical=True)}"
             for c in first.physical
         )
-        paths = [_glob_escaped(p) for g in groups for p in g.paths]
+        paths = [glob_escaped(p) for g in groups for p in g.paths]
         frame = spark.read.schema(ddl).format(first.format).load(paths)
         names = list(aggregates)
         rows = (

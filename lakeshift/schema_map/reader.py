@@ -70,7 +70,7 @@ def group_select_exprs(
     ]
 
 
-def _glob_escaped(path: str) -> str:
+def glob_escaped(path: str) -> str:
     """Spark globs paths; a literal ``{``, ``[``, ``*``... must be escaped for Hadoop's glob."""
     return re.sub(r"([{}\[\]*?\\])", r"\\\1", path)
 
@@ -105,7 +105,7 @@ def _read_signature(
         f"{quote(c.name)} {spark_type(parse_hive_type(c.type), physical=True)}"
         for c in first.physical
     )
-    paths = [_glob_escaped(p) for g in groups for p in g.paths]
+    paths = [glob_escaped(p) for g in groups for p in g.paths]
     scan = spark.read.schema(physical_ddl).format(first.format).load(paths)
     exprs = [
         *group_select_exprs(first, inventory, mapping),

@@ -36,7 +36,7 @@ from lakeshift.formats.commit_metadata import (
     latest_backfills,
 )
 from lakeshift.formats.delta import log as delta_log
-from lakeshift.formats.delta.route_table import ROUTE_OF, route_table_name, sync_route_table
+from lakeshift.formats.delta.route_table import route_table_name, sync_route_table
 from lakeshift.formats.delta.schema import (
     DELTA_MAPPING_PROPERTY,
     canonical_partition_value,
@@ -63,7 +63,7 @@ from lakeshift.schema_map.mapping import (
     save_mapping,
 )
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.reader import spark_file_path
+from lakeshift.schema_map.reader import glob_escaped, spark_file_path
 from lakeshift.schema_map.spark_sql import quote
 from lakeshift.validate.counts import counts_by_partition
 
@@ -408,7 +408,7 @@ class DeltaFormat(TargetFormat):
             expected_version=self._expected_version(target, state),
         )
         self._expected[target] = outcome.version
-        self.sync_routing(target, inventory_keys=keys)
+        self.sync_routing(target)
 
     # -- validation -----------------------------------------------------------------------
 
@@ -450,7 +450,7 @@ class DeltaFormat(TargetFormat):
             empty = self.spark.createDataFrame([], f"{ddl}, {quote(_FILE)} STRING")
             scan = empty
         else:
-            paths = [_glob_escaped(str(row[0])) for row in lookup_rows]
+            paths = [glob_escaped(str(row[0])) for row in lookup_rows]
             scan = self.spark.read.schema(ddl).parquet(*paths)
             scan = scan.withColumn(_FILE, F.expr("url_decode(_metadata.file_path)"))
         renamed = scan.select(
@@ -515,9 +515,7 @@ class DeltaFormat(TargetFormat):
 
     # -- routing and cutover --------------------------------------------------------------
 
-    def sync_routing(
-        self, target: str, *, inventory_keys: Sequence[tuple[str, str]] | None = None
-    ) -> str:
+    def sync_routing(self, target: str) -> str:
         """Bring the routing table in line with the log's current files; returns its name."""
         state = self._require_state(target)
         entry = self._entry(target)
@@ -553,9 +551,6 @@ class DeltaFormat(TargetFormat):
         entry.dbName, _, entry.tableName = new.partition(".")
         self.client.alter_table(db, name, entry)
 
-    def is_route_table(self, entry: Any) -> bool:
-        return ROUTE_OF in (entry.parameters or {})
-
 
 def _delta_values(
     inventory: TableInventory, partitions: Sequence[str]
@@ -573,9 +568,3 @@ def _hours_since(moment: datetime) -> int:
     """Whole hours from ``moment`` to now (Delta's retention unit), never negative."""
     now = datetime.now(timezone.utc)
     return max(0, int((now - moment.astimezone(timezone.utc)).total_seconds() // 3600))
-
-
-def _glob_escaped(path: str) -> str:
-    import re
-
-    return re.sub(r"([{}\[\]*?\\])", r"\\\1", path)
