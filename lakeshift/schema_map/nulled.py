@@ -16,7 +16,7 @@ from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import FileGroup, file_groups
-from lakeshift.schema_map.reader import glob_escaped, column_conversions, spark_file_path
+from lakeshift.schema_map.reader import column_conversions, glob_escaped, spark_file_path
 from lakeshift.schema_map.spark_sql import quote, spark_type
 
 if TYPE_CHECKING:
