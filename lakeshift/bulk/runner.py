@@ -193,6 +193,7 @@ def _options(spec: TableSpec) -> MigrateOptions:
         batch_rows=spec.batch_rows,
         key_mode=spec.key,
         format=spec.format,
+        quarantine=spec.quarantine,
     )
 
 
@@ -259,7 +260,7 @@ def _migrate(
     outcome.backfilled = len(result.backfilled)
     outcome.unchanged = result.plan.count("unchanged")
     outcome.rows_backfilled = result.rows
-    outcome.not_migrated = {**result.failed, **result.refused}
+    outcome.not_migrated = {**result.failed, **result.refused, **result.partial}
 
     checkpoint("validate")
     inventory = inspect_table(ctx.metastore, spec.source, ctx.settings)

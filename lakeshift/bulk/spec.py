@@ -54,6 +54,8 @@ class TableSpec:
         validate: ``count``, ``checksum`` or ``deep``.
         switch: ``none`` (migrate and validate only), ``validated`` (switch every validated
             partition) or ``cutover`` (then cut over once every partition is switched).
+        quarantine: skip source files that cannot be read (``--quarantine-unreadable``);
+            their partitions are reported partial and never switched.
     """
 
     source: str
@@ -65,6 +67,7 @@ class TableSpec:
     key: str = "uuid"
     validate: str = "checksum"
     switch: str = SWITCH_VALIDATED
+    quarantine: bool = False
 
     @property
     def partition_filter(self) -> PartitionFilter:
@@ -158,8 +161,8 @@ def _check_unknown_keys(data: dict[str, Any], path: Path) -> None:
 
 def _table(where: str, values: dict[str, Any]) -> TableSpec:
     for key, value in values.items():
-        expected = int if key == "batch_rows" else str
-        if not isinstance(value, expected) or isinstance(value, bool):
+        expected = {"batch_rows": int, "quarantine": bool}.get(key, str)
+        if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
             raise ConfigError(f"{where}: {key} must be a {expected.__name__}, got {value!r}")
     if values.get("format") in PLANNED_FORMATS:
         raise ConfigError(

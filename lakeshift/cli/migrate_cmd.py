@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from lakeshift.cli.base import CliState, pass_state
+from lakeshift.cli.interrupts import stop_on_interrupt
 from lakeshift.cli.output import Output
 from lakeshift.cli.render import human_bytes
 from lakeshift.config import FORMAT_CHOICES
@@ -68,6 +69,27 @@ def migration_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def repair_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Flags that back-fill unchanged partitions again (``plan`` shows what they would do)."""
+    options = [
+        click.option(
+            "--rebackfill-invalid",
+            is_flag=True,
+            help="Also back-fill again partitions whose latest validation was not equal "
+            "(mismatch, missing), replacing them atomically.",
+        ),
+        click.option(
+            "--force",
+            is_flag=True,
+            help="Back-fill again every partition chosen with --partitions, even unchanged "
+            "ones (atomic replace).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 def options_from_flags(
     state: CliState,
     table: str,
@@ -78,6 +100,10 @@ def options_from_flags(
     key_mode: str,
     adopt: bool,
     break_lease: bool = False,
+    *,
+    rebackfill_invalid: bool = False,
+    force: bool = False,
+    quarantine: bool = False,
 ) -> MigrateOptions:
     db, name = split_table_name(table)
     ctx = state.context
@@ -90,6 +116,9 @@ def options_from_flags(
         key_mode=key_mode,
         adopt=adopt,
         break_lease=break_lease,
+        rebackfill_invalid=rebackfill_invalid,
+        force=force,
+        quarantine=quarantine,
     )
 
 
@@ -120,6 +149,7 @@ def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
 @click.command("plan")
 @click.argument("table")
 @migration_options
+@repair_options
 @pass_state
 def plan_command(
     state: CliState,
@@ -130,6 +160,8 @@ def plan_command(
     batch_rows: int,
     key_mode: str,
     adopt: bool,
+    rebackfill_invalid: bool,
+    force: bool,
 ) -> None:
     """Dry run: what `migrate` would do, written as JSON and Markdown reports; nothing else.
 
@@ -142,7 +174,16 @@ def plan_command(
     ctx = state.context
     inventory = inspect_table(ctx.metastore, table, ctx.settings)
     options = options_from_flags(
-        state, table, target, target_format, partitions, batch_rows, key_mode, adopt
+        state,
+        table,
+        target,
+        target_format,
+        partitions,
+        batch_rows,
+        key_mode,
+        adopt,
+        rebackfill_invalid=rebackfill_invalid,
+        force=force,
     )
     save_inventory(inventory, ctx.home)
     plan = plan_migration(
@@ -157,6 +198,14 @@ def plan_command(
 @click.command("migrate")
 @click.argument("table")
 @migration_options
+@repair_options
+@click.option(
+    "--quarantine-unreadable",
+    "quarantine",
+    is_flag=True,
+    help="Skip source files that cannot be read (checked with pyarrow when a partition "
+    "fails) and back-fill the rest; such partitions are reported partial, never switched.",
+)
 @click.option("--dry-run", is_flag=True, help="Same as `lakeshift plan`.")
 @click.option(
     "--break-lease",
@@ -175,6 +224,9 @@ def migrate_command(
     batch_rows: int,
     key_mode: str,
     adopt: bool,
+    rebackfill_invalid: bool,
+    force: bool,
+    quarantine: bool,
     dry_run: bool,
     break_lease: bool,
 ) -> None:
@@ -191,6 +243,8 @@ def migrate_command(
       lakeshift migrate sample.click_log --target sample.click_log_iceberg
       lakeshift migrate sample.click_log --format delta
       lakeshift migrate sample.click_log --partitions 'yyyymmdd=202204*' --batch-rows 20000
+      lakeshift migrate sample.click_log --rebackfill-invalid
+      lakeshift migrate sample.click_log --force --partitions yyyymmdd=20220401
       lakeshift --output json migrate db.events --key deterministic
     """
     if dry_run:
@@ -203,16 +257,40 @@ def migrate_command(
             batch_rows=batch_rows,
             key_mode=key_mode,
             adopt=adopt,
+            rebackfill_invalid=rebackfill_invalid,
+            force=force,
         )
         return
     ctx = state.context
     source_table(ctx.metastore, table)  # a missing table is reported before Spark starts
     options = options_from_flags(
-        state, table, target, target_format, partitions, batch_rows, key_mode, adopt, break_lease
+        state,
+        table,
+        target,
+        target_format,
+        partitions,
+        batch_rows,
+        key_mode,
+        adopt,
+        break_lease,
+        rebackfill_invalid=rebackfill_invalid,
+        force=force,
+        quarantine=quarantine,
     )
-    with state.output.progress("backfilling", total=0) as advance:
+
+    # Spark first: PySpark installs its own SIGINT handler when it starts (it cancels jobs
+    # from inside the interrupted py4j call), and ours must be the one in place.
+    spark = ctx.spark
+
+    def cancel_jobs() -> None:
+        spark.sparkContext.cancelAllJobs()
+
+    with (
+        stop_on_interrupt(cancel_jobs) as stopping,
+        state.output.progress("backfilling", total=0) as advance,
+    ):
         result = migrate(
-            ctx.spark,
+            spark,
             ctx.metastore,
             ctx.formats.catalog,
             ctx.settings,
@@ -220,6 +298,7 @@ def migrate_command(
             table,
             options,
             progress=advance,
+            stop=stopping.is_set,
         )
     summary = result.to_json()
     write_report(ctx.home, result.plan.source, "migrate", summary, _markdown(summary))
@@ -229,9 +308,11 @@ def migrate_command(
         f"partitions backfilled ({result.rows:,} rows in {result.seconds:.1f}s), "
         f"{len(summary['unchanged'])} unchanged, {len(result.failed)} failed, "
         f"{len(result.refused)} refused"
+        + (f", {len(result.partial)} partial" if result.partial else "")
     )
     problems = [(n, "failed", r) for n, r in result.failed.items()]
     problems += [(n, "refused", r) for n, r in result.refused.items()]
+    problems += [(n, "partial", r) for n, r in result.partial.items()]
     if problems:
         out.table("Not migrated", ["partition", "why", "detail"], problems)
     state.html_report(table)
@@ -253,7 +334,7 @@ def _markdown(summary: dict[str, Any]) -> str:
         f"({summary['rows_per_second']} rows/s), {len(summary['unchanged'])} unchanged.",
         "",
     ]
-    for kind in ("failed", "refused"):
+    for kind in ("failed", "refused", "partial"):
         if summary[kind]:
             lines += [f"## {kind.title()}", "", "| partition | reason |", "|---|---|"]
             lines += [f"| `{n}` | {r} |" for n, r in summary[kind].items()]

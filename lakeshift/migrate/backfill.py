@@ -11,11 +11,12 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import Settings
-from lakeshift.errors import Interrupted, LakeshiftError, RefusedInput
+from lakeshift.errors import Interrupted, LakeshiftError, RefusedInput, UsageError
 from lakeshift.formats import (
     Backfilled,
     BatchResult,
@@ -25,13 +26,15 @@ from lakeshift.formats import (
     target_format,
 )
 from lakeshift.inspect.inspector import inspect_table, save_inventory
-from lakeshift.inspect.model import TableInventory
+from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore import ddl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate import faults
+from lakeshift.migrate.adopt import check_adoptable
+from lakeshift.migrate.failures import root_cause, unreadable_files
 from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal
-from lakeshift.migrate.planner import REFUSED, MigrationPlan, build_plan
+from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.validate.canonical import EMPTY
 
@@ -56,6 +59,12 @@ class MigrateOptions:
     break_lease: bool = False
     #: ``iceberg`` or ``delta``; None means the existing target's format, else the default.
     format: str | None = None
+    #: Back-fill again unchanged partitions whose latest validation is not ``equal``.
+    rebackfill_invalid: bool = False
+    #: Back-fill again every partition ``partitions`` selects, even unchanged ones.
+    force: bool = False
+    #: Skip source files pyarrow cannot read through; their partitions are reported partial.
+    quarantine: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,10 +76,13 @@ class MigrateResult:
     refused: dict[str, str]
     rows: int
     seconds: float
+    #: Backfilled without the unreadable files ``--quarantine-unreadable`` skipped: partition
+    #: -> which files and why. They differ from what Hive shows, so they never validate equal.
+    partial: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not self.refused
+        return not self.failed and not self.refused and not self.partial
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,6 +93,7 @@ class MigrateResult:
             "backfilled": self.backfilled,
             "failed": self.failed,
             "refused": self.refused,
+            "partial": self.partial,
             "unchanged": [p.name for p in self.plan.partitions if p.state == "unchanged"],
             "rows": self.rows,
             "seconds": round(self.seconds, 2),
@@ -106,6 +119,49 @@ def check_target(fmt: TargetFormat, source: str, target: str, adopt: bool) -> No
         f"target {target} belongs to the migration of {owner}, not {source}.",
         hint="Pick another --target.",
     )
+
+
+def check_adoption(
+    fmt: TargetFormat, inventory: TableInventory, settings: Settings, options: MigrateOptions
+) -> None:
+    """An adopted target (one lakeshift did not create) must be safe to write into."""
+    target = options.target
+    if fmt.exists(target) and fmt.owner(target) is None:
+        check_adoptable(
+            fmt,
+            target,
+            inventory,
+            mapping_mode=settings.mapping_mode,
+            case_sensitive=settings.name_case_sensitive,
+            wanted=options.partitions,
+        )
+
+
+def rebackfill_reasons(
+    journal: Journal, inventory: TableInventory, options: MigrateOptions
+) -> dict[str, str]:
+    """Unchanged partitions to back-fill again: partition -> why (``--force`` with a partition
+    filter, or ``--rebackfill-invalid``: the latest validation was not equal)."""
+    wanted = options.partitions
+    if options.force:
+        if wanted.is_everything:
+            raise UsageError(
+                "--force re-backfills the partitions chosen with --partitions; none were chosen.",
+                hint="Add --partitions FILTER (e.g. --partitions 'dt=2024-01-0*').",
+            )
+        return {
+            p.name: "re-backfill forced (--force)"
+            for p in inventory.partitions
+            if wanted.matches(p.name)
+        }
+    if not options.rebackfill_invalid:
+        return {}
+    out = {}
+    for name, check in journal.validations(inventory.qualified_name).items():
+        if check["target"] != options.target or check["status"] in ("equal", "not-migrated"):
+            continue
+        out[name] = f"re-backfill: last validation {check['status']} ({check['detail']})"
+    return out
 
 
 def check_other_targets(
@@ -165,6 +221,7 @@ def plan_migration(
     fmt = open_target(services, settings, options)
     check_target(fmt, inventory.qualified_name, options.target, options.adopt)
     check_other_targets(journal, services, inventory.qualified_name, fmt, options.target)
+    check_adoption(fmt, inventory, settings, options)
     exists = fmt.exists(options.target)
     previous = fmt.stored_mapping(options.target) if exists else None
     mapping = build_mapping(
@@ -187,6 +244,7 @@ def plan_migration(
         throughput=journal.throughput(inventory.qualified_name),
         spark_conf=ctx_spark_conf,
         format=fmt.name,
+        rebackfill=rebackfill_reasons(journal, inventory, options),
     )
 
 
@@ -218,6 +276,8 @@ def migrate(
     try:
         check_target(fmt, name, options.target, options.adopt)
         check_other_targets(journal, services, name, fmt, options.target)
+        check_adoption(fmt, inventory, settings, options)
+        rebackfill = rebackfill_reasons(journal, inventory, options)
         ddl.ensure_database(client, options.target.partition(".")[0])
         synced = fmt.sync(options.target, inventory, source=name)
         done = fmt.backfilled(options.target)
@@ -235,10 +295,28 @@ def migrate(
             throughput=journal.throughput(name),
             spark_conf={},
             format=fmt.name,
+            rebackfill=rebackfill,
         )
         result = _run_batches(
             fmt, journal, inventory, plan, done, run_id, options, progress, started, stop
         )
+    except Interrupted as e:
+        # What landed is what the target's commits say (a batch may commit while the stop
+        # is being handled): record it, and say it.
+        committed = [n for n, r in fmt.backfilled(options.target).items() if r.run_id == run_id]
+        _reconcile(journal, name, options.target, fmt.backfilled(options.target))
+        journal.finish_run(run_id, "failed", {"error": str(e), "backfilled": committed})
+        journal.release_lease(name)
+        raise Interrupted(
+            f"{e.message} {len(committed)} partition(s) were committed in this run"
+            + (
+                f" ({', '.join(sorted(committed)[:10])}{' ...' if len(committed) > 10 else ''})"
+                if committed
+                else ""
+            )
+            + "; the rest were not written.",
+            hint=e.hint or "Re-run the same command to go on.",
+        ) from None
     except BaseException as e:
         journal.finish_run(run_id, "failed", {"error": str(e)})
         journal.release_lease(name)
@@ -301,6 +379,31 @@ def _write(
     return result
 
 
+@dataclass
+class _Run:
+    """What one ``migrate`` run has done so far (shared by a batch and its halves)."""
+
+    fmt: TargetFormat
+    journal: Journal
+    inventory: TableInventory
+    plan: MigrationPlan
+    done: dict[str, Backfilled]
+    run_id: str
+    options: MigrateOptions
+    stop: Callable[[], bool] | None
+    backfilled: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    partial: dict[str, str] = field(default_factory=dict)
+    rows: int = 0
+
+    @property
+    def by_name(self) -> dict[str, PartitionInfo]:
+        return {p.name: p for p in self.inventory.partitions}
+
+    def stopping(self) -> bool:
+        return self.stop is not None and self.stop()
+
+
 def _run_batches(
     fmt: TargetFormat,
     journal: Journal,
@@ -314,7 +417,8 @@ def _run_batches(
     stop: Callable[[], bool] | None = None,
 ) -> MigrateResult:
     source, target = inventory.qualified_name, options.target
-    by_name = {p.name: p for p in inventory.partitions}
+    run = _Run(fmt, journal, inventory, plan, done, run_id, options, stop)
+    by_name = run.by_name
     refused = {p.name: p.reason for p in plan.partitions if p.state == REFUSED}
     for name, reason in refused.items():
         journal.record(
@@ -326,74 +430,147 @@ def _run_batches(
             run_id=run_id,
             error=reason,
         )
-    backfilled: list[str] = []
-    failed: dict[str, str] = {}
-    rows_done = 0
     for number, batch in enumerate(plan.batches, start=1):
-        if stop is not None and stop():
-            raise Interrupted(
-                f"stopped {source} before batch {number} of {len(plan.batches)}; "
-                f"{len(backfilled)} partitions were backfilled in this run.",
-                hint="Re-run the same command to go on.",
-            )
-        names = list(batch.partitions)
-        batch_started = time.monotonic()
-        record = CommitRecord(
-            run_id,
-            batch.index,
-            source,
-            {n: (by_name[n].fingerprint, by_name[n].rows) for n in names},
+        if run.stopping():
+            raise Interrupted(f"stopped {source} before batch {number} of {len(plan.batches)}.")
+        _attempt(run, batch, list(batch.partitions), "")
+        journal.heartbeat(source)
+        if progress:
+            rate = run.rows / max(time.monotonic() - started, 1e-6)
+            progress(number, len(plan.batches), f"{run.rows:,} rows, {rate:,.0f} rows/s")
+        faults.crash_point("between-batches", batch.index)
+    return MigrateResult(
+        run_id,
+        plan,
+        run.backfilled,
+        run.failed,
+        refused,
+        run.rows,
+        time.monotonic() - started,
+        run.partial,
+    )
+
+
+def _attempt(
+    run: _Run,
+    batch: Batch,
+    names: list[str],
+    part: str,
+    inventory: TableInventory | None = None,
+    quarantined: dict[str, str] | None = None,
+) -> None:
+    """Write ``names`` in one commit. When a source file cannot be read, the batch is split in
+    halves and each is tried again, so one unreadable partition does not hold back the others
+    of its batch; the partition left alone fails with the root cause (or, with quarantine, is
+    written without its unreadable files)."""
+    source, target = run.inventory.qualified_name, run.options.target
+    if part and run.stopping():
+        raise Interrupted(f"stopped {source} during batch {batch.index}.")
+    by_name = run.by_name
+    started = time.monotonic()
+    record = CommitRecord(
+        run.run_id,
+        batch.index,
+        source,
+        {n: (by_name[n].fingerprint, by_name[n].rows) for n in names},
+    )
+    try:
+        result = _write(
+            run.fmt, inventory or run.inventory, run.plan, names, run.done, run.options, record
         )
-        try:
-            result = _write(fmt, inventory, plan, names, done, options, record)
-        except LakeshiftError:
-            raise
-        except Exception as e:  # a failed Spark job: nothing of this batch was committed
-            message = f"{type(e).__name__}: {str(e).splitlines()[0][:500]}"
-            log.exception("batch %s failed", batch.index)
-            for name in names:
-                failed[name] = message
-                journal.record(
-                    source,
-                    name,
-                    target,
-                    FAILED,
-                    fingerprint=by_name[name].fingerprint,
-                    run_id=run_id,
-                    error=message,
+    except LakeshiftError:
+        raise
+    except Exception as e:  # a failed Spark job: nothing of this attempt was committed
+        if run.stopping():
+            raise Interrupted(f"stopped {source} during batch {batch.index}.") from e
+        cause = root_cause(e, run.inventory)
+        log.exception("batch %s%s failed: %s", batch.index, part, cause.text())
+        if len(names) > 1 and cause.file is not None:
+            half = len(names) // 2
+            log.info("splitting batch %s%s to isolate %s", batch.index, part, cause.file)
+            _attempt(run, batch, names[:half], f"{part}.1")
+            _attempt(run, batch, names[half:], f"{part}.2")
+            return
+        if run.options.quarantine and quarantined is None and len(names) == 1:
+            partition = by_name[names[0]]
+            skipped = _quarantine(partition)
+            if skipped and len(skipped) < len(partition.files):
+                _attempt(
+                    run,
+                    batch,
+                    names,
+                    part,
+                    _without(run.inventory, partition.name, skipped),
+                    skipped,
                 )
-            continue
-        seconds = time.monotonic() - batch_started
-        batch_id = f"{run_id}:{batch.index}"
-        if result.committed:
-            journal.record_batch(
-                batch_id,
-                source,
-                target,
-                {n: by_name[n].fingerprint for n in names},
-                result.checksum.to_json(),
-                result.commit_id,
-            )
+                return
+            if skipped:  # nothing readable is left: writing would empty the partition
+                cause = replace(cause, message=f"{cause.message} (every file is unreadable)")
         for name in names:
-            journal.record(
+            run.failed[name] = cause.text()
+            run.journal.record(
                 source,
                 name,
                 target,
-                BACKFILLED,
+                FAILED,
                 fingerprint=by_name[name].fingerprint,
-                rows=by_name[name].rows,
-                checksum={"batch": batch_id} if result.committed else None,
-                snapshot_id=result.commit_id,
-                run_id=run_id,
-                seconds=seconds * (batch.rows and by_name[name].rows / batch.rows),
+                run_id=run.run_id,
+                error=cause.text(),
             )
-        backfilled.extend(names)
-        rows_done += batch.rows
-        journal.heartbeat(source)
-        if progress:
-            rate = rows_done / max(time.monotonic() - started, 1e-6)
-            progress(number, len(plan.batches), f"{rows_done:,} rows, {rate:,.0f} rows/s")
-        faults.crash_point("between-batches", batch.index)
-    return MigrateResult(
-        run_id, plan, backfilled, failed, refused, rows_done, time.monotonic() - started
-    )
+        return
+    seconds = time.monotonic() - started
+    batch_id = f"{run.run_id}:{batch.index}{part}"
+    if result.committed:
+        run.journal.record_batch(
+            batch_id,
+            source,
+            target,
+            {n: by_name[n].fingerprint for n in names},
+            result.checksum.to_json(),
+            result.commit_id,
+        )
+    rows = sum(by_name[n].rows for n in names)
+    note = None
+    if quarantined:
+        note = "partial: skipped unreadable files: " + "; ".join(
+            f"{path} ({why})" for path, why in quarantined.items()
+        )
+        for name in names:
+            run.partial[name] = note
+    for name in names:
+        run.journal.record(
+            source,
+            name,
+            target,
+            BACKFILLED,
+            fingerprint=by_name[name].fingerprint,
+            rows=by_name[name].rows,
+            # a partial write's observed checksum is not the source's: never offered as proof
+            checksum={"batch": batch_id} if result.committed and not quarantined else None,
+            snapshot_id=result.commit_id,
+            run_id=run.run_id,
+            error=note,
+            seconds=seconds * (rows and by_name[name].rows / rows),
+        )
+    run.backfilled.extend(names)
+    run.rows += rows
+
+
+def _quarantine(partition: PartitionInfo) -> dict[str, str]:
+    """The partition's files that pyarrow cannot read through: path -> why."""
+    return unreadable_files(partition.location, [(f.path, f.format) for f in partition.files])
+
+
+def _without(inventory: TableInventory, name: str, skipped: dict[str, str]) -> TableInventory:
+    """``inventory`` with partition ``name``'s ``skipped`` files left out (read by no one)."""
+    partitions = []
+    for p in inventory.partitions:
+        if p.name == name:
+            kept = tuple(
+                f
+                for f in p.files
+                if str(Path(p.location.removeprefix("file:")) / f.path) not in skipped
+            )
+            p = replace(p, files=kept)
+        partitions.append(p)
+    return replace(inventory, partitions=tuple(partitions))

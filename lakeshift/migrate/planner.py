@@ -95,9 +95,16 @@ class MigrationPlan:
 
 
 def classify(
-    inventory: TableInventory, backfilled: Mapping[str, Backfilled], wanted: PartitionFilter
+    inventory: TableInventory,
+    backfilled: Mapping[str, Backfilled],
+    wanted: PartitionFilter,
+    rebackfill: Mapping[str, str] | None = None,
 ) -> list[PartitionPlan]:
-    """new / changed / unchanged by source fingerprint; refused when the inspector says so."""
+    """new / changed / unchanged by source fingerprint; refused when the inspector says so.
+
+    ``rebackfill`` names unchanged partitions to back-fill again anyway (partition -> why:
+    a failed validation, or ``--force``); they are planned as changed.
+    """
     out = []
     for p in inventory.partitions:
         if not wanted.matches(p.name):
@@ -110,6 +117,8 @@ def classify(
             state, reason = NEW, "not in the target yet"
         elif done.fingerprint != p.fingerprint:
             state, reason = CHANGED, "source files changed since the backfill"
+        elif rebackfill and p.name in rebackfill:
+            state, reason = CHANGED, rebackfill[p.name]
         else:
             state, reason = UNCHANGED, f"backfilled in commit {done.commit_id}"
         out.append(
@@ -134,8 +143,9 @@ def build_plan(
     format: str = "iceberg",
     batch_files: int = DEFAULT_BATCH_FILES,
     batch_partitions: int = DEFAULT_BATCH_PARTITIONS,
+    rebackfill: Mapping[str, str] | None = None,
 ) -> MigrationPlan:
-    partitions = classify(inventory, backfilled, wanted)
+    partitions = classify(inventory, backfilled, wanted, rebackfill)
     limits = BatchLimits(batch_rows, batch_bytes, batch_files, batch_partitions)
     anomalies: dict[str, int] = {}
     for a in inventory.all_anomalies:

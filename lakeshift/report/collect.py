@@ -49,6 +49,7 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
                 validation=_validation(check, p.fingerprint),
                 served_from="lake" if p.name in switched else "hive",
                 bytes=p.bytes,
+                detail=(record.error or "") if record else "",
             )
         )
     anomalies = Counter((a.code, a.severity) for a in inventory.all_anomalies)

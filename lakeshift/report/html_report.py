@@ -35,6 +35,7 @@ class PartitionRow:
     validation: str | None
     served_from: str
     bytes: int = 0  # on disk, in the source
+    detail: str = ""  # why it failed, was refused, or is partial (the journal's error)
 
 
 @dataclass(frozen=True)
@@ -154,12 +155,12 @@ def _partition_table(partitions: Sequence[PartitionRow]) -> str:
         f"<td>{'' if p.target_rows is None else f'{p.target_rows:,}'}</td>"
         f"<td>{_tag(p.status, palette.MIGRATION)}</td>"
         f"<td>{_tag(p.validation, palette.VALIDATION) if p.validation else ''}</td>"
-        f"<td>{_e(p.served_from)}</td></tr>"
+        f"<td>{_e(p.served_from)}</td><td>{_e(p.detail)}</td></tr>"
         for p in partitions
     )
     table = (
         "<table><tr><th>partition</th><th>source rows</th><th>target rows</th>"
-        f"<th>status</th><th>validation</th><th>served from</th></tr>{rows}</table>"
+        f"<th>status</th><th>validation</th><th>served from</th><th>why</th></tr>{rows}</table>"
     )
     if len(partitions) <= MAX_BARS:
         return table
