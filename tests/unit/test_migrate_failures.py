@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -80,14 +81,16 @@ def test_bulk_quarantine_key_is_a_boolean(tmp_path: Path) -> None:
 
 
 def test_first_ctrl_c_sets_the_stop_flag_and_cancels() -> None:
+    # Whatever handler was there before (Python's default, or SparkContext's own once a test
+    # session started Spark) must be back afterwards.
+    before = signal.getsignal(signal.SIGINT)
     cancelled: list[bool] = []
     with stop_on_interrupt(lambda: cancelled.append(True)) as stopping:
         os.kill(os.getpid(), signal.SIGINT)
         for _ in range(100):
             if cancelled:
                 break
-            import time
-
             time.sleep(0.01)
         assert stopping.is_set() and cancelled == [True]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGINT) is not before
+    assert signal.getsignal(signal.SIGINT) is before
