@@ -13,6 +13,7 @@ from lakeshift.cli import (
     erase_cmd,
     inspect_cmd,
     interactive_cmd,
+    maintain_cmd,
     metastore_cmd,
     migrate_cmd,
     report_cmd,
@@ -46,6 +47,7 @@ cli.add_command(interactive_cmd.interactive_command)
 cli.add_command(bulk_cmd.bulk_command)
 cli.add_command(demo_cmd.demo)
 cli.add_command(retire_cmd.retire_command)
+cli.add_command(maintain_cmd.maintain_command)
 cli.add_command(erase_cmd.erase_command)
 
 

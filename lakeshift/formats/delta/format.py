@@ -274,9 +274,11 @@ class DeltaFormat(TargetFormat):
         exclude_keys: DataFrame | None = None,
         operation: str,
         metadata: dict[str, str],
+        target_file_bytes: int | None = None,
     ) -> int:
         """Rewrite whole partitions from their current rows, less those whose ``uuid`` is in
-        ``exclude_keys``, in one commit; returns the new version.
+        ``exclude_keys``, in one commit; returns the new version. Files aim at
+        ``target_file_bytes`` (default: the configured ``target_file_bytes``).
 
         Delta's own delete and optimize write files into directories of their own choosing, and
         the routing table needs each partition's current files in one directory, so lakeshift
@@ -304,7 +306,7 @@ class DeltaFormat(TargetFormat):
             app=(f"lakeshift-{operation}", 1),
             metadata=metadata,
             rows_per_file=self._rows_per_file(
-                sum(f.rows for f in files), sum(f.size for f in files)
+                sum(f.rows for f in files), sum(f.size for f in files), target_file_bytes
             ),
             # The table's average partition size stands for the rewritten ones.
             cluster=self.cluster_by_partition(
@@ -362,10 +364,10 @@ class DeltaFormat(TargetFormat):
         self.sync_routing(target)
         return int(outcome.version)
 
-    def _rows_per_file(self, rows: int, size: int) -> int:
-        """Rows that make a file of about ``target_file_bytes``, from a known rows/bytes ratio
-        (ORC and Parquet compress alike enough for sizing)."""
-        target_bytes = self.services.settings.target_file_bytes
+    def _rows_per_file(self, rows: int, size: int, target_bytes: int | None = None) -> int:
+        """Rows that make a file of about ``target_bytes`` (default: ``target_file_bytes``),
+        from a known rows/bytes ratio (ORC and Parquet compress alike enough for sizing)."""
+        target_bytes = target_bytes or self.services.settings.target_file_bytes
         return max(1, target_bytes * rows // size) if rows and size else 0
 
     def _file_columns(self, state: delta_log.DeltaState) -> list[Any]:
