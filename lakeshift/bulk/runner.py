@@ -30,8 +30,10 @@ from lakeshift.errors import (
 )
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.maintain import MaintainOptions, maintain_table, maintenance_markdown
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.report.collect import write_table_report
+from lakeshift.report.files import write_report
 from lakeshift.report.plan_markdown import write_plan_report
 from lakeshift.route.cutover import cutover, is_cut_over, names_for
 from lakeshift.route.router import needs_validation, switch
@@ -76,6 +78,7 @@ class TableOutcome:
     seconds: float = 0.0
     error: str | None = None
     html_report: str | None = None
+    maintenance: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -132,7 +135,8 @@ def run_bulk(
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bulk")
     try:
         futures = [
-            pool.submit(_run_table, ctx, table, dry_run, report, stopping) for table in spec.tables
+            pool.submit(_run_table, ctx, table, spec.maintain, dry_run, report, stopping)
+            for table in spec.tables
         ]
         outcomes = tuple(f.result() for f in futures)
     except KeyboardInterrupt:
@@ -151,6 +155,7 @@ def run_bulk(
 def _run_table(
     base: Context,
     spec: TableSpec,
+    maintenance: MaintainOptions | None,
     dry_run: bool,
     progress: BulkProgress,
     stopping: threading.Event,
@@ -170,6 +175,11 @@ def _run_table(
             sc.setLocalProperty("spark.scheduler.pool", spec.source)
             sc.setJobGroup(spec.source, f"lakeshift bulk {spec.source}", interruptOnCancel=True)
             _migrate(ctx, spec, outcome, progress, stopping)
+            if maintenance is not None and spec.maintain:
+                if stopping.is_set():
+                    raise Interrupted(f"stopped {spec.source} before maintenance.")
+                progress(spec.source, "maintain", 0, 1)
+                _maintain(ctx, spec, maintenance, outcome)
     except Interrupted as e:
         outcome.status, outcome.exit_code, outcome.error = INTERRUPTED, e.exit_code, str(e)
     except LakeshiftError as e:
@@ -184,6 +194,23 @@ def _run_table(
         progress(spec.source, outcome.status, 1, 1)
         ctx.close()
     return outcome
+
+
+def _maintain(
+    ctx: Context, spec: TableSpec, options: MaintainOptions, outcome: TableOutcome
+) -> None:
+    """The file's ``[maintain]`` on this table's lake table, with its own report."""
+    result = maintain_table(ctx.formats, ctx.journal, spec.source, options)
+    write_report(
+        ctx.home, result.source, "maintain", result.to_json(), maintenance_markdown(result)
+    )
+    after = result.after or result.before
+    outcome.maintenance = (
+        f"compacted {len(result.compacted)} partition(s), files {result.before.files} -> "
+        f"{after.files}; expired {len(result.expired)} file(s); "
+        f"{len(result.orphans)} orphan(s) removed"
+    )
+    outcome.steps.append("maintain")
 
 
 def _options(spec: TableSpec) -> MigrateOptions:

@@ -12,6 +12,11 @@
     partitions = "yyyymmdd=202204*"         # default: all
     switch = "cutover"
 
+    [maintain]                  # optional: maintenance after each table's steps
+    compact = true              # (skip a table with maintain = false in its section)
+    expire_days = 7
+    orphan_hours = 72
+
 The whole file is checked before any table is touched, so a typo fails the run at once
 (exit 2) instead of after an hour of backfilling.
 """
@@ -28,6 +33,7 @@ from lakeshift.config import MAPPING_MODES
 from lakeshift.errors import ConfigError, LakeshiftError
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.maintain import MaintainOptions
 from lakeshift.migrate.backfill import DEFAULT_BATCH_ROWS
 from lakeshift.migrate.keys import KEY_MODES
 from lakeshift.validate.model import LEVELS
@@ -56,6 +62,7 @@ class TableSpec:
             partition) or ``cutover`` (then cut over once every partition is switched).
         quarantine: skip source files that cannot be read (``--quarantine-unreadable``);
             their partitions are reported partial and never switched.
+        maintain: run the file's ``[maintain]`` section after this table's steps.
     """
 
     source: str
@@ -68,6 +75,7 @@ class TableSpec:
     validate: str = "checksum"
     switch: str = SWITCH_VALIDATED
     quarantine: bool = False
+    maintain: bool = True
 
     @property
     def partition_filter(self) -> PartitionFilter:
@@ -79,6 +87,7 @@ class BulkSpec:
     path: Path
     tables: tuple[TableSpec, ...]
     parallel: int = DEFAULT_PARALLEL
+    maintain: MaintainOptions | None = None
 
     @property
     def name(self) -> str:
@@ -135,12 +144,47 @@ def parse_bulk_spec(data: dict[str, Any], path: Path) -> BulkSpec:
             if value in seen:
                 raise ConfigError(f"bulk file {path}: {attribute} {value} is listed twice.")
             seen.add(value)
-    return BulkSpec(path, tuple(tables), parallel)
+    return BulkSpec(path, tuple(tables), parallel, _maintain(data.get("maintain"), path))
+
+
+#: ``[maintain]`` keys and their TOML types (``MaintainOptions`` field names).
+_MAINTAIN_KEYS: dict[str, tuple[type, ...]] = {
+    "compact": (bool,),
+    "target_file_size": (int,),
+    "expire_days": (int, float),
+    "orphan_hours": (int, float),
+}
+
+
+def _maintain(section: Any, path: Path) -> MaintainOptions | None:
+    """The ``[maintain]`` section as options, checked like ``lakeshift maintain``'s flags."""
+    if section is None:
+        return None
+    where = f"bulk file {path}, [maintain]"
+    if not isinstance(section, dict):
+        raise ConfigError(f"{where} must be a table of keys.")
+    unknown = set(section) - set(_MAINTAIN_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{where} has unknown keys: {', '.join(sorted(unknown))}.",
+            hint=f"It takes {', '.join(_MAINTAIN_KEYS)}.",
+        )
+    for key, value in section.items():
+        types = _MAINTAIN_KEYS[key]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            kind = " or ".join(t.__name__ for t in types)
+            raise ConfigError(f"{where}: {key} must be a {kind}, got {value!r}")
+    options = MaintainOptions(**section)
+    try:
+        options.check(names={key: key for key in _MAINTAIN_KEYS})
+    except LakeshiftError as e:
+        raise ConfigError(f"{where}: {e.message}") from e
+    return options
 
 
 def _check_unknown_keys(data: dict[str, Any], path: Path) -> None:
     """Refuse the file naming every unknown key in it, not just the first one found."""
-    found = [("the top level", set(data) - {"bulk", "tables"})]
+    found = [("the top level", set(data) - {"bulk", "tables", "maintain"})]
     defaults = data.get("bulk")
     if isinstance(defaults, dict):
         found.append(("[bulk]", set(defaults) - _DEFAULT_KEYS - {"parallel"}))
@@ -161,7 +205,7 @@ def _check_unknown_keys(data: dict[str, Any], path: Path) -> None:
 
 def _table(where: str, values: dict[str, Any]) -> TableSpec:
     for key, value in values.items():
-        expected = {"batch_rows": int, "quarantine": bool}.get(key, str)
+        expected = {"batch_rows": int, "quarantine": bool, "maintain": bool}.get(key, str)
         if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
             raise ConfigError(f"{where}: {key} must be a {expected.__name__}, got {value!r}")
     if values.get("format") in PLANNED_FORMATS:

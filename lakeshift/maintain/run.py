@@ -52,21 +52,34 @@ class MaintainOptions:
     dry_run: bool = False
     break_lease: bool = False
 
-    def check(self) -> None:
+    def check(self, names: dict[str, str] | None = None) -> None:
+        """Refuse options that ask for nothing or would be unsafe; ``names`` says what the
+        user calls each option (the CLI's flags by default, a bulk file's keys)."""
+        name = {**FLAG_NAMES, **(names or {})}
         if not (self.compact or self.expire_days is not None or self.orphan_hours is not None):
             raise UsageError(
-                "say what to do: --compact, --expire DAYS and/or --orphans HOURS",
+                f"say what to do: {name['compact']}, {name['expire_days']} and/or "
+                f"{name['orphan_hours']}",
                 hint="e.g. lakeshift maintain DB.TABLE --compact --expire 7 --orphans 72",
             )
         if self.target_file_size < 1024 * 1024:
-            raise UsageError("--target-file-size must be at least 1 MiB")
+            raise UsageError(f"{name['target_file_size']} must be at least 1 MiB")
         if self.expire_days is not None and self.expire_days < 0:
-            raise UsageError("--expire takes a number of days, 0 or more")
+            raise UsageError(f"{name['expire_days']} takes a number of days, 0 or more")
         if self.orphan_hours is not None and self.orphan_hours < MIN_ORPHAN_HOURS:
             raise UsageError(
-                f"--orphans must be at least {MIN_ORPHAN_HOURS:g} hour(s): a younger "
-                "unreferenced file may belong to a write that has not committed yet."
+                f"{name['orphan_hours']} must be at least {MIN_ORPHAN_HOURS:g} hour(s): a "
+                "younger unreferenced file may belong to a write that has not committed yet."
             )
+
+
+#: What the CLI calls each option (error messages name them).
+FLAG_NAMES = {
+    "compact": "--compact",
+    "target_file_size": "--target-file-size",
+    "expire_days": "--expire DAYS",
+    "orphan_hours": "--orphans HOURS",
+}
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,10 @@ format = "delta"
 source = "{refunds}"
 partitions = "dt=2024-01-02..2024-01-04"
 switch = "none"
+maintain = false
+
+[maintain]
+expire_days = 0
 """,
     )
     command = lakeshift_command(
@@ -113,6 +117,16 @@ switch = "none"
         summary[refunds]["switched"] == 0
         and summary[refunds]["backfilled"] + summary[refunds]["unchanged"] == 3
     )
+    # [maintain] ran after the others' steps (expiry keeps each table's current snapshot, so
+    # the row checks below read the same rows), not for the table that opted out.
+    assert "maintain" in summary[orders]["steps"] and "maintain" in summary[returns]["steps"]
+    assert summary[refunds]["maintenance"] is None and "maintain" not in summary[refunds]["steps"]
+    maintained = json.loads(
+        (tmp_path / "home" / "reports" / returns / "maintain-latest.json").read_text()
+    )
+    source_rows = len(_source_order_ids(tables_root / returns.replace(".", "/")))
+    assert maintained["after"]["rows"] == maintained["before"]["rows"] == source_rows
+    assert maintained["after"]["versions"] < maintained["before"]["versions"]
 
     catalog = HiveCatalog("bulk", uri=metastore_uri)
     # After the cutover the public name is the Iceberg table; Hive kept a legacy name. The
@@ -204,6 +218,12 @@ def test_a_failing_table_does_not_stop_the_others(
         ('[[tables]]\nsource = "a.b"\n[[tables]]\nsource = "A.B"\n', "listed twice"),
         ('[[tables]]\nsource = "a.b"\nbatchrows = 5\n', "table #1 has unknown keys: batchrows"),
         ("[bulk]\nparallel = 2\n", "lists no tables"),
+        ('[maintain]\n[[tables]]\nsource = "a.b"\n', "[maintain]: say what to do: compact"),
+        ('[maintain]\nexpire = 7\n[[tables]]\nsource = "a.b"\n', "unknown keys: expire"),
+        (
+            '[maintain]\norphan_hours = 0.5\n[[tables]]\nsource = "a.b"\n',
+            "orphan_hours must be at least 1 hour",
+        ),
     ],
 )
 def test_bad_bulk_files_fail_before_any_work(tmp_path: Path, body: str, message: str) -> None:
