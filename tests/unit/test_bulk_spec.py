@@ -1,0 +1,20 @@
+"""The example bulk file in the repository is a valid one, maintenance section included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lakeshift.bulk.spec import load_bulk_spec
+from lakeshift.maintain import MaintainOptions
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "migration.toml"
+
+
+def test_the_example_bulk_file_loads_with_its_defaults_and_maintenance() -> None:
+    spec = load_bulk_spec(EXAMPLE)
+    assert [t.source for t in spec.tables] == ["sales.orders", "sales.returns", "sales.refunds"]
+    assert spec.tables[1].target == "sales.returns_lake"
+    assert spec.tables[0].target == "sales.orders_iceberg"
+    assert spec.tables[2].validate == "count" and spec.tables[0].validate == "checksum"
+    assert spec.maintain == MaintainOptions(compact=True, expire_days=7, orphan_hours=72)
+    assert all(t.maintain for t in spec.tables)
