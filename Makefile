@@ -42,7 +42,7 @@ contracts: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 test: lint typecheck contracts check-java browser
-	LAKESHIFT_REQUIRE_BROWSER=1 $(VENV)/bin/pytest -q -m "not faults" tests
+	LAKESHIFT_REQUIRE_BROWSER=1 $(VENV)/bin/pytest -q -m "not faults" --durations=15 tests
 
 # Every fault-injection case (each kills and re-runs lakeshift as a subprocess: minutes).
 faults: $(STAMP) check-java
