@@ -11,6 +11,7 @@ from lakeshift.config import Settings
 from lakeshift.errors import EnvironmentProblem
 from lakeshift.platform.jars import iceberg_runtime_jar
 from lakeshift.platform.java import find_java
+from lakeshift.platform.pyfiles import build_package_zip, package_zip_path
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -30,8 +31,33 @@ logger.iceberg.level = warn
 """
 
 
+PYFILES = "spark.submit.pyFiles"
+PYSPARK_PYTHON = "spark.pyspark.python"
+
+
+def is_local_master(master: str) -> bool:
+    """``local``/``local[...]`` run executors inside the driver's JVM; every other master
+    (``spark://``, ``yarn``, ``k8s://``, ``local-cluster[...]``) runs them in other processes."""
+    return master == "local" or master.startswith("local[")
+
+
+def executor_python(settings: Settings) -> str:
+    """The Python executors start: ``spark.pyspark.python`` if configured, else
+    ``PYSPARK_PYTHON``, else this interpreter (right on one machine; on YARN or Kubernetes
+    configure the path of a Python that exists on the executors' hosts or image)."""
+    import sys
+
+    configured = settings.spark_conf.get(PYSPARK_PYTHON) or os.environ.get("PYSPARK_PYTHON")
+    return configured or sys.executable
+
+
 def spark_conf(settings: Settings, metastore_uri: str, warehouse: Path | None) -> dict[str, str]:
-    """The Spark configuration lakeshift runs with (shown in every plan)."""
+    """The Spark configuration lakeshift runs with (shown in every plan).
+
+    Everything executors need travels in it, so it works where they are other processes on
+    other hosts: the Iceberg runtime jar in ``spark.jars``, lakeshift's code in
+    ``spark.submit.pyFiles`` (non-local masters), the Python to run in ``spark.pyspark.python``.
+    """
     log_dir = settings.log_dir.resolve()
     java_opts = (
         f"-Duser.timezone=UTC -Dlog4j.configurationFile=file:{log_dir / 'log4j2.properties'}"
@@ -61,7 +87,16 @@ def spark_conf(settings: Settings, metastore_uri: str, warehouse: Path | None) -
     }
     if warehouse is not None:
         conf["spark.sql.warehouse.dir"] = warehouse.resolve().as_uri()
+    conf[PYSPARK_PYTHON] = executor_python(settings)
+    if not is_local_master(settings.spark_master):
+        conf[PYFILES] = str(package_zip_path(settings.home / "spark"))
+    shipped = {k: conf[k] for k in ("spark.jars", PYFILES) if k in conf}
     conf.update(settings.spark_conf)
+    # Files the user ships as well are added to lakeshift's, never replace them.
+    for key, ours in shipped.items():
+        theirs = settings.spark_conf.get(key)
+        if theirs and ours not in theirs.split(","):
+            conf[key] = f"{ours},{theirs}"
     return conf
 
 
@@ -78,9 +113,13 @@ def create_spark_session(
         from pyspark.sql import SparkSession
     except ImportError as e:  # pragma: no cover - pyspark is a hard dependency
         raise EnvironmentProblem("pyspark is not installed", hint="pip install lakeshift") from e
-    os.environ.setdefault("PYSPARK_PYTHON", _python())
+    conf = spark_conf(settings, metastore_uri, warehouse)
+    # PySpark takes the executors' Python from the driver's environment, not from the conf.
+    os.environ["PYSPARK_PYTHON"] = conf[PYSPARK_PYTHON]
+    if PYFILES in conf and not is_local_master(settings.spark_master):
+        build_package_zip(package_zip_path(settings.home / "spark"))
     builder = SparkSession.builder
-    for key, value in spark_conf(settings, metastore_uri, warehouse).items():
+    for key, value in conf.items():
         builder = builder.config(key, value)
     log.info("starting Spark (%s) against %s", settings.spark_master, metastore_uri)
     try:
@@ -90,9 +129,3 @@ def create_spark_session(
             f"Spark could not start ({e}).",
             hint=f"See {settings.log_dir / 'spark.log'}; check Java 17 and spark conf values.",
         ) from e
-
-
-def _python() -> str:
-    import sys
-
-    return sys.executable
