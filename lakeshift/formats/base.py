@@ -257,12 +257,15 @@ class TargetFormat(ABC):
         from pyspark.sql import Observation
         from pyspark.sql import functions as F
 
+        from lakeshift.migrate import faults
         from lakeshift.migrate.keys import add_record_key
+        from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
         from lakeshift.schema_map.source_frame import source_frame
         from lakeshift.validate.canonical import aggregate_sql, from_values
 
         data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
         frame = source_frame(self.spark, inventory, mapping, partitions, self.target_type, key_mode)
+        frame = faults.with_task_fault(frame, PARTITIONPATH_COLUMN)
         fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
         # Unique per batch: bulk runs observe several tables' batches at once in one session.
         observation = Observation(f"lakeshift_batch_{uuid.uuid4().hex}")

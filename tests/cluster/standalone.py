@@ -59,6 +59,8 @@ class StandaloneCluster:
             SPARK_DAEMON_MEMORY="256m",
             SPARK_LOG_DIR=str(self.root),
             SPARK_WORKER_DIR=str(self.work_dir),
+            # Executors' scratch space (shuffle, fetched jars and zips) stays under root too.
+            SPARK_LOCAL_DIRS=str(self.root / "local"),
         )
         return env
 
