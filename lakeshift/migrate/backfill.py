@@ -23,6 +23,7 @@ from lakeshift.formats import (
     CommitRecord,
     FormatServices,
     TargetFormat,
+    format_of,
     target_format,
 )
 from lakeshift.inspect.inspector import inspect_table, save_inventory
@@ -205,8 +206,14 @@ def resolve_target(journal: Journal, source: str, target: str | None, format_nam
 def open_target(
     services: FormatServices, settings: Settings, options: MigrateOptions
 ) -> TargetFormat:
-    """The format of ``options.target``: the existing table's, else the requested one."""
-    return target_format(services, options.target, options.format or settings.format)
+    """The format of ``options.target``: the existing table's (an explicit ``--format`` must
+    agree with it), else the requested one, else the ``format`` setting. The setting names the
+    format of new targets only: a re-run without ``--format`` (e.g. after the journal, which
+    remembers the target, was lost) keeps an existing Delta target's format."""
+    requested = options.format
+    if requested is None and format_of(services.client, options.target) is None:
+        requested = settings.format
+    return target_format(services, options.target, requested)
 
 
 def plan_migration(

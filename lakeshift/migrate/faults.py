@@ -4,6 +4,7 @@ Points: ``before-commit`` (the batch's Spark job is planned, nothing committed),
 ``before-log-commit`` (Delta: Spark's files are written, the log does not name them yet),
 ``after-commit`` (the commit landed, the journal does not know yet), ``between-batches``
 (journal updated, next batch not started). Unset in normal use; costs one dict lookup.
+``LAKESHIFT_FAULT_SIGNAL=SIGSTOP`` freezes the process at the point instead.
 
 ``LAKESHIFT_TASK_FAULT=first-attempt`` makes every Spark task computing a batch's rows fail on
 its first attempt (retries succeed): with ``spark.task.maxFailures`` > 1 (a cluster, or a
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 ENV = "LAKESHIFT_FAULT"
+SIGNAL_ENV = "LAKESHIFT_FAULT_SIGNAL"
 TASK_ENV = "LAKESHIFT_TASK_FAULT"
 FIRST_ATTEMPT = "first-attempt"
 
@@ -31,7 +33,14 @@ class InjectedTaskFault(RuntimeError):
 def crash_point(point: str, batch: int) -> None:
     wanted = os.environ.get(ENV)
     if wanted and wanted in (point, f"{point}:{batch}"):
-        os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), _signal())
+
+
+def _signal() -> signal.Signals:
+    """SIGKILL, or the signal ``LAKESHIFT_FAULT_SIGNAL`` names (``SIGSTOP`` freezes the process
+    there, holding what it holds, until a test sends ``SIGCONT``)."""
+    name = os.environ.get(SIGNAL_ENV, "SIGKILL")
+    return signal.Signals[name]
 
 
 def with_task_fault(frame: DataFrame, column: str) -> DataFrame:
