@@ -46,3 +46,12 @@ def assert_exact(client: MetastoreClient, target: str, expected: Rows) -> int:
     assert not missing and not extra, f"missing {dict(missing)}, extra {dict(extra)}"
     assert unique_keys(rows), "duplicated or null record keys"
     return rows.num_rows
+
+
+def stopped(pid: int) -> bool:
+    """True once the process is stopped by a signal (state T in /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] == "T"

@@ -14,20 +14,11 @@ import pytest
 from lakeshift.errors import EXIT_CONFLICT
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.faults import ENV, SIGNAL_ENV
-from tests.faults._tables import assert_exact, small_table
+from tests.faults._tables import assert_exact, small_table, stopped
 from tests.helpers.cli import lakeshift_command
 from tests.helpers.lake import read_lake
 
 pytestmark = pytest.mark.slow
-
-
-def _stopped(pid: int) -> bool:
-    """True once the process is stopped by a signal (state T in /proc)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] == "T"
 
 
 @pytest.mark.parametrize("fmt", ["iceberg", pytest.param("delta", marks=pytest.mark.faults)])
@@ -49,9 +40,9 @@ def test_second_process_is_refused_and_the_first_finishes(
     )
     try:
         deadline = time.monotonic() + 240
-        while not _stopped(first.pid) and first.poll() is None and time.monotonic() < deadline:
+        while not stopped(first.pid) and first.poll() is None and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert _stopped(first.pid), "the first process never reached its second batch"
+        assert stopped(first.pid), "the first process never reached its second batch"
         landed = read_lake(client, target).num_rows
         assert 0 < landed < sum(expected.values())
 
