@@ -19,6 +19,7 @@ from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate import faults
 from lakeshift.migrate.journal import ROLLED_BACK, SWITCHED, Journal
 from lakeshift.route.view_entry import current_digest, digest, put_view, view_table
 from lakeshift.route.view_sql import routing_view_sql
@@ -88,6 +89,7 @@ def _write_view(
     sql = routing_view_sql(
         columns, keys, source, lake, [values[n] for n in switched if n in values]
     )
+    faults.crash_point("before-view-update", 0)
     put_view(client, view_table(view, [*columns, *keys], sql, source, switched))
     journal.set_route(source, view, target, switched=switched, pending=None)
 
