@@ -1,0 +1,140 @@
+"""Hudi's record-key bloom filter (``DYNAMIC_V0``), as base-file footers carry it.
+
+Hand-written: no Python library implements Hadoop's Bloom filter with Hadoop's MurmurHash and
+Hudi's dynamic-filter serialization, and Hudi's bloom index (later upserts and deletes by
+Java Hudi) reads exactly these bytes. The layout is in ``../shared/HUDI.md``; the tests decode
+every footer of real Hudi tables with it and rebuild them byte for byte.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import struct
+from collections.abc import Iterable
+
+BLOOM_ENTRIES = 60_000
+BLOOM_FPP = 1e-9
+BLOOM_TYPE = "DYNAMIC_V0"
+#: Hadoop's ``Hash.MURMUR_HASH``.
+_MURMUR = 1
+_VERSION = -1
+_M = 0x5BD1E995
+_MASK = 0xFFFFFFFF
+
+
+def _bits(entries: int, fpp: float) -> int:
+    return math.ceil(entries * -math.log(fpp) / (math.log(2) ** 2))
+
+
+VECTOR_BITS = _bits(BLOOM_ENTRIES, BLOOM_FPP)  # 2,587,966
+HASHES = math.ceil(math.log(2) * VECTOR_BITS / BLOOM_ENTRIES)  # 30
+
+
+def _signed(value: int) -> int:
+    value &= _MASK
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+def _sbyte(value: int) -> int:
+    return value - 256 if value > 127 else value
+
+
+def murmur_hash(data: bytes, seed: int) -> int:
+    """Hadoop's ``MurmurHash.hash(data, data.length, seed)`` as a signed 32-bit int.
+
+    Unlike canonical MurmurHash2, the 1-3 tail bytes are taken counting from the end of the
+    buffer and sign-extended (Java bytes).
+    """
+    length = len(data)
+    h = (seed ^ length) & _MASK
+    whole = length >> 2
+    for i in range(whole):
+        k = int.from_bytes(data[i * 4 : i * 4 + 4], "little")
+        k = (k * _M) & _MASK
+        k ^= k >> 24
+        k = (k * _M) & _MASK
+        h = (h * _M) & _MASK
+        h ^= k
+    left = length - (whole << 2)
+    if left:
+        if left >= 3:
+            h ^= (_sbyte(data[length - 3]) << 16) & _MASK
+        if left >= 2:
+            h ^= (_sbyte(data[length - 2]) << 8) & _MASK
+        h ^= _sbyte(data[length - 1]) & _MASK
+        h = (h * _M) & _MASK
+    h ^= h >> 13
+    h = (h * _M) & _MASK
+    h ^= h >> 15
+    return _signed(h)
+
+
+def positions(key: str, bits: int = VECTOR_BITS, hashes: int = HASHES) -> list[int]:
+    """The bit positions of ``key`` (Hadoop's ``HashFunction.hash``: each hash seeds the next,
+    position = |h mod bits| with Java's remainder, which takes the dividend's sign)."""
+    data = key.encode("utf-8")
+    out = []
+    h = 0
+    for _ in range(hashes):
+        h = murmur_hash(data, h)
+        out.append(abs(int(math.fmod(h, bits))))
+    return out
+
+
+class BloomFilter:
+    """One or more rows of ``VECTOR_BITS`` bits; a row holds ``BLOOM_ENTRIES`` keys."""
+
+    def __init__(self, rows: list[bytearray] | None = None, current: int = 0) -> None:
+        self.rows = rows or [bytearray((VECTOR_BITS + 7) // 8)]
+        self.current = current  # keys in the last row
+
+    @classmethod
+    def for_keys(cls, keys: Iterable[str]) -> BloomFilter:
+        bloom = cls()
+        for key in keys:
+            bloom.add(key)
+        return bloom
+
+    def add(self, key: str) -> None:
+        if self.current >= BLOOM_ENTRIES:
+            self.rows.append(bytearray((VECTOR_BITS + 7) // 8))
+            self.current = 0
+        row = self.rows[-1]
+        for bit in positions(key):
+            row[bit >> 3] |= 1 << (bit & 7)
+        self.current += 1
+
+    def might_contain(self, key: str) -> bool:
+        wanted = positions(key)
+        return any(all(row[b >> 3] & (1 << (b & 7)) for b in wanted) for row in self.rows)
+
+    def serialize(self) -> str:
+        """The footer's Base64 text (Java ``DataOutput``, big-endian)."""
+        header = struct.pack(">iibi", _VERSION, HASHES, _MURMUR, VECTOR_BITS)
+        parts = [header, struct.pack(">iii", BLOOM_ENTRIES, self.current, len(self.rows))]
+        for row in self.rows:
+            parts += [header, bytes(row)]
+        return base64.b64encode(b"".join(parts)).decode("ascii")
+
+    @classmethod
+    def deserialize(cls, text: str) -> BloomFilter:
+        data = base64.b64decode(text)
+        header = struct.calcsize(">iibi")
+        version, hashes, kind, bits = struct.unpack_from(">iibi", data, 0)
+        if (version, hashes, kind, bits) != (_VERSION, HASHES, _MURMUR, VECTOR_BITS):
+            raise ValueError(
+                f"unsupported bloom filter: version {version}, {hashes} hashes, hash type "
+                f"{kind}, {bits} bits (lakeshift reads Hudi's default DYNAMIC_V0 filter)"
+            )
+        entries, current, count = struct.unpack_from(">iii", data, header)
+        if entries != BLOOM_ENTRIES:
+            raise ValueError(f"unsupported bloom filter row capacity {entries}")
+        offset = header + 12
+        size = (VECTOR_BITS + 7) // 8
+        rows = []
+        for _ in range(count):
+            offset += header
+            rows.append(bytearray(data[offset : offset + size]))
+            offset += size
+        return cls(rows, current)

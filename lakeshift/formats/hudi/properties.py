@@ -1,0 +1,175 @@
+"""``.hoodie/hoodie.properties`` and the table's directory skeleton, as Hudi writes them.
+
+Hand-written: Java's ``Properties`` text format (escaping ``:``, ``=``, ``#``, ``!`` and
+backslashes; ``\\uXXXX`` outside Latin-1) has no maintained Python writer, and Java Hudi
+refuses a file whose ``hoodie.table.checksum`` does not match.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
+
+PROPERTIES = "hoodie.properties"
+HOODIE = ".hoodie"
+TABLE_VERSION = 6
+#: Empty directories Hudi 0.14/0.15 creates under ``.hoodie`` (table version 6).
+SKELETON = (
+    ".aux/.bootstrap/.partitions",
+    ".aux/.bootstrap/.fileids",
+    ".schema",
+    ".temp",
+    "archived",
+)
+CHECKSUM_KEY = "hoodie.table.checksum"
+
+
+def table_checksum(database: str, table: str) -> int:
+    """CRC32 of ``"<database>.<table>"`` (Hudi's ``HoodieTableConfig.generateChecksum``)."""
+    return zlib.crc32(f"{database}.{table}".encode())
+
+
+def table_properties(database: str, table: str, create_schema: dict[str, Any]) -> dict[str, str]:
+    """What a Hudi 0.14+ ``bulk_insert`` into a new copy-on-write table writes, for the recipe
+    lakeshift follows: record key ``uuid``, partition path ``partitionpath`` (its values are
+    the Hive partition names, so directories are not hive-style), SimpleKeyGenerator."""
+    return {
+        "hoodie.table.name": table,
+        "hoodie.database.name": database,
+        "hoodie.table.type": "COPY_ON_WRITE",
+        "hoodie.table.version": str(TABLE_VERSION),
+        "hoodie.timeline.layout.version": "1",
+        "hoodie.table.recordkey.fields": UUID_COLUMN,
+        "hoodie.table.partition.fields": PARTITIONPATH_COLUMN,
+        "hoodie.table.precombine.field": UUID_COLUMN,
+        "hoodie.table.keygenerator.class": "org.apache.hudi.keygen.SimpleKeyGenerator",
+        "hoodie.archivelog.folder": "archived",
+        "hoodie.datasource.write.hive_style_partitioning": "false",
+        "hoodie.datasource.write.partitionpath.urlencode": "false",
+        "hoodie.datasource.write.drop.partition.columns": "false",
+        "hoodie.table.base.file.format": "PARQUET",
+        "hoodie.populate.meta.fields": "true",
+        "hoodie.table.timeline.timezone": "UTC",
+        "hoodie.table.create.schema": json.dumps(create_schema, separators=(",", ":")),
+        CHECKSUM_KEY: str(table_checksum(database, table)),
+    }
+
+
+def _escape(text: str, key: bool) -> str:
+    out = []
+    for i, ch in enumerate(text):
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch in ":=#!":
+            out.append("\\" + ch)
+        elif ch == " " and (key or i == 0):
+            out.append("\\ ")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) > 0x7E:
+            out.extend(f"\\u{unit:04x}" for unit in _utf16(ch))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _utf16(ch: str) -> list[int]:
+    raw = ch.encode("utf-16-be")
+    return [int.from_bytes(raw[i : i + 2], "big") for i in range(0, len(raw), 2)]
+
+
+def render_properties(props: dict[str, str]) -> str:
+    stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime())
+    saved = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    lines = [f"#Properties saved on {saved}", "#" + stamp]
+    lines += [f"{_escape(k, True)}={_escape(v, False)}" for k, v in props.items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_properties(hoodie_dir: Path, props: dict[str, str]) -> None:
+    """Write ``hoodie.properties`` atomically (temporary file, then rename)."""
+    hoodie_dir.mkdir(parents=True, exist_ok=True)
+    partial = hoodie_dir / f".{PROPERTIES}.{os.getpid()}.tmp"
+    partial.write_text(render_properties(props), encoding="latin-1")
+    os.replace(partial, hoodie_dir / PROPERTIES)
+
+
+def read_properties(hoodie_dir: Path) -> dict[str, str]:
+    """Parse ``hoodie.properties`` (Java ``Properties.load`` rules for what Hudi writes)."""
+    props: dict[str, str] = {}
+    text = (hoodie_dir / PROPERTIES).read_text(encoding="latin-1")
+    for raw in text.splitlines():
+        line = raw.lstrip()
+        if not line or line[0] in "#!":
+            continue
+        key, value = _split(line)
+        props[_unescape(key)] = _unescape(value)
+    return props
+
+
+def _split(line: str) -> tuple[str, str]:
+    i = 0
+    while i < len(line):
+        if line[i] == "\\":
+            i += 2
+            continue
+        if line[i] in "=: \t":
+            rest = line[i + 1 :].lstrip(" \t") if line[i] in " \t" else line[i + 1 :]
+            if line[i] in " \t" and rest[:1] in ("=", ":"):
+                rest = rest[1:]
+            return line[:i], rest.lstrip(" \t")
+        i += 1
+    return line, ""
+
+
+def _unescape(text: str) -> str:
+    out = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch != "\\" or i + 1 == len(text):
+            out.append(ch)
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt == "u":
+            out.append(chr(int(text[i + 2 : i + 6], 16)))
+            i += 6
+            continue
+        out.append({"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(nxt, nxt))
+        i += 2
+    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
+
+
+def init_table(base: Path, props: dict[str, str]) -> None:
+    """Create ``.hoodie`` with its empty directories and ``hoodie.properties`` (last, so a
+    table whose properties exist is complete)."""
+    hoodie = base / HOODIE
+    for relative in SKELETON:
+        (hoodie / relative).mkdir(parents=True, exist_ok=True)
+    write_properties(hoodie, props)
+
+
+def write_partition_metadata(partition_dir: Path, instant: str, depth: int) -> None:
+    """``.hoodie_partition_metadata`` (how Java Hudi finds partitions without a metadata
+    table), written once per partition directory, atomically."""
+    target = partition_dir / ".hoodie_partition_metadata"
+    if target.exists():
+        return
+    partition_dir.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime())
+    partial = partition_dir / f".hoodie_partition_metadata.{os.getpid()}.tmp"
+    partial.write_text(
+        f"#partition metadata\n#{stamp}\ncommitTime={instant}\npartitionDepth={depth}\n"
+    )
+    os.replace(partial, target)
