@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster.standalone import StandaloneCluster
+from tests.faults.conftest import pytest_runtest_logreport  # noqa: F401 (the faults summary)
 
 _CLUSTER_KEY = pytest.StashKey[StandaloneCluster]()
 

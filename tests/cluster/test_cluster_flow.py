@@ -1,5 +1,6 @@
 """lakeshift's whole flow against a Spark standalone cluster (executors in their own JVMs and
-Python processes), with the result checked exactly by each format's own reader."""
+Python processes), with the result checked exactly by each format's own reader, and every
+batch task failing once on the way (no row may be duplicated by the retries)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from lakeshift.formats import format_of
 from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate.faults import FIRST_ATTEMPT, TASK_ENV
 from tests.cluster.conftest import ClusterCli
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake, unique_keys
@@ -66,10 +68,17 @@ def test_whole_flow_on_a_standalone_cluster(
     home = tmp_path / "home"
 
     assert_ok(cluster_cli.run(home, "inspect", source), "inspect")
-    migrated = cluster_cli.run(home, "migrate", source, "--target", target, "--format", fmt)
+    # Every batch task fails its first attempt and is retried (spark.task.maxFailures is 4 off
+    # local mode). The failing check is lakeshift code run in the executors' Python, which
+    # has no site-packages: it gets there only through spark.submit.pyFiles.
+    executors = len(cluster_cli.cluster.executor_logs())
+    migrated = cluster_cli.run(
+        home, "migrate", source, "--target", target, "--format", fmt, env={TASK_ENV: FIRST_ATTEMPT}
+    )
     assert_ok(migrated, "migrate")
+    assert "injected failure of task" in (home / "logs" / "spark.log").read_text()
     # The application really ran on the cluster: its executor wrote a log in the worker.
-    assert cluster_cli.cluster.executor_logs()
+    assert len(cluster_cli.cluster.executor_logs()) == executors + 1
     assert_ok(cluster_cli.run(home, "validate", source, "--level", "checksum"), "validate")
     assert_ok(cluster_cli.run(home, "switch", source, "--all-validated"), "switch")
     assert_ok(cluster_cli.run(home, "cutover", source, "--yes"), "cutover")

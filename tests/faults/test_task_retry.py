@@ -17,7 +17,9 @@ from tests.helpers.cli import lakeshift_command
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", pytest.param("delta", marks=pytest.mark.faults)])
+# make test retries every task on the cluster (tests/cluster); this is the local-mode variant.
+@pytest.mark.faults
+@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
 def test_task_failing_its_first_attempt_is_retried_and_no_row_is_duplicated(
     fmt: str, client: MetastoreClient, metastore_uri: str, tables_root: Path, tmp_path: Path
 ) -> None:
