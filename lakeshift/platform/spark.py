@@ -116,8 +116,16 @@ def create_spark_session(
     conf = spark_conf(settings, metastore_uri, warehouse)
     # PySpark takes the executors' Python from the driver's environment, not from the conf.
     os.environ["PYSPARK_PYTHON"] = conf[PYSPARK_PYTHON]
-    if PYFILES in conf and not is_local_master(settings.spark_master):
+    if not is_local_master(settings.spark_master):
         build_package_zip(package_zip_path(settings.home / "spark"))
+        if warehouse is not None:
+            log.warning(
+                "Spark master %s with the embedded metastore: its warehouse %s is a local "
+                "directory, which executors on other hosts cannot see; pass --metastore-uri "
+                "of a metastore whose locations the cluster shares",
+                settings.spark_master,
+                warehouse.resolve(),
+            )
     builder = SparkSession.builder
     for key, value in conf.items():
         builder = builder.config(key, value)
