@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -15,6 +16,9 @@ from tests.cluster.standalone import StandaloneCluster
 from tests.faults.conftest import pytest_runtest_logreport  # noqa: F401 (the faults summary)
 
 _CLUSTER_KEY = pytest.StashKey[StandaloneCluster]()
+#: What the executors' Python has besides PySpark (README "Running on your cluster"): pyarrow,
+#: for formats whose Spark tasks write files with it (Hudi's base files).
+EXECUTOR_PACKAGES = ("pyarrow",)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -101,10 +105,16 @@ class ClusterCli:
 
 @pytest.fixture(scope="session")
 def cluster_cli(spark_cluster: StandaloneCluster, metastore_uri: str) -> ClusterCli:
-    # Executors run Python without site-packages (-S): lakeshift's code can reach them only
-    # through what lakeshift ships (spark.submit.pyFiles), as on hosts without it installed.
-    # PySpark itself comes from the worker's SPARK_HOME, as on a cluster node.
+    # Executors run Python without site-packages (-S), given only the packages README says a
+    # cluster node needs: lakeshift's code can reach them only through what lakeshift ships
+    # (spark.submit.pyFiles). PySpark comes from the worker's SPARK_HOME, as on a cluster node.
+    site = spark_cluster.root / "executor-site-packages"
+    site.mkdir(exist_ok=True)
+    for package in EXECUTOR_PACKAGES:
+        module = importlib.import_module(package)
+        (site / package).symlink_to(Path(module.__file__ or "").parent)
     wrapper = spark_cluster.root / "executor-python"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    path = f'PYTHONPATH="{site}${{PYTHONPATH:+:$PYTHONPATH}}"'
+    wrapper.write_text(f'#!/bin/sh\n{path} exec "{sys.executable}" -S "$@"\n')
     wrapper.chmod(0o755)
     return ClusterCli(spark_cluster, metastore_uri, wrapper)
