@@ -42,7 +42,7 @@ KEY_RETIRE_PROBATION_DAYS = "retire_probation_days"
 OUTPUT_CHOICES = ("text", "json")
 MAPPING_MODES = ("auto", "position", "name")
 #: Target formats lakeshift writes (``lakeshift.formats.FORMATS`` holds their code).
-FORMAT_CHOICES = ("iceberg", "delta")
+FORMAT_CHOICES = ("iceberg", "delta", "hudi")
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from typing import Any
 
 import tomllib
 
-from lakeshift.config import MAPPING_MODES
+from lakeshift.config import FORMAT_CHOICES, MAPPING_MODES
 from lakeshift.errors import ConfigError, LakeshiftError
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -38,8 +38,7 @@ from lakeshift.migrate.backfill import DEFAULT_BATCH_ROWS
 from lakeshift.migrate.keys import KEY_MODES
 from lakeshift.validate.model import LEVELS
 
-FORMATS = ("iceberg", "delta")
-PLANNED_FORMATS = ("hudi",)
+FORMATS = FORMAT_CHOICES
 SWITCH_NONE, SWITCH_VALIDATED, SWITCH_CUTOVER = "none", "validated", "cutover"
 SWITCH_POLICIES = (SWITCH_NONE, SWITCH_VALIDATED, SWITCH_CUTOVER)
 DEFAULT_PARALLEL = 2
@@ -52,7 +51,7 @@ class TableSpec:
     Attributes:
         source: the Hive table ``DB.TABLE``.
         target: the lake table (default ``DB.TABLE_<format>``).
-        format: target format, ``iceberg`` or ``delta``.
+        format: target format, ``iceberg``, ``delta`` or ``hudi``.
         mapping_mode: ``auto``/``position``/``name``; ``None`` keeps the global setting.
         partitions: partition filter (README "Partition filters"); ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).
@@ -208,11 +207,6 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
         expected = {"batch_rows": int, "quarantine": bool, "maintain": bool}.get(key, str)
         if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
             raise ConfigError(f"{where}: {key} must be a {expected.__name__}, got {value!r}")
-    if values.get("format") in PLANNED_FORMATS:
-        raise ConfigError(
-            f"{where}: format {values['format']!r} is not supported yet.",
-            hint="lakeshift migrates to Iceberg and Delta Lake today; Hudi is planned.",
-        )
     for key, choices in _CHOICES.items():
         if key in values and values[key] not in choices:
             raise ConfigError(f"{where}: {key} must be one of {', '.join(choices)}")

@@ -192,6 +192,12 @@ def erase_records(
     home = services.settings.home
     lake, hive_table = _names(journal, source, services)
     fmt = require_target(services, lake, source)
+    if not request.dry_run and not fmt.supports_table_services:
+        raise UsageError(
+            f"erasure is not available for {fmt.label}s yet; nothing was changed.",
+            hint='`--dry-run` shows the matching rows; README "Target formats" says what '
+            "each format supports.",
+        )
     if not request.dry_run:
         journal.acquire_lease(source, f"lakeshift erase {request.selector}")
     try:

@@ -38,6 +38,7 @@ __all__ = [
 FORMATS = {
     "iceberg": "lakeshift.formats.iceberg:IcebergFormat",
     "delta": "lakeshift.formats.delta.format:DeltaFormat",
+    "hudi": "lakeshift.formats.hudi.format:HudiFormat",
 }
 DEFAULT_FORMAT = "iceberg"
 

@@ -135,6 +135,9 @@ class TargetFormat(ABC):
     label: ClassVar[str]
     #: Whether data files hold the partition columns (else only the metadata does).
     files_hold_partition_columns: ClassVar[bool] = True
+    #: Whether erasure and maintenance (delete_rows, expire, remove_orphans) are implemented;
+    #: commands refuse up front, before any change, when they are not.
+    supports_table_services: ClassVar[bool] = True
 
     def __init__(self, services: FormatServices) -> None:
         self.services = services

@@ -213,7 +213,7 @@ def test_a_failing_table_does_not_stop_the_others(
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ('[[tables]]\nsource = "a.b"\nformat = "hudi"\n', "not supported yet"),
+        ('[[tables]]\nsource = "a.b"\nformat = "parquet"\n', "format must be one of"),
         ('[[tables]]\nsource = "a.b"\nswitch = "always"\n', "switch must be one of"),
         ('[[tables]]\nsource = "a.b"\n[[tables]]\nsource = "A.B"\n', "listed twice"),
         ('[[tables]]\nsource = "a.b"\nbatchrows = 5\n', "table #1 has unknown keys: batchrows"),

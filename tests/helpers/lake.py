@@ -9,6 +9,7 @@ from typing import Any
 import pyarrow as pa
 
 from lakeshift.formats import format_of
+from lakeshift.formats.paths import local_path
 from lakeshift.metastore.client import MetastoreClient
 
 
@@ -19,7 +20,8 @@ def delta_root(client: MetastoreClient, target: str) -> str:
 
 
 def read_lake(client: MetastoreClient, target: str) -> pa.Table:
-    """Every row of ``target``: pyiceberg for Iceberg, delta-rs (QueryBuilder) for Delta."""
+    """Every row of ``target``: pyiceberg for Iceberg, delta-rs (QueryBuilder) for Delta,
+    hudi-rs for Hudi."""
     kind = format_of(client, target)
     if kind == "iceberg":
         from pyiceberg.catalog.hive import HiveCatalog
@@ -31,6 +33,13 @@ def read_lake(client: MetastoreClient, target: str) -> pa.Table:
         table = DeltaTable(delta_root(client, target))
         reader = QueryBuilder().register("t", table).execute("SELECT * FROM t")
         return pa.table(reader.read_all())
+    if kind == "hudi":
+        import hudi
+
+        table = client.get_table(*target.split("."))
+        root = local_path(table.sd.serdeInfo.parameters["path"])
+        read = hudi.HudiTableBuilder.from_base_uri(str(root)).build().read()
+        return pa.Table.from_batches(read) if read else pa.table({})
     raise AssertionError(f"{target} is not a lake table ({kind})")
 
 

@@ -83,10 +83,16 @@ FAULTS = {
     "iceberg": ["before-commit:2", "after-commit:2", "between-batches:1"],
     # Delta adds the moment between Spark's files landing and the log commit that adds them.
     "delta": ["before-commit:2", "before-log-commit:2", "after-commit:2", "between-batches:1"],
+    # Hudi: base files and markers in place, the instant requested and inflight, not completed.
+    "hudi": ["before-commit:2", "before-log-commit:2", "after-commit:2", "between-batches:1"],
 }
 # Each case costs two JVM starts (~45 s); `make test` runs one per format (committed but not yet
 # journaled; files landed but not yet committed), `make faults` runs them all.
-FAST = {("iceberg", "after-commit:2"), ("delta", "before-log-commit:2")}
+FAST = {
+    ("iceberg", "after-commit:2"),
+    ("delta", "before-log-commit:2"),
+    ("hudi", "before-log-commit:2"),
+}
 
 
 def _cases() -> list[Any]:

@@ -1,0 +1,514 @@
+"""Apache Hudi copy-on-write: Spark tasks write base files with pyarrow, the driver writes the
+timeline (no Hudi jars can be had here).
+
+Each batch is one instant: ``commit`` (BULK_INSERT) for partitions new to the table, else
+``replacecommit`` (INSERT_OVERWRITE) naming the partitions' current file groups, whose files are
+then removed (lakeshift keeps no older slices: nothing reads them). Files a task attempt wrote
+but the job did not report are deleted before the instant completes (Hudi's marker
+reconciliation), and an instant left pending by a crash is rolled back by the next write.
+Current file slices are planned by hudi-rs. Engines without Hudi (this machine's Spark) read
+the routing table: a plain Parquet table whose partitions point at directories of hard links
+to the current slices, one directory per partition and instant.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import posixpath
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lakeshift.errors import RefusedInput, SchemaMappingError, UsageError
+from lakeshift.formats.base import (
+    Backfilled,
+    BatchResult,
+    CommitRecord,
+    FormatServices,
+    LakeSide,
+    SyncResult,
+    TargetFormat,
+)
+from lakeshift.formats.commit_metadata import (
+    TARGET_SOURCE_PROPERTY,
+    commit_properties,
+    latest_backfills,
+)
+from lakeshift.formats.delta.route_table import route_table_name, sync_route_table
+from lakeshift.formats.hudi import properties
+from lakeshift.formats.hudi.avro_schema import avro_schema, create_schema, with_meta_fields
+from lakeshift.formats.hudi.base_file import META_COLUMNS, instant_of
+from lakeshift.formats.hudi.commit_metadata import (
+    BULK_INSERT,
+    INSERT_OVERWRITE,
+    commit_metadata,
+    write_stat,
+)
+from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
+from lakeshift.formats.paths import local_path
+from lakeshift.inspect.model import TableInventory
+from lakeshift.metastore.partition_names import parse_partition_name
+from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping, save_mapping
+from lakeshift.schema_map.model import FieldMapping
+
+if TYPE_CHECKING:
+    from hive_metastore.ttypes import Table
+    from pyspark.sql import DataFrame
+
+log = logging.getLogger(__name__)
+SIDECAR = Path(properties.HOODIE) / ".lakeshift"
+ROUTE_DIR = SIDECAR / "route"
+_STATS_DDL = "name string, partition string, file_id string, rows long, size long"
+#: Rows per base file at most: one bloom-filter row (Hudi's DYNAMIC_V0 default capacity).
+MAX_FILE_ROWS = 60_000
+
+
+class HudiFormat(TargetFormat):
+    """Hudi copy-on-write tables (table version 6), written by lakeshift itself."""
+
+    name = "hudi"
+    label = "Hudi table"
+    files_hold_partition_columns = True
+    supports_table_services = False
+
+    def __init__(self, services: FormatServices) -> None:
+        super().__init__(services)
+
+    # -- where the table is -----------------------------------------------------------
+
+    def _entry(self, target: str) -> Table | None:
+        db, _, name = target.partition(".")
+        return self.client.get_table(db, name) if self.client.table_exists(db, name) else None
+
+    def location(self, target: str) -> str:
+        entry = self._entry(target)
+        if entry is not None and entry.sd is not None and entry.sd.location:
+            return str(entry.sd.location)
+        db, _, name = target.partition(".")
+        return f"{self.client.get_database(db).locationUri.rstrip('/')}/{name}"
+
+    def root(self, target: str) -> Path:
+        return local_path(self.location(target))
+
+    def _sidecar(self, target: str) -> dict[str, Any]:
+        path = self.root(target) / SIDECAR / "table.json"
+        return dict(json.loads(path.read_text())) if path.exists() else {}
+
+    def _write_sidecar(self, target: str, content: dict[str, Any]) -> None:
+        directory = self.root(target) / SIDECAR
+        directory.mkdir(parents=True, exist_ok=True)
+        partial = directory / f".table.json.{os.getpid()}"
+        partial.write_text(json.dumps(content, indent=1))
+        os.replace(partial, directory / "table.json")
+
+    # -- identity and schema --------------------------------------------------------------
+
+    def exists(self, target: str) -> bool:
+        return (self.root(target) / properties.HOODIE / properties.PROPERTIES).exists()
+
+    def owner(self, target: str) -> str | None:
+        value = self._sidecar(target).get("source")
+        return str(value) if value else None
+
+    def stored_mapping(self, target: str) -> FieldMapping | None:
+        raw = self._sidecar(target).get("mapping")
+        return FieldMapping.from_json(raw) if raw else None
+
+    def target_type(self, hive: HiveType) -> HiveType:
+        from lakeshift.formats.iceberg import iceberg_hive_type
+
+        # Avro has no 8/16-bit integers, CHAR or VARCHAR: the same rule as Iceberg's.
+        return iceberg_hive_type(hive)
+
+    def sync(self, target: str, inventory: TableInventory, *, source: str) -> SyncResult:
+        settings = self.services.settings
+        previous = self.stored_mapping(target)
+        mapping = build_mapping(
+            inventory,
+            previous,
+            mapping_mode=settings.mapping_mode,
+            case_sensitive=settings.name_case_sensitive,
+        )
+        if previous is not None:
+            _check_evolution(target, previous, mapping)
+        root = self.root(target)
+        created = not self.exists(target)
+        if created:
+            db, _, name = target.partition(".")
+            schema = avro_schema(name, self._arrow_schema(inventory, mapping))
+            properties.init_table(
+                root, properties.table_properties(db, name, create_schema(schema))
+            )
+            log.info("created Hudi table %s at %s", target, root)
+        self._write_sidecar(target, {"source": source, "mapping": mapping.to_json()})
+        self._register(target, source)
+        save_mapping(mapping, settings.home)
+        return SyncResult(mapping, created, previous is not None and previous != mapping)
+
+    def _arrow_schema(self, inventory: TableInventory, mapping: FieldMapping) -> Any:
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        frame = self.batch_frame(inventory, mapping, [], "uuid")[0]
+        return to_arrow_schema(frame.schema)
+
+    def _register(self, target: str, source: str) -> None:
+        """The metastore entry Hudi's Hive sync writes (without partitions: engines with Hudi
+        read by ``path``; run Hudi's HiveSyncTool for Hive/Presto partitions)."""
+        if self._entry(target) is not None:
+            return
+        from lakeshift.metastore import ddl
+
+        db, _, name = target.partition(".")
+        location = self.location(target)
+        entry = ddl.external_table(
+            db,
+            name,
+            [(c, "string") for c in META_COLUMNS],
+            [],
+            location,
+            fmt="parquet",
+            parameters={
+                "spark.sql.sources.provider": "hudi",
+                TARGET_SOURCE_PROPERTY: source,
+                "lakeshift.route-table": route_table_name(target),
+            },
+        )
+        entry.sd.inputFormat = "org.apache.hudi.hadoop.HoodieParquetInputFormat"
+        entry.sd.serdeInfo.parameters = {
+            "path": location,
+            "hoodie.query.as.ro.table": "false",
+            "serialization.format": "1",
+        }
+        self.client.create_table(entry)
+
+    # -- commits --------------------------------------------------------------------------
+
+    def _timeline(self, target: str) -> Timeline:
+        return Timeline(self.root(target))
+
+    def backfilled(self, target: str) -> dict[str, Backfilled]:
+        if not self.exists(target):
+            return {}
+        timeline = self._timeline(target)
+        commits = []
+        for instant in timeline.completed({COMMIT, REPLACE}):
+            extra = timeline.metadata(instant).get("extraMetadata") or {}
+            commits.append((int(instant.time), {k: str(v) for k, v in extra.items()}))
+        return latest_backfills(reversed(commits))  # newest first
+
+    def _rollback_pending(self, target: str) -> None:
+        """Remove what crashed writes left: their pending instants and every file carrying
+        their instant time (never visible: readers take completed instants only)."""
+        root = self.root(target)
+        timeline = self._timeline(target)
+        for instant in timeline.pending():
+            for path in root.rglob(f"*_{instant.time}.parquet"):
+                if properties.HOODIE not in path.relative_to(root).parts:
+                    path.unlink()
+            timeline.remove_pending(instant)
+            log.info("rolled back pending Hudi instant %s of %s", instant.time, target)
+
+    def current_slices(self, target: str) -> dict[str, list[Any]]:
+        """Latest file slices per partition path, planned by hudi-rs."""
+        import hudi
+
+        table = hudi.HudiTableBuilder.from_base_uri(str(self.root(target))).build()
+        out: dict[str, list[Any]] = {}
+        for file_slice in table.get_file_slices():
+            out.setdefault(file_slice.partition_path, []).append(file_slice)
+        return out
+
+    def write_batch(
+        self,
+        target: str,
+        inventory: TableInventory,
+        mapping: FieldMapping,
+        partitions: list[str],
+        *,
+        key_mode: str,
+        record: CommitRecord,
+    ) -> BatchResult:
+        self._rollback_pending(target)
+        frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
+        size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
+        rows = sum(p.rows for p in inventory.partitions if p.name in set(partitions))
+        if self.cluster_by_partition(len(partitions), size):
+            frame = frame.repartition(PARTITIONPATH_COLUMN)
+        per_file = max(1, min(MAX_FILE_ROWS, self._rows_per_file(rows, size)))
+        instant = self._write(
+            target,
+            frame,
+            partitions,
+            commit_properties(record),
+            per_file,
+            BULK_INSERT,
+            record.batch,
+        )
+        return BatchResult(checksum(), True, int(instant))
+
+    def _rows_per_file(self, rows: int, size: int) -> int:
+        target_bytes = self.services.settings.target_file_bytes
+        return max(1, target_bytes * rows // size) if rows and size else MAX_FILE_ROWS
+
+    def _write(
+        self,
+        target: str,
+        frame: DataFrame | None,
+        partitions: Sequence[str],
+        extra: dict[str, str],
+        per_file: int,
+        operation: str,
+        batch: int = 0,
+    ) -> str:
+        """One instant replacing ``partitions`` with ``frame``'s rows (None: with nothing)."""
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        from lakeshift.migrate import faults
+
+        root = self.root(target)
+        timeline = self._timeline(target)
+        current = self.current_slices(target)
+        replaced = {p: [s.file_id for s in current[p]] for p in partitions if p in current}
+        action = REPLACE if replaced else COMMIT
+        if replaced and operation == BULK_INSERT:
+            operation = INSERT_OVERWRITE
+        instant = timeline.new_instant_time()
+        timeline.write_requested(instant, action)
+        timeline.write_inflight(instant, action)
+        _, _, name = target.partition(".")
+        stats: list[Any] = []
+        schema: dict[str, Any] = {}
+        if frame is not None:
+            schema = avro_schema(name, to_arrow_schema(frame.schema))
+            writer = _task_writer(str(root), instant, with_meta_fields(schema), per_file)
+            stats = frame.mapInArrow(writer, _STATS_DDL).collect()
+        written = {(s["partition"], s["name"]) for s in stats}
+        for partition in partitions:
+            directory = root / partition
+            for path in directory.glob(f"*_{instant}.parquet"):
+                if (partition, path.name) not in written:  # a failed task attempt's file
+                    path.unlink()
+            if any(p == partition for p, _ in written):
+                depth = len(parse_partition_name(partition)) or 1
+                properties.write_partition_metadata(directory, instant, depth)
+        write_stats = [
+            write_stat(
+                file_id=s["file_id"],
+                path=f"{s['partition']}/{s['name']}",
+                partition=s["partition"],
+                rows=s["rows"],
+                size=s["size"],
+            )
+            for s in stats
+        ]
+        metadata = commit_metadata(
+            write_stats, schema, operation, extra, replaced if action == REPLACE else None
+        )
+        # Files in place, instant not completed (Delta's point of the same name).
+        faults.crash_point("before-log-commit", batch)
+        timeline.write_completed(instant, action, metadata)
+        self._drop_replaced(root, replaced, instant)
+        self.sync_routing(target)
+        return instant
+
+    def _drop_replaced(self, root: Path, replaced: dict[str, list[str]], instant: str) -> None:
+        """Delete the replaced file groups' files (lakeshift keeps no older slices)."""
+        for partition, file_ids in replaced.items():
+            for path in (root / partition).glob("*.parquet"):
+                if path.name.split("_", 1)[0] in set(file_ids) and instant_of(path.name) < instant:
+                    path.unlink()
+
+    def delete_partitions(
+        self, target: str, inventory: TableInventory, partitions: Sequence[str]
+    ) -> None:
+        self._rollback_pending(target)
+        self._write(target, None, list(partitions), {}, MAX_FILE_ROWS, INSERT_OVERWRITE)
+
+    # -- validation -----------------------------------------------------------------------
+
+    def row_counts(self, target: str, inventory: TableInventory) -> dict[str, int]:
+        """From the completed instants' write stats of the current slices' files."""
+        timeline = self._timeline(target)
+        written: dict[str, int] = {}
+        for instant in timeline.completed({COMMIT, REPLACE}):
+            by_partition = timeline.metadata(instant).get("partitionToWriteStats") or {}
+            for stats in by_partition.values():
+                written.update({s["path"]: int(s["numWrites"]) for s in stats})
+        names = {p.name for p in inventory.partitions}
+        return {
+            partition: sum(written[s.base_file_relative_path()] for s in slices)
+            for partition, slices in self.current_slices(target).items()
+            if partition in names
+        }
+
+    def _current_paths(self, target: str) -> list[str]:
+        root = self.root(target)
+        return [
+            str(root / s.base_file_relative_path())
+            for slices in self.current_slices(target).values()
+            for s in slices
+        ]
+
+    def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
+        """Exactly the latest file slices; Hive column names as written (no meta columns)."""
+        from lakeshift.schema_map.reader import glob_escaped
+
+        mapping = self.stored_mapping(target)
+        paths = self._current_paths(target)
+        if mapping is None or not paths:
+            raise RefusedInput(f"Hudi table {target} has no data files yet.")
+        frame = self.spark.read.parquet(*[glob_escaped(p) for p in paths])
+        return frame.drop(*META_COLUMNS)
+
+    # -- routing and cutover --------------------------------------------------------------
+
+    def sync_routing(self, target: str) -> str:
+        """Point the routing table's partitions at hard-link directories of the current
+        slices (a plain Parquet reader of the partition directory would see every slice)."""
+        root = self.root(target)
+        mapping = self.stored_mapping(target)
+        if mapping is None:
+            raise RefusedInput(f"Hudi table {target} was not created by lakeshift.")
+        keys = [(k.name, k.type) for k in mapping.partition_keys]
+        key_names = {k for k, _ in keys}
+        columns = [
+            (f.name, str(self.target_type(_hive(f.type))))
+            for f in mapping.fields
+            if f.name not in key_names
+        ]
+        dirs: dict[tuple[str | None, ...], str] = {}
+        for partition, slices in self.current_slices(target).items():
+            newest = max(instant_of(s.base_file_name) for s in slices)
+            relative = posixpath.join(ROUTE_DIR.as_posix(), partition, newest)
+            directory = root / relative
+            directory.mkdir(parents=True, exist_ok=True)
+            for s in slices:
+                link = directory / s.base_file_name
+                if not link.exists():
+                    os.link(root / s.base_file_relative_path(), link)
+            values = tuple(v for _, v in parse_partition_name(partition)) if keys else ()
+            dirs[values] = relative
+        name = route_table_name(target)
+        sync_route_table(self.client, name, target, self.location(target), columns, keys, dirs)
+        return name
+
+    def lake_side(self, target: str) -> LakeSide:
+        return LakeSide(self.sync_routing(target))
+
+    def rename(self, old: str, new: str) -> None:
+        entry = self._entry(old)
+        if entry is None:
+            raise RefusedInput(f"Hudi table {old} is not in the metastore.")
+        db, _, name = old.partition(".")
+        entry.dbName, _, entry.tableName = new.partition(".")
+        self.client.alter_table(db, name, entry)
+
+    # -- after cutover ----------------------------------------------------------------------
+
+    def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
+        raise _not_yet("erasure")
+
+    def expire(self, target: str, older_than: datetime) -> list[str]:
+        raise _not_yet("expiry")
+
+    def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
+        raise _not_yet("orphan removal")
+
+
+def _not_yet(what: str) -> UsageError:
+    return UsageError(
+        f"{what} is not available for Hudi tables yet (issue 15).",
+        hint="Use Hudi's own tools on the table, or migrate to Iceberg or Delta.",
+    )
+
+
+def _hive(text: str) -> HiveType:
+    from lakeshift.schema_map.hive_types import parse_hive_type
+
+    return parse_hive_type(text)
+
+
+def _check_evolution(target: str, previous: FieldMapping, mapping: FieldMapping) -> None:
+    """Hudi here takes added columns only: lakeshift writes no Hudi schema-evolution
+    metadata, so a rename, drop, reorder or type change would be misread by Hudi readers."""
+    before = [(f.name, f.type) for f in previous.columns]
+    after = [(f.name, f.type) for f in mapping.columns]
+    keys = [(f.name, f.type) for f in previous.partition_keys]
+    if after[: len(before)] != before or keys != [(f.name, f.type) for f in mapping.partition_keys]:
+        raise SchemaMappingError(
+            f"Hudi table {target}: the Hive schema changed other than by adding columns at the "
+            f"end ({before} -> {after}).",
+            hint="lakeshift applies only added columns to Hudi tables; migrate into a new "
+            "--target, or to Iceberg or Delta, which keep field IDs.",
+        )
+
+
+def _task_writer(root: str, instant: str, schema: dict[str, Any], per_file: int) -> Any:
+    """The ``mapInArrow`` function: each task writes its rows as base files, at most
+    ``per_file`` rows each, one file group per file, and yields one stats row per file."""
+
+    def write(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        from pyspark import TaskContext
+
+        from lakeshift.formats.hudi.base_file import new_file_id, write_base_file
+
+        task = TaskContext.get()
+        token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}" if task else "0-0-0"
+        seqno = str(task.partitionId()) if task else "0"
+        pending: dict[str, list[Any]] = {}
+        counts: dict[str, int] = {}
+        timeline_temp = Path(root) / properties.HOODIE / ".temp" / instant
+
+        def flush(partition: str) -> Any:
+            rows = pa.Table.from_batches(pending.pop(partition))
+            counts[partition] = 0
+            file_id = new_file_id()
+            marker = timeline_temp / partition
+            marker.mkdir(parents=True, exist_ok=True)
+            written = write_base_file(
+                rows,
+                Path(root) / partition,
+                partition_path=partition,
+                instant=instant,
+                file_id=file_id,
+                write_token=token,
+                avro_schema=schema,
+                seqno_prefix=seqno,
+            )
+            (marker / f"{written.name}.marker.CREATE").touch()
+            return pa.RecordBatch.from_pylist(
+                [
+                    {
+                        "name": written.name,
+                        "partition": partition,
+                        "file_id": file_id,
+                        "rows": written.rows,
+                        "size": written.size,
+                    }
+                ]
+            )
+
+        for batch in batches:
+            table = pa.Table.from_batches([batch])
+            for partition in pc.unique(table.column(PARTITIONPATH_COLUMN)).to_pylist():
+                part = table.filter(pc.equal(table.column(PARTITIONPATH_COLUMN), partition))
+                for start in range(0, part.num_rows, per_file):
+                    chunk = part.slice(start, per_file)
+                    room = per_file - counts.get(partition, 0)
+                    for piece in (chunk.slice(0, room), chunk.slice(room)):
+                        if piece.num_rows == 0:
+                            continue
+                        pending.setdefault(partition, []).extend(piece.to_batches())
+                        counts[partition] = counts.get(partition, 0) + piece.num_rows
+                        if counts[partition] >= per_file:
+                            yield flush(partition)
+        for partition in list(pending):
+            yield flush(partition)
+
+    return write
