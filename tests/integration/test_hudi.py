@@ -120,6 +120,12 @@ def test_hudi_target_end_to_end(
     names = names_for(journal, source, target, None, None)
     cutover(services, settings, journal, names)
     assert format_of(client, source) == "hudi"
+    # The view still reads the routing table made at creation (no second one after the rename).
+    assert client.table_exists(hive.db, f"{hive.name}_hudi_current")
+    assert not client.table_exists(hive.db, f"{hive.name}_current")
+    assert Counter((r.id, r.v, r.dt) for r in spark.table(view).collect()) == Counter(
+        (r["id"], r["v"], r["dt"]) for r in _hudi_rows(root).to_pylist()
+    )
     revert(services, settings, journal, names)
     assert format_of(client, source) == "hive"
 

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 SIDECAR = Path(properties.HOODIE) / ".lakeshift"
 ROUTE_DIR = SIDECAR / "route"
+ROUTE_TABLE_PARAM = "lakeshift.route-table"
 _STATS_DDL = "name string, partition string, file_id string, rows long, size long"
 #: Rows per base file at most: one bloom-filter row (Hudi's DYNAMIC_V0 default capacity).
 MAX_FILE_ROWS = 60_000
@@ -174,7 +175,7 @@ class HudiFormat(TargetFormat):
             parameters={
                 "spark.sql.sources.provider": "hudi",
                 TARGET_SOURCE_PROPERTY: source,
-                "lakeshift.route-table": route_table_name(target),
+                ROUTE_TABLE_PARAM: route_table_name(target),
             },
         )
         entry.sd.inputFormat = "org.apache.hudi.hadoop.HoodieParquetInputFormat"
@@ -392,7 +393,10 @@ class HudiFormat(TargetFormat):
                     os.link(root / s.base_file_relative_path(), link)
             values = tuple(v for _, v in parse_partition_name(partition)) if keys else ()
             dirs[values] = relative
-        name = route_table_name(target)
+        entry = self._entry(target)
+        # The name given at creation, kept through cutover renames (as for Delta).
+        name = ((entry.parameters or {}) if entry else {}).get(ROUTE_TABLE_PARAM)
+        name = name or route_table_name(target)
         sync_route_table(self.client, name, target, self.location(target), columns, keys, dirs)
         return name
 
