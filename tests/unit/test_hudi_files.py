@@ -183,3 +183,23 @@ def test_a_table_built_from_these_files_reads_back_in_hudi_rs(tmp_path: Path) ->
     assert pending.time == crashed
     timeline.remove_pending(pending)
     assert timeline.pending() == []
+
+
+def test_old_routing_directories_go_after_the_grace_period_current_ones_stay(
+    tmp_path: Path,
+) -> None:
+    import os
+    import time
+
+    from lakeshift.formats.hudi.format import ROUTE_GRACE_SECONDS, _drop_old_route_dirs
+
+    dirs = {name: tmp_path / "dt=1" / name for name in ("old", "recent", "current")}
+    for directory in dirs.values():
+        directory.mkdir(parents=True)
+        (directory / "f.parquet").write_bytes(b"x")
+    past = time.time() - ROUTE_GRACE_SECONDS - 60
+    for name in ("old", "current"):
+        os.utime(dirs[name], (past, past))
+    _drop_old_route_dirs(tmp_path, {dirs["current"]})
+    assert not dirs["old"].exists()
+    assert dirs["recent"].exists() and dirs["current"].exists()

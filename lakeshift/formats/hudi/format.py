@@ -398,6 +398,7 @@ class HudiFormat(TargetFormat):
         name = ((entry.parameters or {}) if entry else {}).get(ROUTE_TABLE_PARAM)
         name = name or route_table_name(target)
         sync_route_table(self.client, name, target, self.location(target), columns, keys, dirs)
+        _drop_old_route_dirs(root / ROUTE_DIR, {root / d for d in dirs.values()})
         return name
 
     def lake_side(self, target: str) -> LakeSide:
@@ -421,6 +422,25 @@ class HudiFormat(TargetFormat):
 
     def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
         raise _not_yet("orphan removal")
+
+
+#: A routing directory no longer current is kept this long: a query planned on it may still be
+#: reading (its hard links also keep replaced files' data on disk until then).
+ROUTE_GRACE_SECONDS = 3600
+
+
+def _drop_old_route_dirs(base: Path, current: set[Path]) -> None:
+    import shutil
+    import time
+
+    if not base.is_dir():
+        return
+    cutoff = time.time() - ROUTE_GRACE_SECONDS
+    for leaf in [p for p in base.rglob("*") if p.is_dir() and not any(p.iterdir())] + [
+        p.parent for p in base.rglob("*.parquet")
+    ]:
+        if leaf not in current and leaf.exists() and leaf.stat().st_mtime < cutoff:
+            shutil.rmtree(leaf, ignore_errors=True)
 
 
 def _not_yet(what: str) -> UsageError:
