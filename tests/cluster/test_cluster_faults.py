@@ -10,6 +10,8 @@ reaches them only through ``spark.submit.pyFiles``."""
 
 from __future__ import annotations
 
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,13 @@ import pytest
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.faults import FIRST_ATTEMPT, KILL_EXECUTOR, TASK_ENV
 from tests.cluster.conftest import ClusterCli
-from tests.cluster.test_cluster_flow import FORMATS, assert_ok, lake_rows, small_table
+from tests.cluster.test_cluster_flow import (
+    FORMATS,
+    NEEDS_DEPENDENCIES,
+    assert_ok,
+    lake_rows,
+    small_table,
+)
 from tests.helpers.lake import unique_keys
 
 pytestmark = pytest.mark.slow
@@ -44,6 +52,8 @@ def test_task_retried_on_the_cluster_duplicates_nothing(
     b, expected = small_table(client, tables_root)
     source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_{fmt}"
     home = tmp_path / "home"
+    if fmt in NEEDS_DEPENDENCIES:
+        cluster_cli = replace(cluster_cli, executor_python=Path(sys.executable))
     executors_before = len(cluster_cli.cluster.executor_logs())
     migrated = cluster_cli.run(
         home, "migrate", source, "--target", target, "--format", fmt, env={TASK_ENV: mode}
