@@ -46,7 +46,7 @@ test: lint typecheck contracts check-java browser
 
 # Every fault-injection case (each kills and re-runs lakeshift as a subprocess: minutes).
 faults: $(STAMP) check-java
-	$(VENV)/bin/pytest -q -m faults tests
+	LAKESHIFT_FAULTS_SUMMARY=$(HOME_DIR)/reports/faults.md $(VENV)/bin/pytest -q -m faults tests
 
 unit: $(STAMP)
 	$(VENV)/bin/pytest -q tests/unit
