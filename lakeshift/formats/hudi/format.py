@@ -17,7 +17,7 @@ import json
 import logging
 import os
 import posixpath
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +47,9 @@ from lakeshift.formats.hudi.commit_metadata import (
     commit_metadata,
     write_stat,
 )
+from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS as ROUTE_GRACE_SECONDS
+from lakeshift.formats.hudi.routing import drop_old_route_dirs, link_slices
+from lakeshift.formats.hudi.task_writer import STATS_DDL, task_writer
 from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
 from lakeshift.formats.paths import local_path
 from lakeshift.inspect.model import TableInventory
@@ -63,7 +66,6 @@ log = logging.getLogger(__name__)
 SIDECAR = Path(properties.HOODIE) / ".lakeshift"
 ROUTE_DIR = SIDECAR / "route"
 ROUTE_TABLE_PARAM = "lakeshift.route-table"
-_STATS_DDL = "name string, partition string, file_id string, rows long, size long"
 #: Rows per base file at most: one bloom-filter row (Hudi's DYNAMIC_V0 default capacity).
 MAX_FILE_ROWS = 60_000
 
@@ -285,8 +287,8 @@ class HudiFormat(TargetFormat):
         schema: dict[str, Any] = {}
         if frame is not None:
             schema = avro_schema(name, to_arrow_schema(frame.schema))
-            writer = _task_writer(str(root), instant, with_meta_fields(schema), per_file)
-            stats = frame.mapInArrow(writer, _STATS_DDL).collect()
+            writer = task_writer(str(root), instant, with_meta_fields(schema), per_file)
+            stats = frame.mapInArrow(writer, STATS_DDL).collect()
         written = {(s["partition"], s["name"]) for s in stats}
         for partition in partitions:
             directory = root / partition
@@ -385,12 +387,7 @@ class HudiFormat(TargetFormat):
         for partition, slices in self.current_slices(target).items():
             newest = max(instant_of(s.base_file_name) for s in slices)
             relative = posixpath.join(ROUTE_DIR.as_posix(), partition, newest)
-            directory = root / relative
-            directory.mkdir(parents=True, exist_ok=True)
-            for s in slices:
-                link = directory / s.base_file_name
-                if not link.exists():
-                    os.link(root / s.base_file_relative_path(), link)
+            link_slices(root, relative, slices)
             values = tuple(v for _, v in parse_partition_name(partition)) if keys else ()
             dirs[values] = relative
         entry = self._entry(target)
@@ -398,7 +395,7 @@ class HudiFormat(TargetFormat):
         name = ((entry.parameters or {}) if entry else {}).get(ROUTE_TABLE_PARAM)
         name = name or route_table_name(target)
         sync_route_table(self.client, name, target, self.location(target), columns, keys, dirs)
-        _drop_old_route_dirs(root / ROUTE_DIR, {root / d for d in dirs.values()})
+        drop_old_route_dirs(root / ROUTE_DIR, {root / d for d in dirs.values()})
         return name
 
     def lake_side(self, target: str) -> LakeSide:
@@ -424,23 +421,8 @@ class HudiFormat(TargetFormat):
         raise _not_yet("orphan removal")
 
 
-#: A routing directory no longer current is kept this long: a query planned on it may still be
-#: reading (its hard links also keep replaced files' data on disk until then).
-ROUTE_GRACE_SECONDS = 3600
-
-
-def _drop_old_route_dirs(base: Path, current: set[Path]) -> None:
-    import shutil
-    import time
-
-    if not base.is_dir():
-        return
-    cutoff = time.time() - ROUTE_GRACE_SECONDS
-    for leaf in [p for p in base.rglob("*") if p.is_dir() and not any(p.iterdir())] + [
-        p.parent for p in base.rglob("*.parquet")
-    ]:
-        if leaf not in current and leaf.exists() and leaf.stat().st_mtime < cutoff:
-            shutil.rmtree(leaf, ignore_errors=True)
+#: Old name, kept until tests/unit/test_hudi_files.py imports it from ``.routing``.
+_drop_old_route_dirs = drop_old_route_dirs
 
 
 def _not_yet(what: str) -> UsageError:
@@ -469,70 +451,3 @@ def _check_evolution(target: str, previous: FieldMapping, mapping: FieldMapping)
             hint="lakeshift applies only added columns to Hudi tables; migrate into a new "
             "--target, or to Iceberg or Delta, which keep field IDs.",
         )
-
-
-def _task_writer(root: str, instant: str, schema: dict[str, Any], per_file: int) -> Any:
-    """The ``mapInArrow`` function: each task writes its rows as base files, at most
-    ``per_file`` rows each, one file group per file, and yields one stats row per file."""
-
-    def write(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        from pyspark import TaskContext
-
-        from lakeshift.formats.hudi.base_file import new_file_id, write_base_file
-
-        task = TaskContext.get()
-        token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}" if task else "0-0-0"
-        seqno = str(task.partitionId()) if task else "0"
-        pending: dict[str, list[Any]] = {}
-        counts: dict[str, int] = {}
-        timeline_temp = Path(root) / properties.HOODIE / ".temp" / instant
-
-        def flush(partition: str) -> Any:
-            rows = pa.Table.from_batches(pending.pop(partition))
-            counts[partition] = 0
-            file_id = new_file_id()
-            marker = timeline_temp / partition
-            marker.mkdir(parents=True, exist_ok=True)
-            written = write_base_file(
-                rows,
-                Path(root) / partition,
-                partition_path=partition,
-                instant=instant,
-                file_id=file_id,
-                write_token=token,
-                avro_schema=schema,
-                seqno_prefix=seqno,
-            )
-            (marker / f"{written.name}.marker.CREATE").touch()
-            return pa.RecordBatch.from_pylist(
-                [
-                    {
-                        "name": written.name,
-                        "partition": partition,
-                        "file_id": file_id,
-                        "rows": written.rows,
-                        "size": written.size,
-                    }
-                ]
-            )
-
-        for batch in batches:
-            table = pa.Table.from_batches([batch])
-            for partition in pc.unique(table.column(PARTITIONPATH_COLUMN)).to_pylist():
-                part = table.filter(pc.equal(table.column(PARTITIONPATH_COLUMN), partition))
-                for start in range(0, part.num_rows, per_file):
-                    chunk = part.slice(start, per_file)
-                    room = per_file - counts.get(partition, 0)
-                    for piece in (chunk.slice(0, room), chunk.slice(room)):
-                        if piece.num_rows == 0:
-                            continue
-                        pending.setdefault(partition, []).extend(piece.to_batches())
-                        counts[partition] = counts.get(partition, 0) + piece.num_rows
-                        if counts[partition] >= per_file:
-                            yield flush(partition)
-        for partition in list(pending):
-            yield flush(partition)
-
-    return write

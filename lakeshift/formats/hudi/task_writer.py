@@ -1,0 +1,84 @@
+"""The Spark task side of a Hudi write: base files from the task's rows (``mapInArrow``).
+
+Runs in the executors' Python: it imports only pyarrow, PySpark's ``TaskContext`` and lakeshift's
+Hudi file modules, shipped to executors with lakeshift's zip on a cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from lakeshift.formats.hudi import properties
+from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
+
+#: The stats row each written file yields (the job's report the driver reconciles against).
+STATS_DDL = "name string, partition string, file_id string, rows long, size long"
+
+
+def task_writer(root: str, instant: str, schema: dict[str, Any], per_file: int) -> Any:
+    """The ``mapInArrow`` function: each task writes its rows as base files, at most
+    ``per_file`` rows each, one file group per file, and yields one stats row per file."""
+
+    def write(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        from pyspark import TaskContext
+
+        from lakeshift.formats.hudi.base_file import new_file_id, write_base_file
+
+        task = TaskContext.get()
+        token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}" if task else "0-0-0"
+        seqno = str(task.partitionId()) if task else "0"
+        pending: dict[str, list[Any]] = {}
+        counts: dict[str, int] = {}
+        timeline_temp = Path(root) / properties.HOODIE / ".temp" / instant
+
+        def flush(partition: str) -> Any:
+            rows = pa.Table.from_batches(pending.pop(partition))
+            counts[partition] = 0
+            file_id = new_file_id()
+            marker = timeline_temp / partition
+            marker.mkdir(parents=True, exist_ok=True)
+            written = write_base_file(
+                rows,
+                Path(root) / partition,
+                partition_path=partition,
+                instant=instant,
+                file_id=file_id,
+                write_token=token,
+                avro_schema=schema,
+                seqno_prefix=seqno,
+            )
+            (marker / f"{written.name}.marker.CREATE").touch()
+            return pa.RecordBatch.from_pylist(
+                [
+                    {
+                        "name": written.name,
+                        "partition": partition,
+                        "file_id": file_id,
+                        "rows": written.rows,
+                        "size": written.size,
+                    }
+                ]
+            )
+
+        for batch in batches:
+            table = pa.Table.from_batches([batch])
+            for partition in pc.unique(table.column(PARTITIONPATH_COLUMN)).to_pylist():
+                part = table.filter(pc.equal(table.column(PARTITIONPATH_COLUMN), partition))
+                for start in range(0, part.num_rows, per_file):
+                    chunk = part.slice(start, per_file)
+                    room = per_file - counts.get(partition, 0)
+                    for piece in (chunk.slice(0, room), chunk.slice(room)):
+                        if piece.num_rows == 0:
+                            continue
+                        pending.setdefault(partition, []).extend(piece.to_batches())
+                        counts[partition] = counts.get(partition, 0) + piece.num_rows
+                        if counts[partition] >= per_file:
+                            yield flush(partition)
+        for partition in list(pending):
+            yield flush(partition)
+
+    return write
