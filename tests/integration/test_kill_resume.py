@@ -135,7 +135,8 @@ def test_crash_point_then_resume(
         assert "2 partitions backfilled" in resumed.stdout and "4 unchanged" in resumed.stdout
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", pytest.param("delta", marks=pytest.mark.faults)])
+@pytest.mark.faults  # random kills from outside run in `make faults` too (test_random_kills)
+@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
 def test_killed_from_outside_mid_run(
     fmt: str,
     spark: Any,

@@ -191,7 +191,7 @@ def test_old_routing_directories_go_after_the_grace_period_current_ones_stay(
     import os
     import time
 
-    from lakeshift.formats.hudi.format import ROUTE_GRACE_SECONDS, _drop_old_route_dirs
+    from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS, drop_old_route_dirs
 
     dirs = {name: tmp_path / "dt=1" / name for name in ("old", "recent", "current")}
     for directory in dirs.values():
@@ -200,6 +200,6 @@ def test_old_routing_directories_go_after_the_grace_period_current_ones_stay(
     past = time.time() - ROUTE_GRACE_SECONDS - 60
     for name in ("old", "current"):
         os.utime(dirs[name], (past, past))
-    _drop_old_route_dirs(tmp_path, {dirs["current"]})
+    drop_old_route_dirs(tmp_path, {dirs["current"]})
     assert not dirs["old"].exists()
     assert dirs["recent"].exists() and dirs["current"].exists()

@@ -47,7 +47,6 @@ from lakeshift.formats.hudi.commit_metadata import (
     commit_metadata,
     write_stat,
 )
-from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS as ROUTE_GRACE_SECONDS
 from lakeshift.formats.hudi.routing import drop_old_route_dirs, link_slices
 from lakeshift.formats.hudi.task_writer import STATS_DDL, task_writer
 from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
@@ -419,10 +418,6 @@ class HudiFormat(TargetFormat):
 
     def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
         raise _not_yet("orphan removal")
-
-
-#: Old name, kept until tests/unit/test_hudi_files.py imports it from ``.routing``.
-_drop_old_route_dirs = drop_old_route_dirs
 
 
 def _not_yet(what: str) -> UsageError:
