@@ -88,6 +88,18 @@ def test_hudi_target_end_to_end(
     assert set(lake.column("_hoodie_partition_path").to_pylist()) == {
         f"dt=2024-01-0{p + 1}" for p in range(3)
     }
+    # Meta columns name the row's own file, commit and partition, as Hudi writes them.
+    for row in lake.select(
+        [
+            "_hoodie_file_name",
+            "_hoodie_commit_time",
+            "_hoodie_commit_seqno",
+            "_hoodie_partition_path",
+        ]
+    ).to_pylist():
+        assert (root / row["_hoodie_partition_path"] / row["_hoodie_file_name"]).is_file()
+        assert row["_hoodie_file_name"].endswith(f"_{row['_hoodie_commit_time']}.parquet")
+        assert row["_hoodie_commit_seqno"].startswith(f"{row['_hoodie_commit_time']}_")
     # NULL arrays stay NULL; NULL elements stay NULL elements.
     by_id = dict(zip(lake.column("id").to_pylist(), lake.column("tags").to_pylist()))
     assert by_id[0] is None and by_id[1] == ["t1", None]
