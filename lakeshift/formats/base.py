@@ -244,6 +244,13 @@ class TargetFormat(ABC):
 
     # -- shared by the writers ------------------------------------------------------------
 
+    def rows_per_file(self, rows: int, size: int, target_bytes: int | None = None) -> int:
+        """Rows that make a file of about ``target_bytes`` (default: ``target_file_bytes``),
+        from a known rows/bytes ratio (ORC and Parquet compress alike enough for sizing); 0 when
+        the ratio is unknown."""
+        target_bytes = target_bytes or self.services.settings.target_file_bytes
+        return max(1, target_bytes * rows // size) if rows and size else 0
+
     def cluster_by_partition(self, partitions: int, size: int) -> bool:
         """Whether a batch's rows should be gathered per partition before writing: yes when
         its partitions are smaller than a target file on average (one file each instead of one

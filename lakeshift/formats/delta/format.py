@@ -259,7 +259,7 @@ class DeltaFormat(TargetFormat):
             batch_dir=f"{record.run_id}-b{record.batch:05d}",
             app=(f"lakeshift-{record.run_id}", record.batch),
             metadata=commit_properties(record),
-            rows_per_file=self._rows_per_file(
+            rows_per_file=self.rows_per_file(
                 sum(p.rows for p in inventory.partitions if p.name in set(partitions)), size
             ),
             cluster=self.cluster_by_partition(len(partitions), size),
@@ -305,7 +305,7 @@ class DeltaFormat(TargetFormat):
             batch_dir=f"{operation}-{uuid.uuid4().hex[:12]}",
             app=(f"lakeshift-{operation}", 1),
             metadata=metadata,
-            rows_per_file=self._rows_per_file(
+            rows_per_file=self.rows_per_file(
                 sum(f.rows for f in files), sum(f.size for f in files), target_file_bytes
             ),
             # The table's average partition size stands for the rewritten ones.
@@ -363,12 +363,6 @@ class DeltaFormat(TargetFormat):
         self._expected[target] = outcome.version
         self.sync_routing(target)
         return int(outcome.version)
-
-    def _rows_per_file(self, rows: int, size: int, target_bytes: int | None = None) -> int:
-        """Rows that make a file of about ``target_bytes`` (default: ``target_file_bytes``),
-        from a known rows/bytes ratio (ORC and Parquet compress alike enough for sizing)."""
-        target_bytes = target_bytes or self.services.settings.target_file_bytes
-        return max(1, target_bytes * rows // size) if rows and size else 0
 
     def _file_columns(self, state: delta_log.DeltaState) -> list[Any]:
         """Data columns as the files hold them: physical names, field IDs, partition keys

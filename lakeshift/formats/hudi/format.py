@@ -27,7 +27,6 @@ from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
     CommitRecord,
-    FormatServices,
     LakeSide,
     SyncResult,
     TargetFormat,
@@ -76,9 +75,6 @@ class HudiFormat(TargetFormat):
     label = "Hudi table"
     files_hold_partition_columns = True
     supports_table_services = False
-
-    def __init__(self, services: FormatServices) -> None:
-        super().__init__(services)
 
     # -- where the table is -----------------------------------------------------------
 
@@ -240,7 +236,7 @@ class HudiFormat(TargetFormat):
         rows = sum(p.rows for p in inventory.partitions if p.name in set(partitions))
         if self.cluster_by_partition(len(partitions), size):
             frame = frame.repartition(PARTITIONPATH_COLUMN)
-        per_file = max(1, min(MAX_FILE_ROWS, self._rows_per_file(rows, size)))
+        per_file = min(MAX_FILE_ROWS, self.rows_per_file(rows, size) or MAX_FILE_ROWS)
         instant = self._write(
             target,
             frame,
@@ -251,10 +247,6 @@ class HudiFormat(TargetFormat):
             record.batch,
         )
         return BatchResult(checksum(), True, int(instant))
-
-    def _rows_per_file(self, rows: int, size: int) -> int:
-        target_bytes = self.services.settings.target_file_bytes
-        return max(1, target_bytes * rows // size) if rows and size else MAX_FILE_ROWS
 
     def _write(
         self,
