@@ -1,8 +1,9 @@
 """``make bench``: lakeshift against baselines on the same data, in one run.
 
 Writes ``benchmarks/results/<timestamp>.json``, appends to ``history.jsonl`` and prints a
-Markdown table. Scenarios (``BENCH_SCENARIOS``, default ``large,small,inspect,tiny,bulk``) and
-sizes come from environment variables (defaults in parentheses):
+Markdown table. Scenarios (``BENCH_SCENARIOS``, default
+``large,small,inspect,tiny,bulk,independent``) and sizes come from environment variables
+(defaults in parentheses):
 
 * ``large``: few large partitions, ``BENCH_LARGE_PARTITIONS`` (4) x ``BENCH_LARGE_ROWS``
   (500000) rows in 2 files each; Iceberg (``bench_migrate``) then Delta (``bench_delta``) on the
@@ -13,7 +14,9 @@ sizes come from environment variables (defaults in parentheses):
 * ``tiny``: ``BENCH_TINY_PARTITIONS`` (10000) x ``BENCH_TINY_ROWS`` (5) rows, migrated with the
   default batch limits (``bench_tiny``);
 * ``bulk``: ``BENCH_BULK_TABLES`` (4) tables of ``BENCH_BULK_PARTITIONS`` (20) x
-  ``BENCH_BULK_ROWS`` (5000) rows, migrated and validated with ``parallel = 1`` and ``= N``.
+  ``BENCH_BULK_ROWS`` (5000) rows, migrated and validated with ``parallel = 1`` and ``= N``;
+* ``independent``: ``BENCH_INDEPENDENT_PARTITIONS`` (20) x ``BENCH_INDEPENDENT_ROWS`` (50000)
+  rows, migrated once, then validated at ``checksum`` and ``independent`` (``bench_independent``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_bulk, bench_delta, bench_inspect, bench_migrate, bench_tiny
+from benchmarks import (
+    bench_bulk,
+    bench_delta,
+    bench_independent,
+    bench_inspect,
+    bench_migrate,
+    bench_tiny,
+)
 from benchmarks.synthetic import build_table
 from lakeshift.config import load_settings
 from lakeshift.context import Context
@@ -86,7 +96,9 @@ def main() -> None:
     home = Path(os.environ.get("BENCH_HOME", ".lakeshift-bench")).resolve()
     settings = load_settings({"home": home, "spark_master": "local[2]", "shuffle_partitions": 4})
     ctx = Context(settings)
-    scenarios = os.environ.get("BENCH_SCENARIOS", "large,small,inspect,tiny,bulk").split(",")
+    scenarios = os.environ.get(
+        "BENCH_SCENARIOS", "large,small,inspect,tiny,bulk,independent"
+    ).split(",")
     tables = home / "tables"
     results = []
     _warm_up(ctx, tables)
@@ -150,6 +162,19 @@ def main() -> None:
             for index in range(count)
         ]
         results.append(bench_bulk.run(ctx, home, bulk_tables))
+        print(json.dumps(results[-1], indent=1))
+    if "independent" in scenarios:
+        partitions = _env("BENCH_INDEPENDENT_PARTITIONS", 20)
+        table = build_table(
+            ctx.metastore,
+            tables,
+            f"independent_{partitions}",
+            partitions=partitions,
+            files_per_partition=1,
+            rows_per_file=_env("BENCH_INDEPENDENT_ROWS", 50_000),
+        )
+        print(f"built {table.qualified_name}: {table.rows:,} rows in {table.seconds_to_build}s")
+        results.append(bench_independent.run(ctx.spark, ctx, settings, table, home))
         print(json.dumps(results[-1], indent=1))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     document = {"at": stamp, "machine": machine(), "results": results, "epoch": time.time()}

@@ -36,6 +36,11 @@ def render_validation(out: Output, report: ValidationReport, *, show_equal: bool
         + ", ".join(f"{n} {s}" for s, n in totals.items() if n)
         + f" ({report.seconds:.1f}s)"
     )
+    if report.independent_seconds is not None:
+        out.message(
+            f"independent reader: {report.independent_seconds:.1f}s of the "
+            f"{report.seconds:.1f}s (its cost over checksum)"
+        )
     for problem in report.table_problems:
         out.message(f"[bold red]table:[/] {problem}")
     nulled = [p for p in report.partitions if p.nulled]
@@ -84,6 +89,8 @@ def _markdown(report: ValidationReport) -> str:
         for p in report.partitions
     ]
     lines += [f"\n**Table:** {problem}" for problem in report.table_problems]
+    if report.independent_seconds is not None:
+        lines.append(f"\nIndependent reader: {report.independent_seconds:.1f}s.")
     return "\n".join(lines) + "\n"
 
 
@@ -99,7 +106,8 @@ def _markdown(report: ValidationReport) -> str:
     type=click.Choice(LEVELS),
     default="checksum",
     show_default=True,
-    help="count: metadata only; checksum: + one target scan; deep: + differing rows.",
+    help="count: metadata only; checksum: + one target scan; deep: + differing rows; "
+    "independent: + a second reader of the source that must agree with both sides.",
 )
 @click.option("--partitions", default=None, help="Partition filter (see README).")
 @click.option("--all", "show_all", is_flag=True, help="List equal partitions too.")
