@@ -13,7 +13,8 @@ STALE = "stale"  # the source changed since the backfill: never reported as equa
 MISSING = "missing"  # source rows, no target rows / never backfilled
 EXTRA = "extra"  # target partition with no source partition
 NOT_MIGRATED = "not-migrated"  # refused by the inspector
-LEVELS = ("count", "checksum", "deep")
+# independent: + a second reader (Arrow, in Spark tasks) that must agree with both sides
+LEVELS = ("count", "checksum", "deep", "independent")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class PartitionValidation:
     diff: RowDiff | None = None
     # column -> source values Hive's type conversions read as NULL (so the target holds NULL)
     nulled: dict[str, int] = field(default_factory=dict)
+    # level independent: the second reader's fingerprint, and which opinions agree
+    independent_checksum: Fingerprint | None = None
+    agree: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -54,6 +58,7 @@ class ValidationReport:
     partitions: tuple[PartitionValidation, ...]
     table_problems: tuple[str, ...] = field(default=())
     seconds: float = 0.0
+    independent_seconds: float | None = None  # the independent reader's share (its cost)
 
     @property
     def ok(self) -> bool:

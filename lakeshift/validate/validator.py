@@ -3,7 +3,9 @@
 1. counts: ORC footers vs the target format's metadata (no scan);
 2. checksum: count and two hash sums over canonical rows; target by one scan, source from the
    backfill's observed metrics (scanned again when missing or disagreeing);
-3. deep: for mismatches only, differing buckets then differing rows.
+3. deep: for mismatches only, differing buckets then differing rows;
+4. independent: checksum, then a second reader (``validate.independent``) must agree with the
+   target and with the backfill's observed checksum; differing rows where they do not.
 A partition whose source files changed since its backfill is ``stale``, never ``equal``.
 """
 
@@ -33,6 +35,7 @@ from lakeshift.validate.fingerprints import (
     source_fingerprints,
     target_fingerprints,
 )
+from lakeshift.validate.independent.check import independent_check
 from lakeshift.validate.model import (
     EQUAL,
     EXTRA,
@@ -43,6 +46,7 @@ from lakeshift.validate.model import (
     PartitionValidation,
     ValidationReport,
 )
+from lakeshift.validate.observed import observed_batches as _observed
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -140,8 +144,13 @@ def validate_table(
         for n, rows in sorted(counts.items())
         if n not in known and wanted.matches(n)
     ]
+    independent_seconds = None
     if level != "count" and stored is not None:
         results = _checksums(spark, inventory, stored, fmt, target, journal, results, level)
+        if level == "independent":
+            results, independent_seconds = independent_check(
+                spark, inventory, stored, fmt, target, journal, results
+            )
         results = _with_nulled(spark, inventory, stored, results)
     report = ValidationReport(
         inventory.qualified_name,
@@ -150,32 +159,10 @@ def validate_table(
         tuple([*results.values(), *extra]),
         tuple(problems),
         round(time.monotonic() - started, 2),
+        None if independent_seconds is None else round(independent_seconds, 2),
     )
     _record(journal, report)
     return report
-
-
-def _observed(
-    journal: Journal, inventory: TableInventory, candidates: list[str]
-) -> dict[str, tuple[str, list[str], Fingerprint]]:
-    """Batches whose observed checksum still speaks for the current source: batch id ->
-    (id, its partitions, checksum). A batch counts only if none of its partitions changed."""
-    fingerprints = {p.name: p.fingerprint for p in inventory.partitions}
-    records = journal.partitions(inventory.qualified_name)
-    out: dict[str, tuple[str, list[str], Fingerprint]] = {}
-    for name in candidates:
-        record = records.get(name)
-        batch_id = (record.checksum or {}).get("batch") if record else None
-        if not batch_id or batch_id in out:
-            continue
-        batch = journal.batch(batch_id)
-        if batch and all(fingerprints.get(n) == fp for n, fp in batch["partitions"].items()):
-            out[batch_id] = (
-                batch_id,
-                list(batch["partitions"]),
-                Fingerprint.from_json(batch["checksum"]),
-            )
-    return out
 
 
 def _checksums(

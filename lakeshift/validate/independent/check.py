@@ -1,0 +1,118 @@
+"""Validation at level ``independent``: after the checksum pass, compare three opinions of
+every compared partition (see ``verdict``) and show differing rows where the readers differ."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from lakeshift.formats import TargetFormat
+from lakeshift.inspect.model import TableInventory
+from lakeshift.migrate.journal import Journal
+from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
+from lakeshift.schema_map.model import FieldMapping
+from lakeshift.validate.canonical import Fingerprint
+from lakeshift.validate.drilldown import row_diff
+from lakeshift.validate.fingerprints import GENERATED, combined, target_fingerprints
+from lakeshift.validate.independent.runner import independent_fingerprints, independent_frame
+from lakeshift.validate.independent.verdict import OBSERVED, RESCAN, Opinions, verdict
+from lakeshift.validate.model import EQUAL, MISMATCH, PartitionValidation, RowDiff
+from lakeshift.validate.observed import observed_batches
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def _opinions(
+    result: PartitionValidation,
+    independent: dict[str, Fingerprint],
+    targets: dict[str, Fingerprint],
+    batch: tuple[str, list[str], Fingerprint] | None,
+) -> Opinions:
+    name = result.partition
+    agrees = independent[name] == targets[name]
+    if batch is not None:
+        # The observation is per batch; as the checksum pass does, a batch sum that equals
+        # one side's sums speaks for each of its partitions (every row hash holds the keys).
+        _, names, observed = batch
+        if observed == combined([targets[n] for n in names]):
+            matches = (True, agrees)
+        elif observed == combined([independent[n] for n in names]):
+            matches = (agrees, True)
+        else:
+            matches = (False, False)
+        return Opinions(agrees, OBSERVED, *matches, batch_partitions=len(names))
+    rescan = result.source_checksum  # scanned by the checksum pass when nothing was observed
+    return Opinions(agrees, RESCAN, rescan == targets[name], rescan == independent[name])
+
+
+def _diff(
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    fmt: TargetFormat,
+    target: str,
+    name: str,
+) -> RowDiff:
+    from pyspark.sql import functions as F
+
+    source = independent_frame(spark, inventory, mapping, [name], fmt.target_type).drop(
+        PARTITIONPATH_COLUMN
+    )
+    target_rows = (
+        fmt.frame(target, inventory)
+        .where(F.col(PARTITIONPATH_COLUMN) == name)
+        .drop(*GENERATED)
+        .select(*source.columns)
+    )
+    return row_diff(source, target_rows)
+
+
+def independent_check(
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    fmt: TargetFormat,
+    target: str,
+    journal: Journal,
+    results: dict[str, PartitionValidation],
+) -> tuple[dict[str, PartitionValidation], float]:
+    """Results with every compared partition judged by three opinions; and the seconds the
+    independent reader took (its cost, shown in the report)."""
+    candidates = [
+        n
+        for n, r in results.items()
+        if r.status in (EQUAL, MISMATCH) and r.target_checksum is not None
+    ]
+    if not candidates:
+        return results, 0.0
+    batches = observed_batches(journal, inventory, candidates)
+    batch_of = {n: batch for batch in batches.values() for n in batch[1]}
+    needed = sorted(set(candidates) | set(batch_of))
+    started = time.monotonic()
+    independent = independent_fingerprints(spark, inventory, mapping, needed, fmt.target_type)
+    seconds = time.monotonic() - started
+    targets = {n: results[n].target_checksum for n in candidates}
+    others = [n for n in needed if n not in targets]
+    if others:  # batch members outside the partitions asked for: their target too
+        targets.update(target_fingerprints(fmt.frame(target, inventory), inventory, others))
+    known = {n: t for n, t in targets.items() if t is not None}
+    out = dict(results)
+    for name in candidates:
+        result = results[name]
+        found = verdict(
+            _opinions(result, independent, known, batch_of.get(name)), independent[name].rows
+        )
+        diff = result.diff
+        if independent[name] != known[name]:
+            diff = _diff(spark, inventory, mapping, fmt, target, name)
+        out[name] = replace(
+            result,
+            status=EQUAL if found.ok else MISMATCH,
+            independent_checksum=independent[name],
+            agree=found.agree,
+            detail=found.detail,
+            diff=diff,
+        )
+    return out, seconds

@@ -1,0 +1,111 @@
+"""Hive's read-time conversion of a whole column, nested types included, on Arrow arrays.
+
+Struct fields are matched by name (ORC schema evolution of named files) or by position
+(positional files; the partition-to-table step); a field the source lacks reads as NULL. NULL
+stays NULL at every depth: a NULL struct, array or map is rebuilt NULL (never a struct of
+NULLs or an empty collection), and NULL elements, values and fields stay NULL inside them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from lakeshift.errors import SchemaMappingError
+from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.validate.independent.arrow_hash import compact
+from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.casts import convert_primitive
+
+
+def _nulls(array: pa.Array) -> pa.Array | None:
+    return array.is_null() if array.null_count else None
+
+
+def _offsets(lengths: np.ndarray) -> pa.Array:
+    return pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32), pa.int32())
+
+
+def leaf(array: pa.Array) -> pa.Array:
+    """A primitive column as the rules expect it: timestamps as microseconds of wall-clock
+    time (nanoseconds floored, a zone dropped: the value is then UTC, as Spark's session
+    reads it), large and dictionary layouts as plain ones."""
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    kind = array.type
+    if pa.types.is_timestamp(kind):
+        factor = {"s": -1_000_000, "ms": -1000, "us": 1, "ns": 1000}[kind.unit]
+        raw = np.asarray(array.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
+        micros = raw * -factor if factor < 0 else np.floor_divide(raw, factor)
+        mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
+        return pa.array(micros.astype(np.int64), pa.int64(), mask=mask).view(pa.timestamp("us"))
+    if pa.types.is_large_string(kind):
+        return array.cast(pa.string())
+    if pa.types.is_large_binary(kind) or pa.types.is_fixed_size_binary(kind):
+        return array.cast(pa.binary())
+    return array
+
+
+def _field(
+    src: HiveType, name: str, position: int, by_name: bool, case_sensitive: bool
+) -> int | None:
+    if not by_name:
+        return position if position < len(src.fields) else None
+    wanted = name if case_sensitive else name.lower()
+    for index, (candidate, _) in enumerate(src.fields):
+        if (candidate if case_sensitive else candidate.lower()) == wanted:
+            return index
+    return None
+
+
+def convert(
+    array: pa.Array, src: HiveType, dst: HiveType, *, by_name: bool, case_sensitive: bool = False
+) -> pa.Array:
+    """``array`` of Hive type ``src`` read as ``dst``."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if src.kind == "void" or pa.types.is_null(array.type):
+        return pa.nulls(len(array), arrow_type(dst))
+    if src.is_primitive and dst.is_primitive:
+        return convert_primitive(leaf(array), src, dst)
+    if src.kind != dst.kind or dst.kind == "uniontype":
+        raise SchemaMappingError(
+            f"the independent reader cannot read {src} as {dst}.",
+            hint="The inspector refuses such partitions; inspect the table again.",
+        )
+    options = {"by_name": by_name, "case_sensitive": case_sensitive}
+    if dst.kind == "struct":
+        children = array.flatten()
+        fields = []
+        for position, (name, dst_type) in enumerate(dst.fields):
+            index = _field(src, name, position, by_name, case_sensitive)
+            fields.append(
+                pa.nulls(len(array), arrow_type(dst_type))
+                if index is None
+                else convert(children[index], src.fields[index][1], dst_type, **options)
+            )
+        return pa.StructArray.from_arrays(fields, fields=list(arrow_type(dst)), mask=_nulls(array))
+    lengths, indices = compact(array)
+    take = pa.array(indices, pa.int64())
+    if dst.kind == "array":
+        values = convert(array.values.take(take), src.fields[0][1], dst.fields[0][1], **options)
+        return pa.ListArray.from_arrays(
+            _offsets(lengths), values, type=arrow_type(dst), mask=_nulls(array)
+        )
+    keys = convert(array.keys.take(take), src.fields[0][1], dst.fields[0][1], **options)
+    items = convert(array.items.take(take), src.fields[1][1], dst.fields[1][1], **options)
+    if keys.null_count:
+        raise SchemaMappingError(
+            f"a map key of type {src.fields[0][1]} reads as NULL as {dst.fields[0][1]}: Hive "
+            "cannot show such a map.",
+            hint="Fix the partition's or the table's declared map key type in Hive.",
+        )
+    return pa.MapArray.from_arrays(
+        _offsets(lengths), keys, items, type=arrow_type(dst), mask=_nulls(array)
+    )
+
+
+def repeat(value: pa.Array, rows: int) -> pa.Array:
+    """A one-value array repeated ``rows`` times (partition values)."""
+    return pc.take(value, pa.array(np.zeros(rows, np.int64)))

@@ -1,0 +1,142 @@
+"""What the independent reader reads: per data file, where each table column comes from (pure).
+
+Hive's rules, restated: a partition is read with its own columns. An ORC file's columns are
+found by position when its writer named them ``_col0.._colN`` or the table maps by position,
+else by name (case-insensitively unless configured otherwise); a Parquet file's always by name.
+The partition's row then meets the table's columns by position: a table column past the end of
+the partition's columns reads as NULL, even where a file holds it. Partition values come from
+the metastore as text and are read as the key's type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
+from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.model import FieldMapping
+
+_POSITIONAL = re.compile(r"_col\d+")
+DATA_FORMATS = ("orc", "parquet")
+
+
+@dataclass(frozen=True)
+class ColumnPlan:
+    """One output column of one file: ``file_index`` is None when Hive shows NULL."""
+
+    name: str
+    file_index: int | None
+    file_type: str | None
+    partition_type: str | None
+    table_type: str
+    target_type: str
+
+
+@dataclass(frozen=True)
+class KeyPlan:
+    name: str
+    value: str | None  # as the metastore holds it; None for the NULL partition
+    key_type: str
+    target_type: str
+
+
+@dataclass(frozen=True)
+class FileTask:
+    """One data file and how its rows become the target's rows."""
+
+    partition: str
+    path: str
+    format: str
+    file_columns: tuple[str, ...]  # names as written, to check the file still has them
+    by_name: bool
+    case_sensitive: bool
+    columns: tuple[ColumnPlan, ...]
+    keys: tuple[KeyPlan, ...]
+
+
+TargetType = Callable[[HiveType], HiveType]
+
+
+def _positional(file: FileInfo) -> bool:
+    return bool(file.columns) and all(_POSITIONAL.fullmatch(c.name) for c in file.columns)
+
+
+def _find(columns: tuple[Column, ...], name: str, case_sensitive: bool) -> int | None:
+    folded = name if case_sensitive else name.lower()
+    matches = [
+        i for i, c in enumerate(columns) if (c.name if case_sensitive else c.name.lower()) == folded
+    ]
+    return matches[0] if matches else None
+
+
+def _columns(
+    partition: PartitionInfo,
+    file: FileInfo,
+    by_name: bool,
+    inventory: TableInventory,
+    case_sensitive: bool,
+    target_type: TargetType,
+) -> tuple[ColumnPlan, ...]:
+    out = []
+    for position, table_column in enumerate(inventory.columns):
+        target = str(target_type(parse_hive_type(table_column.type)))
+        if position >= len(partition.columns):
+            out.append(ColumnPlan(table_column.name, None, None, None, table_column.type, target))
+            continue
+        declared = partition.columns[position]
+        if by_name:
+            index = _find(file.columns, declared.name, case_sensitive)
+        else:
+            index = position if position < len(file.columns) else None
+        out.append(
+            ColumnPlan(
+                table_column.name,
+                index,
+                None if index is None else file.columns[index].type,
+                declared.type,
+                table_column.type,
+                target,
+            )
+        )
+    return tuple(out)
+
+
+def plan_files(
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    partitions: list[str],
+    target_type: TargetType,
+) -> list[FileTask]:
+    """Every data file of the chosen migratable partitions (empty files hold no rows)."""
+    wanted = set(partitions)
+    tasks = []
+    for partition in inventory.partitions:
+        if partition.name not in wanted or not partition.migratable:
+            continue
+        keys = tuple(
+            KeyPlan(k.name, v, k.type, str(target_type(parse_hive_type(k.type))))
+            for k, v in zip(inventory.partition_keys, partition.values, strict=True)
+        )
+        for file in partition.files:
+            if file.format not in DATA_FORMATS or not file.columns:
+                continue
+            by_name = not (
+                file.format == "orc" and (_positional(file) or mapping.mapping_mode == "position")
+            )
+            tasks.append(
+                FileTask(
+                    partition=partition.name,
+                    path=f"{partition.location.rstrip('/')}/{file.path}",
+                    format=file.format,
+                    file_columns=tuple(c.name for c in file.columns),
+                    by_name=by_name,
+                    case_sensitive=mapping.case_sensitive,
+                    columns=_columns(
+                        partition, file, by_name, inventory, mapping.case_sensitive, target_type
+                    ),
+                    keys=keys,
+                )
+            )
+    return tasks

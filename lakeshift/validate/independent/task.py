@@ -1,0 +1,96 @@
+"""The executor side: read one data file with pyarrow and give its rows as the target holds
+them, or their canonical fingerprint. Imports only pyarrow, numpy and this package's rules."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.orc as orc
+import pyarrow.parquet as pq
+
+from lakeshift.errors import RefusedInput
+from lakeshift.inspect.files import filesystem_for
+from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.validate.canonical import Fingerprint
+from lakeshift.validate.independent.arrow_hash import fingerprint
+from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.convert import convert, repeat
+from lakeshift.validate.independent.plan import FileTask
+
+PARTITION_COLUMN = "partitionpath"
+
+
+def _read(task: FileTask) -> pa.Table:
+    fs, path = filesystem_for(task.path)
+    wanted = sorted({c.file_index for c in task.columns if c.file_index is not None})
+    with fs.open_input_file(path) as handle:
+        if task.format == "orc":
+            reader = orc.ORCFile(handle)
+            names = tuple(reader.schema.names)
+            columns = [names[i] for i in wanted if i < len(names)]
+            table = reader.read(columns=columns) if columns else None
+            rows = reader.nrows
+        else:
+            parquet = pq.ParquetFile(handle)
+            names = tuple(parquet.schema_arrow.names)
+            columns = [names[i] for i in wanted if i < len(names)]
+            table = parquet.read(columns=columns) if columns else None
+            rows = parquet.metadata.num_rows
+    if names != task.file_columns:
+        raise RefusedInput(
+            f"{task.path}: its columns changed since the table was inspected "
+            f"({list(task.file_columns)} then, {list(names)} now).",
+            hint="Run migrate to back-fill the partition again, then validate.",
+        )
+    out = {name: table.column(name) for name in columns} if table is not None else {}
+    return pa.table(out) if out else pa.table({"__rows": pa.nulls(rows)})
+
+
+def target_columns(task: FileTask) -> list[tuple[str, pa.Array, HiveType]]:
+    """(name, values, target Hive type) of every output column: table columns, then keys."""
+    table = _read(task)
+    rows = table.num_rows
+    out = []
+    for column in task.columns:
+        table_type = parse_hive_type(column.table_type)
+        target = parse_hive_type(column.target_type)
+        if column.file_index is None or column.partition_type is None:
+            values = pa.nulls(rows, arrow_type(target))
+        else:
+            raw = table.column(task.file_columns[column.file_index]).combine_chunks()
+            declared = parse_hive_type(column.partition_type)
+            as_partition = convert(
+                raw,
+                parse_hive_type(column.file_type or ""),
+                declared,
+                by_name=task.by_name,
+                case_sensitive=task.case_sensitive,
+            )
+            as_table = convert(as_partition, declared, table_type, by_name=False)
+            values = convert(as_table, table_type, target, by_name=False)
+        out.append((column.name, values, target))
+    for key in task.keys:
+        key_type, target = parse_hive_type(key.key_type), parse_hive_type(key.target_type)
+        text = pa.array([key.value], pa.string())
+        typed = convert(
+            convert(text, HiveType("string"), key_type, by_name=False),
+            key_type,
+            target,
+            by_name=False,
+        )
+        out.append((key.name, repeat(typed, rows), target))
+    return out
+
+
+def file_fingerprint(task: FileTask) -> Fingerprint:
+    columns = target_columns(task)
+    rows = len(columns[0][1]) if columns else _read(task).num_rows
+    return fingerprint([(values, hive) for _, values, hive in columns], rows)
+
+
+def file_rows(task: FileTask) -> pa.Table:
+    """The file's rows as the target holds them, with ``partitionpath``."""
+    columns = target_columns(task)
+    rows = len(columns[0][1]) if columns else 0
+    arrays = {name: values for name, values, _ in columns}
+    arrays[PARTITION_COLUMN] = pa.array([task.partition] * rows, pa.string())
+    return pa.table(arrays)

@@ -1,0 +1,181 @@
+"""How Hive's read path turns text into values, and values into text (one value at a time).
+
+These are the rules lakeshift's reader is specified to follow (README "Type changes"; the
+reader's tests): text that does not convert reads as NULL; whitespace and control characters
+around a number are ignored; an integer may carry a fraction, which is dropped; decimals round
+half up; dates read ``yyyy[-m[-d]]`` and anything after the day; timestamps read
+``yyyy-m-d[ |T]h:m:s[.fraction][zone]`` with the zone ignored (Hive timestamps are wall
+clock). Written again from those rules, not from the Spark reader's code.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+import numpy as np
+
+_EDGES = "".join(chr(c) for c in range(0x21)) + "\x7f"  # whitespace and ISO control bytes
+_INTEGER = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?")
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[fFdD]?")
+_JAVA_HEX = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?")
+_SPECIAL = {
+    "inf": float("inf"),
+    "+inf": float("inf"),
+    "infinity": float("inf"),
+    "+infinity": float("inf"),
+    "-inf": float("-inf"),
+    "-infinity": float("-inf"),
+    "nan": float("nan"),
+}
+_TRUE = frozenset({"t", "true", "y", "yes", "1"})
+_FALSE = frozenset({"f", "false", "n", "no", "0"})
+_DATE = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S)
+_TIMESTAMP = re.compile(
+    r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})"
+    r"(?:[ T](?:(\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?"
+    r"\s*(?:Z|UTC|GMT|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?|[A-Za-z][A-Za-z0-9/_+-]*)?)?)?)?)?"
+)
+EPOCH = dt.date(1970, 1, 1)
+_LIMITS = {8: 2**7, 16: 2**15, 32: 2**31, 64: 2**63}
+
+
+def trimmed(text: str) -> str:
+    return text.strip(_EDGES)
+
+
+def parse_integer(text: str, bits: int) -> int | None:
+    """An integer of ``bits`` bits, or None: sign, digits, an optional fraction (dropped)."""
+    match = _INTEGER.fullmatch(trimmed(text))
+    if not match or match.group(0) in ("", "+", "-"):
+        return None
+    sign, digits = match.group(1), match.group(2) or "0"
+    value = -int(digits) if sign == "-" else int(digits)
+    # A narrower type is parsed as an int first, then must fit.
+    limit = _LIMITS[max(bits, 32)]
+    if not -limit <= value < limit:
+        return None
+    return value if -_LIMITS[bits] <= value < _LIMITS[bits] else None
+
+
+def parse_boolean(text: str) -> bool | None:
+    word = trimmed(text).lower()
+    return True if word in _TRUE else False if word in _FALSE else None
+
+
+def parse_floating(text: str) -> float | None:
+    """Java's ``Double.parseDouble`` grammar, then the special words inf/infinity/nan."""
+    stripped = text.strip("".join(chr(c) for c in range(0x21)))
+    if _JAVA_FLOAT.fullmatch(stripped):
+        body = stripped.rstrip("fFdD") if stripped[-1:] in "fFdD" else stripped
+        return float(body)
+    if _JAVA_HEX.fullmatch(stripped):
+        body = stripped.rstrip("fFdD") if stripped[-1:] in "fFdD" else stripped
+        return float.fromhex(body)
+    return _SPECIAL.get(text.strip().lower())
+
+
+def fit_decimal(value: Decimal, precision: int, scale: int) -> Decimal | None:
+    """Rounded half up to ``scale``; None when it does not fit ``precision``."""
+    if not value.is_finite():
+        return None
+    rounded = value.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+    if abs(rounded) >= Decimal(10) ** (precision - scale):
+        return None
+    return rounded
+
+
+def parse_decimal(text: str, precision: int, scale: int) -> Decimal | None:
+    stripped = text.strip("".join(chr(c) for c in range(0x21)))
+    if not _DECIMAL.fullmatch(stripped):
+        return None
+    try:
+        return fit_decimal(Decimal(stripped), precision, scale)
+    except InvalidOperation:
+        return None
+
+
+def _date(year: str, month: str | None, day: str | None) -> dt.date | None:
+    try:
+        return dt.date(int(year), int(month or 1), int(day or 1))
+    except ValueError:  # no such day, or a year Python's dates cannot hold
+        return None
+
+
+def parse_date_days(text: str) -> int | None:
+    """Days since 1970-01-01, or None."""
+    match = _DATE.fullmatch(trimmed(text))
+    if not match:
+        return None
+    found = _date(*match.groups())
+    return None if found is None else (found - EPOCH).days
+
+
+def parse_timestamp_micros(text: str) -> int | None:
+    """Microseconds since 1970-01-01 00:00 of the wall-clock time, or None."""
+    match = _TIMESTAMP.fullmatch(trimmed(text))
+    if not match:
+        return None
+    year, month, day, hour, minute, second, fraction = match.groups()
+    found = _date(year, month, day)
+    if found is None:
+        return None
+    h, m, s = int(hour or 0), int(minute or 0), int(second or 0)
+    if h > 23 or m > 59 or s > 59:
+        return None
+    micros = int(((fraction or "") + "000000")[:6])
+    return ((found - EPOCH).days * 86400 + h * 3600 + m * 60 + s) * 1_000_000 + micros
+
+
+def java_float_text(value: float, single: bool) -> str:
+    """Java's ``Double.toString`` / ``Float.toString``: plain between 1e-3 and 1e7, else
+    ``d.dddE±n``; shortest digits that read back as the same value."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0.0" if np.signbit(value) else "0.0"
+    number = np.float32(value) if single else np.float64(value)
+    mantissa, exponent = np.format_float_scientific(number, unique=True, trim="-").split("e")
+    sign = "-" if mantissa.startswith("-") else ""
+    digits = mantissa.lstrip("-").replace(".", "")
+    power = int(exponent)
+    if 1e-3 <= abs(value) < 1e7:
+        mantissa = f"{digits[0]}.{digits[1:]}" if digits[1:] else digits[0]
+        plain = format(Decimal(f"{mantissa}e{power}"), "f")
+        return sign + (plain if "." in plain else plain + ".0")
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{power}"
+
+
+def timestamp_text(micros: int) -> str:
+    """``yyyy-MM-dd HH:mm:ss`` and the fraction without trailing zeros, if any."""
+    seconds, fraction = divmod(micros, 1_000_000)
+    days, rest = divmod(seconds, 86400)
+    day = EPOCH + dt.timedelta(days=days)
+    text = f"{day.isoformat()} {rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
+    return text + (f".{fraction:06d}".rstrip("0") if fraction else "")
+
+
+def date_text(days: int) -> str:
+    return (EPOCH + dt.timedelta(days=days)).isoformat()
+
+
+def wrap(value: int, bits: int) -> int:
+    """Two's complement narrowing, as Java's integer casts do."""
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >= 1 << (bits - 1) else value
+
+
+def saturate(value: float, bits: int) -> int:
+    """Java's double-to-int/long cast: NaN is 0, out of range clamps, fractions truncate."""
+    if value != value:
+        return 0
+    limit = _LIMITS[bits]
+    if value >= limit:
+        return limit - 1
+    if value <= -limit:
+        return -limit
+    return int(value)

@@ -1,0 +1,30 @@
+"""The backfill's observed checksums that still speak for the source (from the journal)."""
+
+from __future__ import annotations
+
+from lakeshift.inspect.model import TableInventory
+from lakeshift.migrate.journal import Journal
+from lakeshift.validate.canonical import Fingerprint
+
+
+def observed_batches(
+    journal: Journal, inventory: TableInventory, candidates: list[str]
+) -> dict[str, tuple[str, list[str], Fingerprint]]:
+    """Batches whose observed checksum still speaks for the current source: batch id ->
+    (id, its partitions, checksum). A batch counts only if none of its partitions changed."""
+    fingerprints = {p.name: p.fingerprint for p in inventory.partitions}
+    records = journal.partitions(inventory.qualified_name)
+    out: dict[str, tuple[str, list[str], Fingerprint]] = {}
+    for name in candidates:
+        record = records.get(name)
+        batch_id = (record.checksum or {}).get("batch") if record else None
+        if not batch_id or batch_id in out:
+            continue
+        batch = journal.batch(batch_id)
+        if batch and all(fingerprints.get(n) == fp for n, fp in batch["partitions"].items()):
+            out[batch_id] = (
+                batch_id,
+                list(batch["partitions"]),
+                Fingerprint.from_json(batch["checksum"]),
+            )
+    return out

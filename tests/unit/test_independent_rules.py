@@ -1,0 +1,234 @@
+"""The independent reader's rules on Arrow: the same cases as the Spark reader's tests
+(``tests/integration/test_reader.py``), NULL at every depth, the plan, and the verdict."""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
+from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.mapping import build_mapping
+from lakeshift.validate.independent import text_rules as rules
+from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.convert import convert, leaf
+from lakeshift.validate.independent.plan import plan_files
+from lakeshift.validate.independent.verdict import (
+    INDEPENDENT,
+    OBSERVED,
+    RESCAN,
+    TARGET,
+    Opinions,
+    verdict,
+)
+
+
+def _convert(values: list[Any], src: str, dst: str, arrow: pa.DataType | None = None) -> list[Any]:
+    source = parse_hive_type(src)
+    array = pa.array(values, arrow or arrow_type(source))
+    return convert(array, source, parse_hive_type(dst), by_name=True).to_pylist()
+
+
+CASES = [
+    # (values, file type, read as, expected): the Spark reader's test_type_conversions_follow_hive
+    ([5, None], "int", "bigint", [5, None]),
+    (["12", "x"], "string", "int", [12, None]),
+    (["ab", "abcdef"], "string", "char(4)", ["ab  ", "abcd"]),
+    (["abcdef", "z"], "string", "varchar(3)", ["abc", "z"]),
+    (["é€xyz"], "string", "varchar(2)", ["é€"]),  # characters, not bytes
+    ([Decimal("1.005"), Decimal("123456.7")], "decimal(9,3)", "decimal(6,2)",
+     [Decimal("1.01"), None]),
+    # numbers from text: whitespace ignored, a fraction dropped, overflow is NULL
+    ([" 7 ", "1.9", "-", "", "+3", "2147483648", ".", "1e3"], "string", "int",
+     [7, 1, None, None, 3, None, 0, None]),
+    (["300", "-128"], "string", "tinyint", [None, -128]),
+    (["1.5", " -2e3 ", "NaN", "inf", "1.5d", "0x1p3", "abc"], "string", "double",
+     [1.5, -2000.0, "nan", float("inf"), 1.5, 8.0, None]),
+    (["1.005", "1e2", "x", "99999999.995"], "string", "decimal(10,2)",
+     [Decimal("1.01"), Decimal("100.00"), None, None]),
+    (["T", "yes", "0", "maybe", " false "], "string", "boolean", [True, True, False, None, False]),
+    (["2022-04-01", "2022-4-1 garbage", "2022-02-30", "2022"], "string", "date",
+     [dt.date(2022, 4, 1), dt.date(2022, 4, 1), None, dt.date(2022, 1, 1)]),
+    (["2022-04-01 10:11:12.5", "2022-04-01T10:11:12Z", "2022-04-01", "noon"], "string",
+     "timestamp", [dt.datetime(2022, 4, 1, 10, 11, 12, 500000), dt.datetime(2022, 4, 1, 10, 11, 12),
+                   dt.datetime(2022, 4, 1), None]),
+    # numbers to text as Java prints them
+    ([1.0, 1e7, 0.001, 1.5e-4, -0.0, 100.25], "double", "string",
+     ["1.0", "1.0E7", "0.001", "1.5E-4", "-0.0", "100.25"]),
+    ([0.1], "float", "string", ["0.1"]),
+    ([Decimal("1.50"), Decimal("-0.01")], "decimal(5,2)", "string", ["1.50", "-0.01"]),
+    ([True, False], "boolean", "string", ["true", "false"]),
+    ([dt.datetime(2022, 4, 1, 1, 2, 3, 400000), dt.datetime(2022, 4, 1)], "timestamp", "string",
+     ["2022-04-01 01:02:03.4", "2022-04-01 00:00:00"]),
+    # numbers between types: Java's narrowing wraps; doubles to integers truncate
+    ([300, -1], "int", "tinyint", [44, -1]),
+    ([2.9, -2.9, float("nan"), 1e20], "double", "int", [2, -2, 0, 2147483647]),
+    ([1.255, float("nan")], "double", "decimal(10,2)", [Decimal("1.26"), None]),
+    ([2, 0], "int", "boolean", [True, False]),
+    ([dt.datetime(2022, 4, 1, 23, 59)], "timestamp", "date", [dt.date(2022, 4, 1)]),
+    ([dt.date(2022, 4, 1)], "date", "timestamp", [dt.datetime(2022, 4, 1)]),
+    ([None, None], "void", "string", [None, None]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("values,src,dst,expected", CASES, ids=[f"{c[1]}->{c[2]}" for c in CASES])
+def test_conversion_follows_hive(
+    values: list[Any], src: str, dst: str, expected: list[Any]
+) -> None:
+    arrow = pa.null() if src == "void" else None
+    found = _convert(values, src, dst, arrow)
+    assert [("nan" if isinstance(v, float) and v != v else v) for v in found] == expected
+
+
+def test_structs_by_name_by_position_and_null_at_every_depth() -> None:
+    file_type = "struct<b:string,a:int,zz:boolean>"
+    values = [{"b": "bee", "a": 1, "zz": True}, None, {"b": None, "a": None, "zz": None}]
+    by_name = _convert(values, file_type, "struct<a:bigint,b:string,c:double>")
+    assert by_name == [
+        {"a": 1, "b": "bee", "c": None},
+        None,  # a NULL struct stays NULL, never a struct of NULLs
+        {"a": None, "b": None, "c": None},
+    ]
+    source = parse_hive_type(file_type)
+    by_position = convert(
+        pa.array(values, arrow_type(source)),
+        source,
+        parse_hive_type("struct<x:string,y:int>"),
+        by_name=False,
+    )
+    assert by_position.to_pylist() == [{"x": "bee", "y": 1}, None, {"x": None, "y": None}]
+
+    nested = "array<struct<x:int,m:map<string,array<int>>>>"
+    rows = [
+        None,
+        [],
+        [None],
+        [{"x": None, "m": None}],
+        [{"x": 1, "m": [("k", None), ("e", []), ("n", [None, 2])]}],
+    ]
+    assert _convert(rows, nested, nested.replace("x:int", "x:bigint")) == [
+        None,
+        [],
+        [None],
+        [{"x": None, "m": None}],
+        [{"x": 1, "m": [("k", None), ("e", []), ("n", [None, 2])]}],
+    ]
+
+
+def test_sliced_and_nanosecond_inputs() -> None:
+    values = pa.array([[1], None, [2, 3], [4]], pa.list_(pa.int32())).slice(1, 3)
+    found = convert(
+        values, parse_hive_type("array<int>"), parse_hive_type("array<bigint>"), by_name=True
+    )
+    assert found.to_pylist() == [None, [2, 3], [4]]
+    before_epoch = pa.array([-1], pa.timestamp("ns"))  # 1 ns before 1970: floored to -1 us
+    assert leaf(before_epoch).view(pa.int64()).to_pylist() == [-1]
+
+
+def test_text_rules_edges() -> None:
+    assert rules.parse_integer("\t42\n", 64) == 42
+    assert rules.parse_integer("9223372036854775808", 64) is None
+    assert rules.java_float_text(1e-3, single=False) == "0.001"
+    assert rules.java_float_text(12345678.0, single=False) == "1.2345678E7"
+    assert rules.timestamp_text(-1) == "1969-12-31 23:59:59.999999"
+    assert rules.wrap(2**63, 64) == -(2**63)
+
+
+def _inventory(files: tuple[FileInfo, ...], columns: tuple[Column, ...]) -> TableInventory:
+    table_columns = (Column("id", "bigint"), Column("name", "string"), Column("late", "int"))
+    partition = PartitionInfo(
+        name="dt=1",
+        values=("1",),
+        location="file:/data/t/dt=1",
+        location_exists=True,
+        outside_table_root=False,
+        format="orc",
+        input_format="",
+        serde="",
+        columns=columns,
+        parameters={},
+        files=files,
+        skipped_files=0,
+        fingerprint="f",
+    )
+    return TableInventory(
+        "db", "t", "file:/data/t", "EXTERNAL_TABLE", "orc", "", "", table_columns,
+        (Column("dt", "string"),), {}, (partition,), (), (), "", "", 0.0,
+    )  # fmt: skip
+
+
+def test_plan_maps_positional_files_by_position_and_named_files_by_name() -> None:
+    positional = FileInfo(
+        "000000_0", 1, 0, "orc", (Column("_col0", "int"), Column("_col1", "string"))
+    )
+    named = FileInfo("000001_0", 1, 0, "orc", (Column("NAME", "string"), Column("ID", "int")))
+    empty = FileInfo("000002_0", 0, 0, "orc", ())
+    declared = (Column("id", "bigint"), Column("name", "string"))  # the partition lacks `late`
+    inventory = _inventory((positional, named, empty), declared)
+    mapping = build_mapping(inventory, None, mapping_mode="name", case_sensitive=False)
+    tasks = plan_files(inventory, mapping, ["dt=1"], lambda t: t)
+    assert [t.path for t in tasks] == ["file:/data/t/dt=1/000000_0", "file:/data/t/dt=1/000001_0"]
+    by_position, by_name = tasks
+    assert [c.file_index for c in by_position.columns] == [0, 1, None]
+    assert [c.file_index for c in by_name.columns] == [1, 0, None]
+    assert [c.partition_type for c in by_name.columns] == ["bigint", "string", None]
+    assert not by_position.by_name and by_name.by_name
+    assert by_name.keys[0].value == "1"
+    forced = build_mapping(inventory, None, mapping_mode="position", case_sensitive=False)
+    assert [
+        c.file_index for c in plan_files(inventory, forced, ["dt=1"], lambda t: t)[1].columns
+    ] == [0, 1, None]
+
+
+@pytest.mark.parametrize(
+    "opinions,ok,agree,words",
+    [
+        (Opinions(True, OBSERVED, True, True), True, (INDEPENDENT, OBSERVED, TARGET), "agree"),
+        (Opinions(True, OBSERVED, False, False), False, (INDEPENDENT, TARGET), "journal"),
+        (Opinions(False, OBSERVED, True, False), False, (OBSERVED, TARGET), "read the source"),
+        (Opinions(False, OBSERVED, False, True), False, (INDEPENDENT, OBSERVED), "target changed"),
+        (Opinions(False, RESCAN, False, False), False, (), "all differ"),
+        (Opinions(True, RESCAN, False, False), False, (INDEPENDENT, TARGET), "Spark reader"),
+    ],
+)
+def test_verdict_names_the_two_that_agree(
+    opinions: Opinions, ok: bool, agree: tuple[str, ...], words: str
+) -> None:
+    found = verdict(opinions, 10)
+    assert (found.ok, found.agree) == (ok, agree) and words in found.detail
+
+
+FORBIDDEN = (
+    "lakeshift.schema_map.reader",
+    "lakeshift.schema_map.projection",
+    "lakeshift.schema_map.spark_sql",
+    "lakeshift.schema_map.source_frame",
+    "lakeshift.schema_map.conversions",
+    "lakeshift.schema_map.nulled",
+)
+
+
+def test_the_independent_reader_shares_no_code_with_the_spark_reader() -> None:
+    package = Path(__file__).parents[2] / "lakeshift" / "validate" / "independent"
+    reader_modules = {"task.py", "plan.py", "convert.py", "casts.py", "text_rules.py",
+                      "arrow_hash.py", "xxh64.py", "arrow_types.py", "runner.py"}  # fmt: skip
+    for path in package.glob("*.py"):
+        if path.name not in reader_modules:
+            continue
+        tree = ast.parse(path.read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert not {m for m in imported if m and m.startswith(FORBIDDEN)}, path.name
+
+
+def test_hive_type_round_trip_of_target_types() -> None:
+    assert arrow_type(HiveType("timestamp")) == pa.timestamp("us")
+    assert arrow_type(parse_hive_type("map<string,array<decimal(5,1)>>")) == pa.map_(
+        pa.string(), pa.list_(pa.decimal128(5, 1))
+    )
