@@ -56,7 +56,7 @@ class TableSpec:
         partitions: partition filter (README "Partition filters"); ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).
         key: ``uuid`` or ``deterministic`` record keys.
-        validate: ``count``, ``checksum`` or ``deep``.
+        validate: ``count``, ``checksum``, ``deep`` or ``independent``.
         switch: ``none`` (migrate and validate only), ``validated`` (switch every validated
             partition) or ``cutover`` (then cut over once every partition is switched).
         quarantine: skip source files that cannot be read (``--quarantine-unreadable``);

@@ -139,7 +139,8 @@ class Session:
         if not self.confirm(f"Validate {len(todo)} partitions now?"):
             return
         level = Prompt.ask(
-            "Level (count: metadata only; checksum: one scan; deep: + differing rows)",
+            "Level (count: metadata only; checksum: one scan; deep: + differing rows; "
+            "independent: + a second reader of the source)",
             choices=list(LEVELS),
             default="checksum",
             console=self.out.console,

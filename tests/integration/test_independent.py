@@ -160,7 +160,7 @@ def _validate(
     return validate_table(spark, client, catalog, settings, journal, source, target, level=level)
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
 def test_independent_reader_proves_a_drifted_table(
     fmt: str,
     client: MetastoreClient,
