@@ -111,8 +111,10 @@ def predicate_hits(
     predicate: str,
     *,
     with_partition_columns: bool,
+    by_field_id: bool = True,
 ) -> dict[str, int] | None:
-    """Rows matching ``predicate`` per data file under ``root``, columns resolved by field ID.
+    """Rows matching ``predicate`` per data file under ``root``, columns resolved by field ID
+    (``by_field_id``; else by name, for files that carry no IDs).
 
     None when the predicate cannot be evaluated on the files alone (it names a partition column
     a format keeps only in its metadata); the record-key check still covers those rows.
@@ -133,14 +135,14 @@ def predicate_hits(
             f.name,
             _parse_datatype_string(spark_type(target_type(parse_hive_type(f.type)))),
             True,
-            metadata={"parquet.field.id": f.id},
+            metadata={"parquet.field.id": f.id} if by_field_id else {},
         )
         for f in mapping.fields
         if with_partition_columns or f not in mapping.partition_keys
     ]
     key = "spark.sql.parquet.fieldId.read.enabled"
     previous = spark.conf.get(key, "false") or "false"
-    spark.conf.set(key, "true")
+    spark.conf.set(key, "true" if by_field_id else "false")
     try:
         frame = spark.read.schema(StructType(fields)).parquet(*files)
         matched = frame.where(F.expr(predicate)).groupBy(F.input_file_name()).count().collect()

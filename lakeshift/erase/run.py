@@ -192,12 +192,6 @@ def erase_records(
     home = services.settings.home
     lake, hive_table = _names(journal, source, services)
     fmt = require_target(services, lake, source)
-    if not request.dry_run and not fmt.supports_table_services:
-        raise UsageError(
-            f"erasure is not available for {fmt.label}s yet; nothing was changed.",
-            hint='`--dry-run` shows the matching rows; README "Target formats" says what '
-            "each format supports.",
-        )
     if not request.dry_run:
         journal.acquire_lease(source, f"lakeshift erase {request.selector}")
     try:
@@ -276,6 +270,7 @@ def _audit(
             fmt.target_type,
             request.where,
             with_partition_columns=fmt.files_hold_partition_columns,
+            by_field_id=fmt.files_hold_field_ids,
         )
         if hits is None:
             result.notes.append("the predicate names a column kept only in table metadata")

@@ -135,9 +135,9 @@ class TargetFormat(ABC):
     label: ClassVar[str]
     #: Whether data files hold the partition columns (else only the metadata does).
     files_hold_partition_columns: ClassVar[bool] = True
-    #: Whether erasure and maintenance (delete_rows, expire, remove_orphans) are implemented;
-    #: commands refuse up front, before any change, when they are not.
-    supports_table_services: ClassVar[bool] = True
+    #: Whether data files carry Parquet field IDs (Iceberg, Delta column mapping); else their
+    #: columns are found by name (Hudi: lakeshift applies added columns only, names are stable).
+    files_hold_field_ids: ClassVar[bool] = True
 
     def __init__(self, services: FormatServices) -> None:
         self.services = services

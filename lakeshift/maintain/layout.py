@@ -3,7 +3,8 @@
 The format seam (``lakeshift.formats``) has no method for a table's current data files or its
 history, nor for compaction, so this module adapts each format's public pieces: pyiceberg's
 metadata tables and Iceberg's ``rewrite_data_files`` procedure; the Delta log's current files
-and ``DeltaFormat.rewrite_partitions``. One small class per format, picked by
+and ``DeltaFormat.rewrite_partitions``; Hudi's file slices and clustering through
+``HudiFormat.rewrite_file_groups``. One small class per format, picked by
 :func:`layout_for`; callers never branch on a format's name.
 """
 
@@ -209,7 +210,88 @@ def _packed_reads(spark: SparkSession, target_file_size: int) -> Iterator[None]:
                 spark.conf.set(key, previous)
 
 
-_LAYOUTS: dict[str, type[TableLayout]] = {"iceberg": IcebergLayout, "delta": DeltaLayout}
+class HudiLayout(TableLayout):
+    """Hudi: current file slices from hudi-rs and the timeline; compaction is clustering, a
+    ``replacecommit`` (operation ``CLUSTER``) whose new file groups replace the small ones."""
+
+    def files(self, target: str) -> list[DataFileStat]:
+        current = getattr(self.fmt, "current_files")  # noqa: B009 - HudiFormat only
+        return [DataFileStat(p, path, size, rows) for p, path, size, rows in current(target)]
+
+    def version_times(self, target: str) -> list[float]:
+        """Completed instants a time-travel read can still serve: every file they wrote is
+        still there (lakeshift removes replaced groups at once, superseded slices at expiry)."""
+        from lakeshift.formats.hudi.cleaning import instant_datetime
+        from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
+
+        root: Path = getattr(self.fmt, "root")(target)  # noqa: B009 - HudiFormat's own path
+        timeline = Timeline(root)
+        times = []
+        for instant in timeline.completed({COMMIT, REPLACE}):
+            stats = timeline.metadata(instant).get("partitionToWriteStats") or {}
+            paths = [s["path"] for group in stats.values() for s in group]
+            if paths and all((root / p.lstrip("/")).exists() for p in paths):
+                times.append(instant_datetime(instant.time).timestamp())
+        return times
+
+    def compact(self, target: str, partitions: list[str], target_file_size: int) -> None:
+        from lakeshift.formats.hudi.base_file import file_id_of, new_file_id
+        from lakeshift.formats.hudi.commit_metadata import CLUSTER
+        from lakeshift.formats.hudi.format import MAX_FILE_ROWS
+
+        from lakeshift.formats.hudi.bloom import BloomFilter
+
+        # Every base file carries a bloom filter of fixed size in its footer (~431 KB): pack by
+        # the data bytes, so that merged files are not capped by the footers they drop.
+        footer = len(BloomFilter.for_keys([]).serialize())
+
+        def data(f: DataFileStat) -> int:
+            return max(f.size - footer, 0)
+
+        wanted = set(partitions)
+        small = [
+            f for f in self.files(target) if f.partition in wanted and f.size < target_file_size
+        ]
+        jobs: list[dict[str, Any]] = []
+        replaced: dict[str, list[str]] = {}
+        for partition in sorted(wanted):
+            # First fit by size and rows (one bloom-filter row per file, as for backfills).
+            groups: list[list[DataFileStat]] = []
+            for f in sorted((f for f in small if f.partition == partition), key=lambda f: f.path):
+                group = next(
+                    (
+                        g
+                        for g in groups
+                        if footer + sum(data(x) for x in g) + data(f) <= target_file_size
+                        and sum(x.rows for x in g) + f.rows <= MAX_FILE_ROWS
+                    ),
+                    None,
+                )
+                if group is None:
+                    groups.append([f])
+                else:
+                    group.append(f)
+            for group in (g for g in groups if len(g) > 1):
+                jobs.append(
+                    {
+                        "partition": partition,
+                        "file_id": new_file_id(),
+                        "sources": [f.path for f in group],
+                        "prev": "null",
+                    }
+                )
+                names = [file_id_of(Path(f.path).name) for f in group]
+                replaced.setdefault(partition, []).extend(names)
+        if jobs:
+            rewrite = getattr(self.fmt, "rewrite_file_groups")  # noqa: B009 - HudiFormat only
+            rewrite(target, jobs, operation=CLUSTER, replaced=replaced)
+
+
+_LAYOUTS: dict[str, type[TableLayout]] = {
+    "iceberg": IcebergLayout,
+    "delta": DeltaLayout,
+    "hudi": HudiLayout,
+}
 
 
 def layout_for(fmt: TargetFormat) -> TableLayout:

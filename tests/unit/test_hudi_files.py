@@ -203,3 +203,77 @@ def test_old_routing_directories_go_after_the_grace_period_current_ones_stay(
     drop_old_route_dirs(tmp_path, {dirs["current"]})
     assert not dirs["old"].exists()
     assert dirs["recent"].exists() and dirs["current"].exists()
+
+
+def test_a_delete_rewrite_keeps_meta_columns_and_cleaning_finds_the_old_slice(
+    tmp_path: Path,
+) -> None:
+    import datetime as dt
+
+    import hudi
+
+    from lakeshift.formats.hudi import cleaning
+    from lakeshift.formats.hudi.base_file import instant_of, rewrite_base_files
+    from lakeshift.formats.hudi.bloom import BloomFilter
+
+    schema = avro_schema(
+        "t", pa.schema([("uuid", pa.string()), ("v", pa.int64()), ("partitionpath", pa.string())])
+    )
+    properties.init_table(tmp_path, properties.table_properties("db", "t", create_schema(schema)))
+    timeline = Timeline(tmp_path)
+    first = _commit(tmp_path, {"dt=1": ["a", "bb", "ccc", "dddd"]}, timeline)
+    [old] = (tmp_path / "dt=1").glob("*.parquet")
+    before = {r["_hoodie_record_key"]: r for r in pq.read_table(old).to_pylist()}
+
+    # The erasure's commit: same file group, new instant, "bb" dropped.
+    second = timeline.new_instant_time()
+    file_id = old.name.split("_", 1)[0]
+    written, dropped = rewrite_base_files(
+        [old],
+        tmp_path / "dt=1",
+        partition_path="dt=1",
+        instant=second,
+        file_id=file_id,
+        write_token="0-3-0",
+        drop_keys=frozenset({"bb", "not-there"}),
+    )
+    stat = write_stat(
+        file_id=file_id,
+        path=f"dt=1/{written.name}",
+        partition="dt=1",
+        rows=written.rows,
+        size=written.size,
+        prev_commit=first,
+        num_deletes=dropped,
+        num_inserts=0,
+    )
+    timeline.write_requested(second, COMMIT)
+    timeline.write_completed(second, COMMIT, commit_metadata([stat], schema, "DELETE", {}))
+    assert dropped == 1 and written.rows == 3 and instant_of(written.name) == second
+    after = pq.read_table(written.path)
+    for row in after.to_pylist():  # each row keeps its commit time and seqno; file name is new
+        kept = before[row["_hoodie_record_key"]]
+        assert row["_hoodie_commit_time"] == kept["_hoodie_commit_time"] == first
+        assert row["_hoodie_commit_seqno"] == kept["_hoodie_commit_seqno"]
+        assert row["_hoodie_file_name"] == written.name and row["v"] == kept["v"]
+    kv = pq.read_metadata(written.path).metadata or {}
+    footer = {k.decode(): v.decode() for k, v in kv.items()}
+    assert (footer["hoodie_min_record_key"], footer["hoodie_max_record_key"]) == ("a", "dddd")
+    rebuilt = BloomFilter.for_keys(["a", "ccc", "dddd"]).serialize()
+    assert footer["org.apache.hudi.bloomfilter"] == rebuilt
+    old_footer = {k.decode(): v.decode() for k, v in (pq.read_metadata(old).metadata or {}).items()}
+    assert old_footer["hoodie_bloom_filter_type_code"] == "DYNAMIC_V0"
+    assert old_footer["org.apache.hudi.bloomfilter"] == BloomFilter.for_keys(before).serialize()
+    assert old_footer["writer.model.name"] == "avro" and "ARROW:schema" not in old_footer
+    assert footer["parquet.avro.schema"] == old_footer["parquet.avro.schema"] != ""
+
+    # hudi-rs reads the latest slice only; the old one is superseded, so cleaned, not orphaned.
+    read = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(str(tmp_path)).build().read())
+    assert sorted(read.column("uuid").to_pylist()) == ["a", "ccc", "dddd"]
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=5)
+    earlier = cleaning.instant_datetime(second)
+    assert [f.path for f in cleaning.superseded(tmp_path, timeline, later)] == [old]
+    assert cleaning.superseded(tmp_path, timeline, earlier) == []  # not before its cutoff
+    stray = tmp_path / "dt=1" / f"{new_file_id()}_0-9-1_{second}.parquet"
+    stray.write_bytes(old.read_bytes())  # a failed attempt's file the commit does not name
+    assert [f.path for f in cleaning.orphans(tmp_path, timeline, later)] == [stray]

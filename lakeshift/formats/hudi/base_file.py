@@ -91,9 +91,25 @@ def write_base_file(
     }
     data = [c for c in rows.column_names if c not in META_COLUMNS]
     table = pa.table({**meta, **{c: rows.column(c) for c in data}})
+    schema_json = json.dumps(avro_schema, separators=(",", ":"))
+    return _write(table, directory, name, partition_path, file_id, schema_json)
+
+
+def _write(
+    table: pa.Table,
+    directory: Path,
+    name: str,
+    partition_path: str,
+    file_id: str,
+    schema_json: str,
+) -> BaseFileWritten:
+    """Write ``table`` (meta columns first, ``_hoodie_file_name`` already ``name``) with the
+    footers Hudi's index reads, computed from its record keys."""
+    keys = table.column(RECORD_KEY).to_pylist()
+    n = table.num_rows
     ordered = sorted(keys)
     footer = {
-        "parquet.avro.schema": json.dumps(avro_schema, separators=(",", ":")),
+        "parquet.avro.schema": schema_json,
         "writer.model.name": "avro",
         "org.apache.hudi.bloomfilter": BloomFilter.for_keys(keys).serialize(),
         "hoodie_bloom_filter_type_code": BLOOM_TYPE,
@@ -101,19 +117,22 @@ def write_base_file(
             {"hoodie_min_record_key": ordered[0], "hoodie_max_record_key": ordered[-1]} if n else {}
         ),
     }
-    table = table.replace_schema_metadata(footer)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / name
     partial = directory / f".{name}.{os.getpid()}.tmp"
-    # Avro's logical types: timestamps as microseconds, decimals as fixed-size bytes.
-    pq.write_table(
-        table,
+    # Avro's logical types: timestamps as microseconds, decimals as fixed-size bytes. No
+    # ARROW:schema footer (parquet-avro writes none); with store_schema=False pyarrow also drops
+    # the schema's metadata, so the footer entries are added to the writer itself.
+    with pq.ParquetWriter(
         partial,
+        table.schema,
         coerce_timestamps="us",
         store_decimal_as_integer=False,
         compression="gzip",
-        store_schema=False,  # no ARROW:schema footer: parquet-avro writes none
-    )
+        store_schema=False,
+    ) as writer:
+        writer.write_table(table)
+        writer.add_key_value_metadata(footer)
     os.replace(partial, target)
     return BaseFileWritten(
         name,
@@ -125,3 +144,50 @@ def write_base_file(
         ordered[0] if n else None,
         ordered[-1] if n else None,
     )
+
+
+def rewrite_base_files(
+    sources: list[Path],
+    directory: Path,
+    *,
+    partition_path: str,
+    instant: str,
+    file_id: str,
+    write_token: str,
+    drop_keys: frozenset[str] = frozenset(),
+) -> tuple[BaseFileWritten, int]:
+    """Copy-on-write rewrite of base files into one new file: the rows of ``sources`` whose
+    record key is not in ``drop_keys``, each keeping its commit time and seqno (as Hudi's merge
+    and clustering with preserved commit metadata do), ``_hoodie_file_name`` set to the new
+    file. Files written before a column was added get it as NULL; the Avro schema footer is the
+    widest input's. Returns the file written and the number of rows dropped.
+    """
+    import pyarrow.compute as pc
+
+    if not sources:
+        raise ValueError("nothing to rewrite")
+    tables = [pq.read_table(p) for p in sources]
+    widest = max(range(len(tables)), key=lambda i: tables[i].num_columns)
+    schema = tables[widest].schema
+    footer = (pq.read_metadata(sources[widest]).metadata or {}).get(b"parquet.avro.schema", b"")
+    aligned = []
+    for table in tables:
+        columns = {
+            f.name: table.column(f.name)
+            if f.name in table.column_names
+            else pa.nulls(table.num_rows, f.type)
+            for f in schema
+        }
+        aligned.append(pa.table(columns, schema=schema.remove_metadata()))
+    rows = pa.concat_tables(aligned)
+    before = rows.num_rows
+    if drop_keys:
+        gone = pc.is_in(rows.column(RECORD_KEY), pa.array(sorted(drop_keys), pa.string()))
+        rows = rows.filter(pc.invert(pc.fill_null(gone, False)))
+    if rows.num_rows > BLOOM_ENTRIES:
+        raise ValueError(f"{rows.num_rows} rows in one base file; at most {BLOOM_ENTRIES}")
+    name = base_file_name(file_id, write_token, instant)
+    index = rows.schema.get_field_index(FILE_NAME)
+    rows = rows.set_column(index, FILE_NAME, pa.array([name] * rows.num_rows, pa.string()))
+    written = _write(rows, directory, name, partition_path, file_id, footer.decode())
+    return written, before - rows.num_rows

@@ -24,6 +24,7 @@ def write_stat(
     prev_commit: str = "null",
     num_deletes: int = 0,
     num_update_writes: int = 0,
+    num_inserts: int | None = None,
 ) -> dict[str, Any]:
     """One file's write stat, every key in the order Hudi 0.14/0.15 writes them."""
     return {
@@ -34,7 +35,7 @@ def write_stat(
         "numWrites": rows,
         "numDeletes": num_deletes,
         "numUpdateWrites": num_update_writes,
-        "numInserts": rows - num_update_writes,
+        "numInserts": rows - num_update_writes if num_inserts is None else num_inserts,
         "totalWriteBytes": size,
         "totalWriteErrors": 0,
         "tempPath": None,

@@ -17,12 +17,13 @@ import json
 import logging
 import os
 import posixpath
+import shutil
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lakeshift.errors import RefusedInput, SchemaMappingError, UsageError
+from lakeshift.errors import RefusedInput, SchemaMappingError
 from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
@@ -37,17 +38,24 @@ from lakeshift.formats.commit_metadata import (
     latest_backfills,
 )
 from lakeshift.formats.delta.route_table import route_table_name, sync_route_table
-from lakeshift.formats.hudi import properties
+from lakeshift.formats.hudi import cleaning, properties
 from lakeshift.formats.hudi.avro_schema import avro_schema, create_schema, with_meta_fields
-from lakeshift.formats.hudi.base_file import META_COLUMNS, instant_of
+from lakeshift.formats.hudi.base_file import (
+    FILE_NAME,
+    META_COLUMNS,
+    PARTITION_PATH,
+    RECORD_KEY,
+    instant_of,
+)
 from lakeshift.formats.hudi.commit_metadata import (
     BULK_INSERT,
+    DELETE,
     INSERT_OVERWRITE,
     commit_metadata,
     write_stat,
 )
 from lakeshift.formats.hudi.routing import drop_old_route_dirs, link_slices
-from lakeshift.formats.hudi.task_writer import STATS_DDL, task_writer
+from lakeshift.formats.hudi.task_writer import REWRITE_DDL, STATS_DDL, rewrite_task, task_writer
 from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
 from lakeshift.formats.paths import local_path
 from lakeshift.inspect.model import TableInventory
@@ -74,7 +82,7 @@ class HudiFormat(TargetFormat):
     name = "hudi"
     label = "Hudi table"
     files_hold_partition_columns = True
-    supports_table_services = False
+    files_hold_field_ids = False
 
     # -- where the table is -----------------------------------------------------------
 
@@ -305,6 +313,7 @@ class HudiFormat(TargetFormat):
         # Files in place, instant not completed (Delta's point of the same name).
         faults.crash_point("before-log-commit", batch)
         timeline.write_completed(instant, action, metadata)
+        shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)  # as Hudi does
         self._drop_replaced(root, replaced, instant)
         self.sync_routing(target)
         return instant
@@ -338,6 +347,26 @@ class HudiFormat(TargetFormat):
             for partition, slices in self.current_slices(target).items()
             if partition in names
         }
+
+    def current_files(self, target: str) -> list[tuple[str, str, int, int]]:
+        """(partition, path relative to the root, bytes, rows) of every current slice."""
+        root = self.root(target)
+        timeline = self._timeline(target)
+        rows: dict[str, int] = {}
+        for instant in timeline.completed({COMMIT, REPLACE}):
+            by_partition = timeline.metadata(instant).get("partitionToWriteStats") or {}
+            for stats in by_partition.values():
+                rows.update({s["path"]: int(s["numWrites"]) for s in stats})
+        return [
+            (
+                p,
+                s.base_file_relative_path(),
+                (root / s.base_file_relative_path()).stat().st_size,
+                rows.get(s.base_file_relative_path(), 0),
+            )
+            for p, group in self.current_slices(target).items()
+            for s in group
+        ]
 
     def _current_paths(self, target: str) -> list[str]:
         root = self.root(target)
@@ -400,23 +429,154 @@ class HudiFormat(TargetFormat):
         entry.dbName, _, entry.tableName = new.partition(".")
         self.client.alter_table(db, name, entry)
 
-    # -- after cutover ----------------------------------------------------------------------
+    # -- after cutover: erasure and table services ------------------------------------------
+
+    def latest_schema(self, target: str) -> dict[str, Any]:
+        """The write schema of the newest completed commit (Avro, without meta fields)."""
+        timeline = self._timeline(target)
+        for instant in reversed(timeline.completed({COMMIT, REPLACE})):
+            schema = (timeline.metadata(instant).get("extraMetadata") or {}).get("schema")
+            if schema:
+                return dict(json.loads(schema))
+        raise RefusedInput(f"Hudi table {target} has no completed commit with a schema.")
+
+    def rewrite_file_groups(
+        self,
+        target: str,
+        jobs: list[dict[str, Any]],
+        *,
+        operation: str,
+        drop_keys: frozenset[str] = frozenset(),
+        replaced: dict[str, list[str]] | None = None,
+    ) -> str:
+        """One instant of copy-on-write rewrites, written by Spark tasks (one per job).
+
+        Each job is ``{partition, file_id, sources, prev}`` (see ``rewrite_task``). Without
+        ``replaced`` the instant is a ``commit`` whose files are new slices of existing file
+        groups (an erasure: ``DELETE``); with it, a ``replacecommit`` whose new file groups
+        replace the named ones (clustering; the replaced groups' files are then removed, as
+        after a re-backfill). Slices superseded by an erasure stay until ``expire``.
+        """
+        self._rollback_pending(target)
+        root = self.root(target)
+        timeline = self._timeline(target)
+        action = REPLACE if replaced is not None else COMMIT
+        instant = timeline.new_instant_time()
+        timeline.write_requested(instant, action)
+        timeline.write_inflight(instant, action)
+        frame = self.spark.createDataFrame(
+            jobs, "partition string, file_id string, sources array<string>, prev string"
+        ).repartition(max(1, len(jobs)))
+        stats = frame.mapInArrow(rewrite_task(str(root), instant, drop_keys), REWRITE_DDL)
+        done = stats.collect()
+        written = {(s["partition"], s["name"]) for s in done}
+        for partition in {j["partition"] for j in jobs}:
+            for path in (root / partition).glob(f"*_{instant}.parquet"):
+                if (partition, path.name) not in written:  # a failed task attempt's file
+                    path.unlink()
+        write_stats = [
+            write_stat(
+                file_id=s["file_id"],
+                path=f"{s['partition']}/{s['name']}",
+                partition=s["partition"],
+                rows=s["rows"],
+                size=s["size"],
+                prev_commit=s["prev"],
+                num_deletes=s["dropped"],
+                num_inserts=s["rows"] if s["prev"] == "null" else 0,
+            )
+            for s in done
+        ]
+        extra = {"lakeshift.operation": operation.lower()}
+        metadata = commit_metadata(
+            write_stats, self.latest_schema(target), operation, extra, replaced
+        )
+        timeline.write_completed(instant, action, metadata)
+        shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
+        if replaced:
+            self._drop_replaced(root, replaced, instant)
+        self.sync_routing(target)
+        return instant
 
     def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
-        raise _not_yet("erasure")
+        """A ``DELETE`` commit: every current slice holding one of ``keys`` is rewritten
+        without those rows (same file group, rows keep their commit time and seqno)."""
+        from pyspark.sql import functions as F
+
+        from lakeshift.schema_map.mapping import UUID_COLUMN
+        from lakeshift.schema_map.reader import glob_escaped
+
+        self._rollback_pending(target)
+        root = self.root(target)
+        current = self.current_slices(target)
+        slices = {(p, s.base_file_name): s for p in partitions for s in current.get(p, [])}
+        if not slices:
+            return 0
+        wanted = keys.select(F.col(UUID_COLUMN).alias(RECORD_KEY)).distinct()
+        files = self.spark.read.parquet(
+            *[glob_escaped(str(root / s.base_file_relative_path())) for s in slices.values()]
+        )
+        hit = (
+            files.select(RECORD_KEY, PARTITION_PATH, FILE_NAME)
+            .join(wanted, RECORD_KEY, "left_semi")
+            .select(PARTITION_PATH, FILE_NAME)
+            .distinct()
+            .collect()
+        )
+        affected = [slices[(r[0], r[1])] for r in hit if (r[0], r[1]) in slices]
+        if not affected:
+            return 0  # nothing current holds the keys (e.g. a re-run after the commit)
+        drop = frozenset(str(r[0]) for r in wanted.collect())
+        jobs = [
+            {
+                "partition": s.partition_path,
+                "file_id": s.file_id,
+                "sources": [s.base_file_relative_path()],
+                "prev": instant_of(s.base_file_name),
+            }
+            for s in affected
+        ]
+        return int(self.rewrite_file_groups(target, jobs, operation=DELETE, drop_keys=drop))
 
     def expire(self, target: str, older_than: datetime) -> list[str]:
-        raise _not_yet("expiry")
+        """Hudi's clean: delete the slices superseded before ``older_than`` (older versions of
+        rewritten file groups, replaced file groups), and routing link directories no longer
+        current (they hard-link old slices: their data stays on disk until they go)."""
+        self._rollback_pending(target)
+        root = self.root(target)
+        timeline = self._timeline(target)
+        removed = []
+        for f in cleaning.superseded(root, timeline, older_than):
+            f.path.unlink(missing_ok=True)
+            removed.append(str(f.path))
+        current = {root / d for d in self._route_dirs(target)}
+        removed += drop_old_route_dirs(root / ROUTE_DIR, current, older_than.timestamp())
+        return removed
+
+    def _route_dirs(self, target: str) -> list[str]:
+        slices = self.current_slices(target)
+        return [
+            posixpath.join(
+                ROUTE_DIR.as_posix(), p, max(instant_of(s.base_file_name) for s in group)
+            )
+            for p, group in slices.items()
+        ]
 
     def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
-        raise _not_yet("orphan removal")
-
-
-def _not_yet(what: str) -> UsageError:
-    return UsageError(
-        f"{what} is not available for Hudi tables yet (issue 15).",
-        hint="Use Hudi's own tools on the table, or migrate to Iceberg or Delta.",
-    )
+        """Base files no completed instant wrote, and markers of completed instants."""
+        self._rollback_pending(target)
+        root = self.root(target)
+        timeline = self._timeline(target)
+        removed = []
+        for f in cleaning.orphans(root, timeline, older_than):
+            f.path.unlink(missing_ok=True)
+            removed.append(str(f.path))
+        for instant in timeline.completed():
+            markers = timeline.marker_dir(instant.time)
+            if markers.is_dir():
+                shutil.rmtree(markers, ignore_errors=True)
+                removed.append(str(markers))
+        return removed
 
 
 def _hive(text: str) -> HiveType:

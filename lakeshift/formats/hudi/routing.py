@@ -18,17 +18,21 @@ from typing import Any
 ROUTE_GRACE_SECONDS = 3600
 
 
-def drop_old_route_dirs(base: Path, current: set[Path]) -> None:
-    """Remove link directories under ``base`` that are not ``current`` and older than the
-    grace period."""
+def drop_old_route_dirs(base: Path, current: set[Path], cutoff: float | None = None) -> list[str]:
+    """Remove link directories under ``base`` that are not ``current`` and were last modified
+    before ``cutoff`` (epoch seconds; default: the grace period ago); returns them."""
     if not base.is_dir():
-        return
-    cutoff = time.time() - ROUTE_GRACE_SECONDS
+        return []
+    if cutoff is None:
+        cutoff = time.time() - ROUTE_GRACE_SECONDS
+    removed = []
     for leaf in [p for p in base.rglob("*") if p.is_dir() and not any(p.iterdir())] + [
         p.parent for p in base.rglob("*.parquet")
     ]:
         if leaf not in current and leaf.exists() and leaf.stat().st_mtime < cutoff:
             shutil.rmtree(leaf, ignore_errors=True)
+            removed.append(str(leaf))
+    return removed
 
 
 def link_slices(root: Path, relative: str, slices: list[Any]) -> None:

@@ -82,3 +82,56 @@ def task_writer(root: str, instant: str, schema: dict[str, Any], per_file: int) 
             yield flush(partition)
 
     return write
+
+
+#: The stats row each rewritten file group yields.
+REWRITE_DDL = (
+    "name string, partition string, file_id string, rows long, size long, dropped long, prev string"
+)
+
+
+def rewrite_task(root: str, instant: str, drop_keys: frozenset[str]) -> Any:
+    """The ``mapInArrow`` function of a copy-on-write rewrite: each input row names one output
+    file group (``partition``, ``file_id``, ``sources``: base files relative to ``root``,
+    ``prev``: the instant it supersedes, or ``null`` for a new group); the task writes it
+    without the rows whose record key is in ``drop_keys`` and yields its stats row."""
+
+    def rewrite(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        from lakeshift.formats.hudi.base_file import rewrite_base_files
+
+        task = TaskContext.get()
+        token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}" if task else "0-0-0"
+        for batch in batches:
+            for job in batch.to_pylist():
+                partition = job["partition"]
+                marker = Path(root) / properties.HOODIE / ".temp" / instant / partition
+                marker.mkdir(parents=True, exist_ok=True)
+                written, dropped = rewrite_base_files(
+                    [Path(root) / s for s in job["sources"]],
+                    Path(root) / partition,
+                    partition_path=partition,
+                    instant=instant,
+                    file_id=job["file_id"],
+                    write_token=token,
+                    drop_keys=drop_keys,
+                )
+                kind = "CREATE" if job["prev"] == "null" else "MERGE"  # Hudi's marker types
+                (marker / f"{written.name}.marker.{kind}").touch()
+                yield pa.RecordBatch.from_pylist(
+                    [
+                        {
+                            "name": written.name,
+                            "partition": partition,
+                            "file_id": job["file_id"],
+                            "rows": written.rows,
+                            "size": written.size,
+                            "dropped": dropped,
+                            "prev": job["prev"],
+                        }
+                    ]
+                )
+
+    return rewrite
