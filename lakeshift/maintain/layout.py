@@ -236,10 +236,9 @@ class HudiLayout(TableLayout):
 
     def compact(self, target: str, partitions: list[str], target_file_size: int) -> None:
         from lakeshift.formats.hudi.base_file import file_id_of, new_file_id
+        from lakeshift.formats.hudi.bloom import BloomFilter
         from lakeshift.formats.hudi.commit_metadata import CLUSTER
         from lakeshift.formats.hudi.format import MAX_FILE_ROWS
-
-        from lakeshift.formats.hudi.bloom import BloomFilter
 
         # Every base file carries a bloom filter of fixed size in its footer (~431 KB): pack by
         # the data bytes, so that merged files are not capped by the footers they drop.

@@ -210,6 +210,17 @@ def _assert_no_hudi_history(root: Path) -> None:
     assert sum(s["numDeletes"] for s in stats) == 5 and all(
         s["prevCommit"] != "null" for s in stats
     )
+    # The purge is recorded as Hudi's clean: one instant deleting exactly the superseded slices.
+    cleans = [i for i in timeline.completed() if i.action == "clean" and i.time > deletes[0].time]
+    assert len(cleans) == 1, cleans
+    outcome = timeline.metadata(cleans[0])
+    superseded = {(s["partitionPath"], s["prevCommit"]) for s in stats}
+    deleted = {
+        (p, name.rsplit("_", 1)[-1].removesuffix(".parquet"))
+        for p, m in outcome["partitionMetadata"].items()
+        for name in m["successDeleteFiles"]
+    }
+    assert deleted == superseded and outcome["totalFilesDeleted"] == len(stats)
     table = hudi.HudiTableBuilder.from_base_uri(str(root)).build()
     for instant in instants:
         if instant.time >= deletes[0].time:

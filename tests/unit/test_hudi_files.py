@@ -17,7 +17,7 @@ from lakeshift.formats.hudi.avro_schema import avro_schema, create_schema, with_
 from lakeshift.formats.hudi.base_file import META_COLUMNS, new_file_id, write_base_file
 from lakeshift.formats.hudi.bloom import BloomFilter, murmur_hash, positions
 from lakeshift.formats.hudi.commit_metadata import BULK_INSERT, commit_metadata, write_stat
-from lakeshift.formats.hudi.timeline import COMMIT, COMPLETED, Timeline
+from lakeshift.formats.hudi.timeline import COMMIT, COMPLETED, Instant, Timeline
 
 REFERENCES = Path(__file__).resolve().parents[3] / "shared" / "reference-tables" / "hudi"
 
@@ -277,3 +277,20 @@ def test_a_delete_rewrite_keeps_meta_columns_and_cleaning_finds_the_old_slice(
     stray = tmp_path / "dt=1" / f"{new_file_id()}_0-9-1_{second}.parquet"
     stray.write_bytes(old.read_bytes())  # a failed attempt's file the commit does not name
     assert [f.path for f in cleaning.orphans(tmp_path, timeline, later)] == [stray]
+
+    # The clean instant: plan and outcome as Avro, as Hudi's cleaner writes them.
+    from lakeshift.formats.hudi.clean import clean
+
+    done = clean(timeline, str(tmp_path), cleaning.superseded(tmp_path, timeline, later), None)
+    assert done is not None and not old.exists() and written.path.exists()
+    [instant] = [i for i in timeline.completed() if i.action == "clean"]
+    outcome = timeline.metadata(instant)
+    assert outcome["totalFilesDeleted"] == 1 and outcome["version"] == 2
+    assert outcome["partitionMetadata"]["dt=1"]["successDeleteFiles"] == [old.name]
+    plan = timeline.metadata(Instant(instant.time, "clean", "requested"))
+    [info] = plan["filePathsToBeDeletedPerPartition"]["dt=1"]
+    assert info == {"filePath": str(old), "isBootstrapBaseFile": False}
+    assert timeline.pending() == []
+    stray.unlink()  # (hudi-rs would read it: a completed instant's name is all it checks)
+    read = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(str(tmp_path)).build().read())
+    assert sorted(read.column("uuid").to_pylist()) == ["a", "ccc", "dddd"]

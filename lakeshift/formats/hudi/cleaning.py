@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lakeshift.formats.hudi.base_file import file_id_of, instant_of
 from lakeshift.formats.hudi.properties import HOODIE
-from lakeshift.formats.hudi.timeline import REPLACE, Timeline
+from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def base_files(root: Path) -> list[BaseFile]:
 def superseded(root: Path, timeline: Timeline, older_than: datetime) -> list[BaseFile]:
     """Slices a later completed instant superseded (same file group, or the group replaced by a
     ``replacecommit``) when that instant is older than ``older_than``."""
-    completed = {i.time for i in timeline.completed()}
+    completed = {i.time for i in timeline.completed({COMMIT, REPLACE})}
     replaced_by: dict[tuple[str, str], str] = {}
     for instant in timeline.completed({REPLACE}):
         ids = timeline.metadata(instant).get("partitionToReplaceFileIds") or {}
@@ -71,8 +71,8 @@ def orphans(root: Path, timeline: Timeline, older_than: datetime) -> list[BaseFi
     """Base files no completed instant reports writing (failed or crashed attempts), last
     modified before ``older_than``; pending instants' files are left to their rollback."""
     written: set[str] = set()
-    completed = {i.time for i in timeline.completed()}
-    for instant in timeline.completed():
+    completed = {i.time for i in timeline.completed({COMMIT, REPLACE})}
+    for instant in timeline.completed({COMMIT, REPLACE}):
         by_partition = timeline.metadata(instant).get("partitionToWriteStats") or {}
         written.update(s["path"] for stats in by_partition.values() for s in stats)
     pending = {i.time for i in timeline.pending()}

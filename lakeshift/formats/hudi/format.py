@@ -47,6 +47,7 @@ from lakeshift.formats.hudi.base_file import (
     RECORD_KEY,
     instant_of,
 )
+from lakeshift.formats.hudi.clean import clean as write_clean
 from lakeshift.formats.hudi.commit_metadata import (
     BULK_INSERT,
     DELETE,
@@ -314,16 +315,36 @@ class HudiFormat(TargetFormat):
         faults.crash_point("before-log-commit", batch)
         timeline.write_completed(instant, action, metadata)
         shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)  # as Hudi does
-        self._drop_replaced(root, replaced, instant)
+        self._drop_replaced(target, replaced, instant)
         self.sync_routing(target)
         return instant
 
-    def _drop_replaced(self, root: Path, replaced: dict[str, list[str]], instant: str) -> None:
-        """Delete the replaced file groups' files (lakeshift keeps no older slices)."""
-        for partition, file_ids in replaced.items():
-            for path in (root / partition).glob("*.parquet"):
-                if path.name.split("_", 1)[0] in set(file_ids) and instant_of(path.name) < instant:
-                    path.unlink()
+    def _drop_replaced(self, target: str, replaced: dict[str, list[str]], instant: str) -> None:
+        """Clean the replaced file groups' files at once (lakeshift keeps no older slices)."""
+        doomed = [
+            f
+            for f in cleaning.base_files(self.root(target))
+            if f.file_id in set(replaced.get(f.partition, ())) and f.instant < instant
+        ]
+        self._clean(target, doomed)
+
+    def _clean(self, target: str, files: list[cleaning.BaseFile]) -> list[str]:
+        """Delete ``files`` under a ``clean`` instant (the earliest commit kept is the oldest
+        one whose files all remain); returns their paths."""
+        timeline = self._timeline(target)
+        gone = {(f.partition, f.path.name) for f in files}
+        retained = [
+            i
+            for i in timeline.completed({COMMIT, REPLACE})
+            if not any(
+                (s["partitionPath"], posixpath.basename(s["path"])) in gone
+                or not (self.root(target) / s["path"].lstrip("/")).exists()
+                for stats in (timeline.metadata(i).get("partitionToWriteStats") or {}).values()
+                for s in stats
+            )
+        ]
+        write_clean(timeline, self.location(target), files, retained[0] if retained else None)
+        return [str(f.path) for f in files]
 
     def delete_partitions(
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
@@ -494,7 +515,7 @@ class HudiFormat(TargetFormat):
         timeline.write_completed(instant, action, metadata)
         shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
         if replaced:
-            self._drop_replaced(root, replaced, instant)
+            self._drop_replaced(target, replaced, instant)
         self.sync_routing(target)
         return instant
 
@@ -545,10 +566,7 @@ class HudiFormat(TargetFormat):
         self._rollback_pending(target)
         root = self.root(target)
         timeline = self._timeline(target)
-        removed = []
-        for f in cleaning.superseded(root, timeline, older_than):
-            f.path.unlink(missing_ok=True)
-            removed.append(str(f.path))
+        removed = self._clean(target, cleaning.superseded(root, timeline, older_than))
         current = {root / d for d in self._route_dirs(target)}
         removed += drop_old_route_dirs(root / ROUTE_DIR, current, older_than.timestamp())
         return removed

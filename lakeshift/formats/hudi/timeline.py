@@ -116,9 +116,21 @@ class Timeline:
         self._write(self._file(instant_time, action, COMPLETED), jackson_json(metadata))
         return Instant(instant_time, action, COMPLETED)
 
+    def write_state(self, instant_time: str, action: str, state: str, payload: bytes) -> None:
+        """Write one state's file with a ready payload (e.g. an Avro clean plan)."""
+        self._write(self._file(instant_time, action, state), payload)
+
     def metadata(self, instant: Instant) -> dict[str, Any]:
+        """An instant's content: JSON (commits) or an Avro container's first record (cleans)."""
         path = self._file(instant.time, instant.action, instant.state)
         text = path.read_bytes()
+        if text.startswith(b"Obj\x01"):
+            import io
+
+            import fastavro
+
+            records: list[Any] = list(fastavro.reader(io.BytesIO(text)))
+            return dict(records[0]) if records else {}
         return json.loads(text) if text.strip() else {}
 
     def remove_pending(self, instant: Instant) -> None:
