@@ -58,6 +58,20 @@ class UsageError(LakeshiftError):
 class ConfigError(UsageError):
     """A configuration file, environment variable or flag has a bad value."""
 
+    default_hint = (
+        'README "Configuration" lists every key, its values and where it can be set '
+        "(HOME/lakeshift.toml, LAKESHIFT_* variables, flags)."
+    )
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint or self.default_hint)
+
+
+class BulkFileError(ConfigError):
+    """A bulk file is missing, unreadable or holds bad sections, keys or values."""
+
+    default_hint = 'README "Bulk files" lists the sections, keys and values a bulk file takes.'
+
 
 class EnvironmentProblem(LakeshiftError):
     """Something outside lakeshift's data is missing or broken (Java, ports, disks)."""

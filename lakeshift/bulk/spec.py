@@ -30,7 +30,7 @@ from typing import Any
 import tomllib
 
 from lakeshift.config import FORMAT_CHOICES, MAPPING_MODES
-from lakeshift.errors import ConfigError, LakeshiftError
+from lakeshift.errors import BulkFileError, LakeshiftError
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.maintain import MaintainOptions
@@ -105,16 +105,16 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 
 
 def load_bulk_spec(path: Path) -> BulkSpec:
-    """Read and check ``path``; raises :class:`ConfigError` naming the file, table and key."""
+    """Read and check ``path``; raises :class:`BulkFileError` naming the file, table and key."""
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
     except FileNotFoundError as e:
-        raise ConfigError(f"bulk file {path} does not exist.") from e
+        raise BulkFileError(f"bulk file {path} does not exist.") from e
     except OSError as e:
-        raise ConfigError(f"cannot read bulk file {path}: {e.strerror}") from e
+        raise BulkFileError(f"cannot read bulk file {path}: {e.strerror}") from e
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"bulk file {path} is not valid TOML: {e}") from e
+        raise BulkFileError(f"bulk file {path} is not valid TOML: {e}") from e
     return parse_bulk_spec(data, path)
 
 
@@ -123,10 +123,10 @@ def parse_bulk_spec(data: dict[str, Any], path: Path) -> BulkSpec:
     defaults = dict(data.get("bulk") or {})
     parallel = defaults.pop("parallel", DEFAULT_PARALLEL)
     if not isinstance(parallel, int) or isinstance(parallel, bool) or parallel < 1:
-        raise ConfigError(f"bulk file {path}: [bulk] parallel must be an integer >= 1")
+        raise BulkFileError(f"bulk file {path}: [bulk] parallel must be an integer >= 1")
     entries = data.get("tables")
     if not isinstance(entries, list) or not entries:
-        raise ConfigError(
+        raise BulkFileError(
             f"bulk file {path} lists no tables.",
             hint='Add one [[tables]] section per table with source = "DB.TABLE".',
         )
@@ -134,14 +134,14 @@ def parse_bulk_spec(data: dict[str, Any], path: Path) -> BulkSpec:
     for index, entry in enumerate(entries, start=1):
         where = f"bulk file {path}, table #{index}"
         if not isinstance(entry, dict) or "source" not in entry:
-            raise ConfigError(f'{where} has no source = "DB.TABLE".')
+            raise BulkFileError(f'{where} has no source = "DB.TABLE".')
         tables.append(_table(where, {**defaults, **entry}))
     for attribute in ("source", "target"):
         seen: set[str] = set()
         for table in tables:
             value = getattr(table, attribute)
             if value in seen:
-                raise ConfigError(f"bulk file {path}: {attribute} {value} is listed twice.")
+                raise BulkFileError(f"bulk file {path}: {attribute} {value} is listed twice.")
             seen.add(value)
     return BulkSpec(path, tuple(tables), parallel, _maintain(data.get("maintain"), path))
 
@@ -161,10 +161,10 @@ def _maintain(section: Any, path: Path) -> MaintainOptions | None:
         return None
     where = f"bulk file {path}, [maintain]"
     if not isinstance(section, dict):
-        raise ConfigError(f"{where} must be a table of keys.")
+        raise BulkFileError(f"{where} must be a table of keys.")
     unknown = set(section) - set(_MAINTAIN_KEYS)
     if unknown:
-        raise ConfigError(
+        raise BulkFileError(
             f"{where} has unknown keys: {', '.join(sorted(unknown))}.",
             hint=f"It takes {', '.join(_MAINTAIN_KEYS)}.",
         )
@@ -172,12 +172,12 @@ def _maintain(section: Any, path: Path) -> MaintainOptions | None:
         types = _MAINTAIN_KEYS[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             kind = " or ".join(t.__name__ for t in types)
-            raise ConfigError(f"{where}: {key} must be a {kind}, got {value!r}")
+            raise BulkFileError(f"{where}: {key} must be a {kind}, got {value!r}")
     options = MaintainOptions(**section)
     try:
         options.check(names={key: key for key in _MAINTAIN_KEYS})
     except LakeshiftError as e:
-        raise ConfigError(f"{where}: {e.message}") from e
+        raise BulkFileError(f"{where}: {e.message}") from e
     return options
 
 
@@ -195,7 +195,7 @@ def _check_unknown_keys(data: dict[str, Any], path: Path) -> None:
         f"{where} has unknown keys: {', '.join(sorted(keys))}" for where, keys in found if keys
     ]
     if places:
-        raise ConfigError(
+        raise BulkFileError(
             f"bulk file {path}: {'; '.join(places)}.",
             hint="[bulk] takes parallel and defaults for every table; each [[tables]] section "
             f"takes {', '.join(sorted(_TABLE_KEYS))}.",
@@ -206,19 +206,21 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
     for key, value in values.items():
         expected = {"batch_rows": int, "quarantine": bool, "maintain": bool}.get(key, str)
         if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
-            raise ConfigError(f"{where}: {key} must be a {expected.__name__}, got {value!r}")
+            raise BulkFileError(f"{where}: {key} must be a {expected.__name__}, got {value!r}")
     for key, choices in _CHOICES.items():
         if key in values and values[key] not in choices:
-            raise ConfigError(f"{where}: {key} must be one of {', '.join(choices)}")
+            raise BulkFileError(
+                f"{where}: {key} must be one of {', '.join(choices)}, got {values[key]!r}"
+            )
     if values.get("batch_rows", 1) < 1:
-        raise ConfigError(f"{where}: batch_rows must be >= 1")
+        raise BulkFileError(f"{where}: batch_rows must be >= 1")
     try:
         db, name = split_table_name(values["source"])
         if values.get("target"):
             split_table_name(values["target"])
         PartitionFilter.parse(values.get("partitions"))
     except LakeshiftError as e:
-        raise ConfigError(f"{where}: {e.message}") from e
+        raise BulkFileError(f"{where}: {e.message}") from e
     spec = TableSpec(**values)
     return replace(
         spec,

@@ -85,7 +85,7 @@ def _fail(ctx: click.Context, message: str, code: int, error: BaseException | No
         log.error("failed: %s", message, exc_info=error)
     if log_file is not None and not log_file.exists():
         log_file = None
-    output.error(message, code=code, log_file=log_file)
+    output.error(message, code=code, log_file=log_file, hint=getattr(error, "hint", None))
     ctx.exit(code)
 
 
@@ -113,7 +113,7 @@ def _log_to_file(log_file: Path) -> None:
 )
 @click.option(
     "--metastore-port",
-    type=int,
+    type=click.IntRange(0, 65535),
     default=None,
     help="Port of the embedded metastore (0 = any free port).",
 )
@@ -165,7 +165,7 @@ def cli(
     try:
         settings = load_settings(flags, config_file=config_file)
     except LakeshiftError as e:
-        make_output(output or "text").error(str(e), code=e.exit_code, log_file=None)
+        make_output(output or "text").error(str(e), code=e.exit_code, log_file=None, hint=e.hint)
         ctx.exit(e.exit_code)
     ctx.obj = CliState(settings=settings, output=make_output(settings.output))
     ctx.call_on_close(lambda: ctx.obj.context.close() if ctx.obj._context else None)

@@ -20,7 +20,7 @@ from lakeshift.inspect.partition_filter import PartitionFilter
 )
 @click.option(
     "--limit",
-    type=int,
+    type=click.IntRange(min=0),
     default=50,
     show_default=True,
     help="Partitions shown in the per-partition table (0 = all).",

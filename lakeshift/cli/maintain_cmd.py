@@ -16,7 +16,7 @@ from lakeshift.report.files import write_report
 @click.option("--compact", is_flag=True, help="Rewrite partitions holding two or more small files.")
 @click.option(
     "--target-file-size",
-    type=int,
+    type=click.IntRange(min=1),
     default=DEFAULT_TARGET_FILE_SIZE,
     show_default=True,
     help="Bytes per file when compacting (files under 75% of it are small).",

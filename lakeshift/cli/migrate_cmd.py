@@ -46,7 +46,7 @@ def migration_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--partitions", default=None, help="Partition filter (see README)."),
         click.option(
             "--batch-rows",
-            type=int,
+            type=click.IntRange(min=1),
             default=5_000_000,
             show_default=True,
             help="Rows per batch (one Spark job, one commit).",

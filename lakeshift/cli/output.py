@@ -109,7 +109,9 @@ class Output:
     def flush(self) -> None:
         """Print what is pending (JSON mode prints its one document when the command ends)."""
 
-    def error(self, text: str, *, code: int, log_file: Path | None) -> None:
+    def error(
+        self, text: str, *, code: int, log_file: Path | None, hint: str | None = None
+    ) -> None:
         # Error texts are plain: names, paths and values in them are never markup.
         self.err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
         if log_file is not None:
@@ -183,7 +185,9 @@ class JsonOutput(Output):
             self._write(self._pending)
             self._pending = None
 
-    def error(self, text: str, *, code: int, log_file: Path | None) -> None:
+    def error(
+        self, text: str, *, code: int, log_file: Path | None, hint: str | None = None
+    ) -> None:
         pending, self._pending = self._pending, None
         if pending is None:
             document: dict[str, Any] = {}
@@ -192,7 +196,8 @@ class JsonOutput(Output):
         else:
             document = {"result": pending}
         document["error"] = {
-            "message": text,
+            "message": text,  # the hint included, as the terminal shows it
+            "hint": hint,
             "exit_code": code,
             "log_file": str(log_file) if log_file else None,
         }

@@ -124,7 +124,11 @@ def rollback_command(
 @click.command("status")
 @click.argument("table")
 @click.option(
-    "--limit", type=int, default=50, show_default=True, help="Partitions listed (0 = all)."
+    "--limit",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="Partitions listed (0 = all).",
 )
 @pass_state
 def status_command(state: CliState, table: str, limit: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -44,10 +45,23 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
 
 
+#: What Hive's metastore accepts as a database or table name (MetaStoreUtils.validateName).
+_HIVE_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
 def split_table_name(qualified: str) -> tuple[str, str]:
     db, sep, table = qualified.partition(".")
     if not sep or not db or not table or "." in table:
-        raise UsageError(f"table name {qualified!r} must be DATABASE.TABLE")
+        raise UsageError(
+            f"table name {qualified!r} must be DATABASE.TABLE",
+            hint="Name the database too, e.g. sales.orders.",
+        )
+    if not (_HIVE_NAME.fullmatch(db) and _HIVE_NAME.fullmatch(table)):
+        raise UsageError(
+            f"{qualified!r} is not a Hive table name: Hive names hold only letters, digits and "
+            "underscores.",
+            hint="Check the name (no quotes, spaces or punctuation), e.g. sales.orders.",
+        )
     return db.lower(), table.lower()
 
 

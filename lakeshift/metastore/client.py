@@ -86,8 +86,18 @@ class MetastoreClient:
                     self._client.get_all_databases()
                 return self
             except (TException, OSError) as e:
+                # Connected, then the Thrift call failed: something listens, but not a Hive
+                # Metastore speaking plain Thrift (or one that requires SASL/Kerberos).
+                answered = self._transport is not None and isinstance(e, TException)
                 self.close()
                 if time.monotonic() + delay > deadline:
+                    if answered:
+                        raise MetastoreUnreachable(
+                            f"something answers at {self.uri}, but not as a Hive Metastore "
+                            f"speaking plain Thrift ({e}).",
+                            hint="Check the host and port (9083 is the metastore's usual "
+                            "port); a metastore that requires SASL/Kerberos is not supported.",
+                        ) from e
                     raise MetastoreUnreachable(
                         f"the Hive Metastore at {self.uri} does not answer ({e}).",
                         hint="Check that it is running and reachable from here, or omit "

@@ -35,7 +35,7 @@ from lakeshift.migrate import faults
 from lakeshift.migrate.adopt import check_adoptable
 from lakeshift.migrate.failures import root_cause, unreadable_files
 from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal
-from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan
+from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan, require_match
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.validate.canonical import EMPTY
 
@@ -274,6 +274,7 @@ def migrate(
     started = time.monotonic()
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     inventory = inspect_table(client, source, settings)
+    require_match(inventory, options.partitions)
     save_inventory(inventory, settings.home)
     name = inventory.qualified_name
     services = FormatServices(spark, client, settings, catalog)

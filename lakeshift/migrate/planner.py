@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from lakeshift.errors import NotFound
 from lakeshift.formats.base import Backfilled
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -94,6 +95,20 @@ class MigrationPlan:
         return data
 
 
+def require_match(inventory: TableInventory, wanted: PartitionFilter) -> None:
+    """A partition filter the user gave must match a partition of the table: a typo would
+    otherwise plan, migrate or validate nothing and report success."""
+    if wanted.terms and not any(wanted.matches(p.name) for p in inventory.partitions):
+        examples = ", ".join(p.name for p in inventory.partitions[:3])
+        raise NotFound(
+            f"the partition filter {','.join(wanted.terms)!r} matches no partition of "
+            f"{inventory.database}.{inventory.table}"
+            + (f" (its partitions look like {examples})." if examples else "."),
+            hint="Filters are globs or key=FROM..TO ranges over partition names "
+            '(README "Partition filters"); `lakeshift inspect TABLE` lists them.',
+        )
+
+
 def classify(
     inventory: TableInventory,
     backfilled: Mapping[str, Backfilled],
@@ -105,6 +120,7 @@ def classify(
     ``rebackfill`` names unchanged partitions to back-fill again anyway (partition -> why:
     a failed validation, or ``--force``); they are planned as changed.
     """
+    require_match(inventory, wanted)
     out = []
     for p in inventory.partitions:
         if not wanted.matches(p.name):
