@@ -53,6 +53,7 @@ def column_conversions(
             by_name=not group.by_position,
             case_sensitive=mapping.case_sensitive,
             src_physical=True,
+            orc_file=group.format == "orc",
             where=where,
         )
         as_table = convert(as_partition, partition_type, table_type, by_name=False, where=where)

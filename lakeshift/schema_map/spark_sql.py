@@ -63,7 +63,71 @@ def _has_physical_timestamp(hive: HiveType) -> bool:
     return hive.kind == "timestamp" or any(_has_physical_timestamp(t) for _, t in hive.fields)
 
 
-def _primitive(expr: str, src: HiveType, dst: HiveType, src_physical: bool) -> str:
+_INTEGRAL = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+_STRING_KINDS = frozenset({"string", "char", "varchar"})
+#: Hive's ObjectInspector converters read these strings (any case) as false, every other
+#: string as true (PrimitiveObjectInspectorUtils.parseBoolean, Hive 3.1 and 4.x).
+HIVE_FALSE_WORDS = ("false", "off", "no", "0", "")
+
+
+def _fits(value: str, bits: int) -> str:
+    low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    return f"({value} BETWEEN {low} AND {high})"
+
+
+def _orc_integral(expr: str, src: HiveType, dst: HiveType) -> str | None:
+    """ORC schema evolution into an integral or boolean type (ConvertTreeReaderFactory), where
+    it differs from Spark's CAST: strings parse as Java's ``Long.parseLong`` (no blanks, no
+    fraction; NULL otherwise), doubles and decimals outside a long read NULL, and a value that
+    does not fit the narrower type reads NULL (Spark wraps or saturates). Booleans are
+    ``value != 0`` of that long. None: no difference from Spark's CAST."""
+    if dst.kind != "boolean" and dst.kind not in _INTEGRAL:
+        return None
+    if src.kind in _STRING_KINDS:
+        as_long = f"IF({expr} RLIKE '^[+-]?[0-9]+$', CAST({expr} AS BIGINT), NULL)"
+    elif src.kind in ("float", "double"):
+        as_long = (
+            f"IF(isnan({expr}) OR {expr} >= 9.223372036854775807E18 OR "
+            f"{expr} < -9.223372036854775808E18, NULL, CAST({expr} AS BIGINT))"
+        )
+    elif src.kind == "decimal":
+        as_long = _fits_long_decimal(expr)
+    elif src.kind in _INTEGRAL:
+        if dst.kind == "boolean" or _INTEGRAL[dst.kind] >= _INTEGRAL[src.kind]:
+            return None
+        as_long = expr
+    else:
+        return None
+    if dst.kind == "boolean":
+        return f"({as_long} <> 0)"
+    bits = _INTEGRAL[dst.kind]
+    if bits == 64:
+        return as_long
+    value = f"lakeshift_v{next(_lambda_names)}"
+    # One evaluation of the long: a lambda over a one-element array keeps the SQL linear.
+    return (
+        f"element_at(transform(array({as_long}), {value} -> "
+        f"IF({_fits(value, bits)}, CAST({value} AS {spark_type(dst)}), NULL)), 1)"
+    )
+
+
+def _fits_long_decimal(expr: str) -> str:
+    return (
+        f"IF({expr} > 9223372036854775807 OR {expr} < -9223372036854775808, NULL, "
+        f"CAST({expr} AS BIGINT))"
+    )
+
+
+def _primitive(
+    expr: str, src: HiveType, dst: HiveType, src_physical: bool, orc_file: bool = False
+) -> str:
+    if orc_file:
+        evolved = _orc_integral(expr, src, dst)
+        if evolved is not None:
+            return evolved
+    elif dst.kind == "boolean" and src.kind in _STRING_KINDS:
+        words = ", ".join(string_literal(w) for w in HIVE_FALSE_WORDS)
+        return f"IF({expr} IS NULL, NULL, NOT (lower({expr}) IN ({words})))"
     if dst.kind == "char":
         width = dst.params[0]
         return f"rpad(substring(CAST({expr} AS STRING), 1, {width}), {width}, ' ')"
@@ -82,12 +146,16 @@ def convert(
     by_name: bool,
     case_sensitive: bool = False,
     src_physical: bool = False,
+    orc_file: bool = False,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
 
     Struct fields are matched by name when ``by_name`` (ORC schema evolution of named files),
     else by position (Hive's partition-to-table conversion). Missing fields read as NULL.
+    ``orc_file``: the conversion is ORC's schema evolution (an ORC file's column read as the
+    partition's declared type), whose rules differ from Hive's ObjectInspector converters
+    (partition to table) for integral and boolean targets.
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -96,10 +164,15 @@ def convert(
             hint="Fix the partition's or the table's declared type in Hive.",
         )
     if src.is_primitive and dst.is_primitive:
-        return _primitive(expr, src, dst, src_physical)
+        return _primitive(expr, src, dst, src_physical, orc_file)
     if src == dst and not (src_physical and _has_physical_timestamp(src)):
         return expr
-    kwargs = {"by_name": by_name, "case_sensitive": case_sensitive, "src_physical": src_physical}
+    kwargs = {
+        "by_name": by_name,
+        "case_sensitive": case_sensitive,
+        "src_physical": src_physical,
+        "orc_file": orc_file,
+    }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"
         inner = convert(var, src.fields[0][1], dst.fields[0][1], where=f"{where}[]", **kwargs)

@@ -52,7 +52,9 @@ CASES = [
      [1.5, -2000.0, "nan", float("inf"), 1.5, 8.0, None]),
     (["1.005", "1e2", "x", "99999999.995"], "string", "decimal(10,2)",
      [Decimal("1.01"), Decimal("100.00"), None, None]),
-    (["T", "yes", "0", "maybe", " false "], "string", "boolean", [True, True, False, None, False]),
+    # Hive's converters: false/off/no/0/"" in any case are false, every other string true
+    (["T", "yes", "0", "maybe", " false ", "OFF", "No", ""], "string", "boolean",
+     [True, True, False, True, True, False, False, False]),
     (["2022-04-01", "2022-4-1 garbage", "2022-02-30", "2022"], "string", "date",
      [dt.date(2022, 4, 1), dt.date(2022, 4, 1), None, dt.date(2022, 1, 1)]),
     (["2022-04-01 10:11:12.5", "2022-04-01T10:11:12Z", "2022-04-01", "noon"], "string",
@@ -75,6 +77,34 @@ CASES = [
     ([dt.date(2022, 4, 1)], "date", "timestamp", [dt.datetime(2022, 4, 1)]),
     ([None, None], "void", "string", [None, None]),
 ]  # fmt: skip
+
+
+ORC_CASES = [
+    # ORC's schema evolution (a file's column read as the partition's type): Long.parseLong
+    # for strings, NULL when a value does not fit, booleans as value != 0 of that long
+    (["1", "0", "-7", "true", " 1", "1.0", "99999999999999999999"], "string", "boolean",
+     [True, False, True, None, None, None, None]),
+    (["12", " 7 ", "1.9", "+3", "2147483648", ""], "string", "int",
+     [12, None, None, 3, None, None]),
+    ([300, -128, 127, -129], "int", "tinyint", [None, -128, 127, None]),
+    ([2.9, -2.9, float("nan"), 1e20, 0.5], "double", "int", [2, -2, None, None, 0]),
+    ([0.5, 2.0, float("nan")], "double", "boolean", [False, True, None]),
+    ([Decimal("12.7"), Decimal("9999999999999999999.9")], "decimal(20,1)", "bigint", [12, None]),
+    ([2, 0], "int", "boolean", [True, False]),
+    ([5, None], "int", "bigint", [5, None]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "values,src,dst,expected", ORC_CASES, ids=[f"{c[1]}->{c[2]}" for c in ORC_CASES]
+)
+def test_orc_schema_evolution_rules(
+    values: list[Any], src: str, dst: str, expected: list[Any]
+) -> None:
+    source = parse_hive_type(src)
+    array = pa.array(values, arrow_type(source))
+    found = convert(array, source, parse_hive_type(dst), by_name=True, orc_file=True).to_pylist()
+    assert found == expected
 
 
 @pytest.mark.parametrize("values,src,dst,expected", CASES, ids=[f"{c[1]}->{c[2]}" for c in CASES])

@@ -69,9 +69,28 @@ def to_text(array: pa.Array, src: HiveType) -> pa.Array:
     raise _unsupported(src, HiveType("string"))
 
 
-def _to_boolean(array: pa.Array, src: HiveType) -> pa.Array:
+def _orc_long(array: pa.Array, src: HiveType) -> pa.Array | None:
+    """ORC schema evolution's long for an integral or boolean target (None: the same as the
+    converters' rule): strict ``Long.parseLong`` for strings, NULL for doubles and decimals
+    outside a long, truncation otherwise."""
     if src.kind in STRINGS:
-        return _each(array, rules.parse_boolean, pa.bool_())
+        return _each(array, rules.java_long, pa.int64())
+    if src.kind in ("float", "double"):
+        return _each(array, rules.double_to_long, pa.int64())
+    if src.kind == "decimal":
+        return _each(array, lambda v: rules.fits(int(v), 64), pa.int64())
+    if src.kind in _BITS:
+        return array.cast(pa.int64())
+    return None
+
+
+def _to_boolean(array: pa.Array, src: HiveType, orc_file: bool = False) -> pa.Array:
+    if orc_file:
+        wide = _orc_long(array, src)
+        if wide is not None:
+            return pc.not_equal(wide, 0)
+    if src.kind in STRINGS:
+        return _each(array, rules.hive_boolean, pa.bool_())
     if src.kind == "decimal":
         return _each(array, lambda v: v != 0, pa.bool_())
     if src.kind in (*_BITS, "float", "double", "timestamp"):
@@ -79,8 +98,12 @@ def _to_boolean(array: pa.Array, src: HiveType) -> pa.Array:
     raise _unsupported(src, HiveType("boolean"))
 
 
-def _to_integer(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
+def _to_integer(array: pa.Array, src: HiveType, dst: HiveType, orc_file: bool = False) -> pa.Array:
     bits, to = _BITS[dst.kind], arrow_type(dst)
+    if orc_file:  # ORC narrows without wrapping: a value that does not fit reads NULL
+        wide = _orc_long(array, src)
+        if wide is not None:
+            return _each(wide, lambda v: rules.fits(v, bits), to)
     if src.kind in STRINGS:
         return _each(array, lambda v: rules.parse_integer(v, bits), to)
     if src.kind == "boolean":
@@ -165,8 +188,11 @@ def _unsupported(src: HiveType, dst: HiveType) -> SchemaMappingError:
     )
 
 
-def convert_primitive(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
-    """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do."""
+def convert_primitive(
+    array: pa.Array, src: HiveType, dst: HiveType, orc_file: bool = False
+) -> pa.Array:
+    """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
+    as ORC's schema evolution reads a file's column as the partition's type)."""
     to = arrow_type(dst)
     if src.kind == "void":
         return pa.nulls(len(array), to)
@@ -180,9 +206,9 @@ def convert_primitive(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array
     if kind == "string":
         return to_text(array, src)
     if kind == "boolean":
-        return _to_boolean(array, src)
+        return _to_boolean(array, src, orc_file)
     if kind in _BITS:
-        return _to_integer(array, src, dst)
+        return _to_integer(array, src, dst, orc_file)
     if kind in ("float", "double"):
         return _to_floating(array, src, dst)
     if kind == "decimal":

@@ -60,21 +60,28 @@ def _field(
 
 
 def convert(
-    array: pa.Array, src: HiveType, dst: HiveType, *, by_name: bool, case_sensitive: bool = False
+    array: pa.Array,
+    src: HiveType,
+    dst: HiveType,
+    *,
+    by_name: bool,
+    case_sensitive: bool = False,
+    orc_file: bool = False,
 ) -> pa.Array:
-    """``array`` of Hive type ``src`` read as ``dst``."""
+    """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
+    an ORC file's column read as the partition's declared type)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if src.kind == "void" or pa.types.is_null(array.type):
         return pa.nulls(len(array), arrow_type(dst))
     if src.is_primitive and dst.is_primitive:
-        return convert_primitive(leaf(array), src, dst)
+        return convert_primitive(leaf(array), src, dst, orc_file)
     if src.kind != dst.kind or dst.kind == "uniontype":
         raise SchemaMappingError(
             f"the independent reader cannot read {src} as {dst}.",
             hint="The inspector refuses such partitions; inspect the table again.",
         )
-    options = {"by_name": by_name, "case_sensitive": case_sensitive}
+    options = {"by_name": by_name, "case_sensitive": case_sensitive, "orc_file": orc_file}
     if dst.kind == "struct":
         children = array.flatten()
         fields = []

@@ -64,6 +64,7 @@ def target_columns(task: FileTask) -> list[tuple[str, pa.Array, HiveType]]:
                 declared,
                 by_name=task.by_name,
                 case_sensitive=task.case_sensitive,
+                orc_file=task.format == "orc",
             )
             as_table = convert(as_partition, declared, table_type, by_name=False)
             values = convert(as_table, table_type, target, by_name=False)

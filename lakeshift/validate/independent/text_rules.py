@@ -179,3 +179,36 @@ def saturate(value: float, bits: int) -> int:
     if value <= -limit:
         return -limit
     return int(value)
+
+
+_JAVA_LONG = re.compile(r"[+-]?[0-9]+")
+#: Strings Hive's ObjectInspector converters read as false (any case); every other is true.
+HIVE_FALSE_WORDS = frozenset({"false", "off", "no", "0", ""})
+
+
+def java_long(text: str) -> int | None:
+    """Java's ``Long.parseLong``: optional sign and ASCII digits only (no blanks, no fraction),
+    within 64 bits; None otherwise (ORC's schema evolution reads such a value as NULL)."""
+    if not _JAVA_LONG.fullmatch(text):
+        return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
+
+
+def fits(value: int | None, bits: int) -> int | None:
+    """``value`` when it fits ``bits`` bits, else None (ORC narrows without wrapping)."""
+    if value is None:
+        return None
+    return value if -(2 ** (bits - 1)) <= value < 2 ** (bits - 1) else None
+
+
+def hive_boolean(text: str) -> bool:
+    """A string as Hive's ObjectInspector converters read it as boolean (Hive 3.1 and 4.x)."""
+    return text.lower() not in HIVE_FALSE_WORDS
+
+
+def double_to_long(value: float) -> int | None:
+    """ORC's double-to-long step: NaN and values outside a long read NULL, else truncation."""
+    if value != value or value >= 2.0**63 or value < -(2.0**63):
+        return None
+    return int(value)
