@@ -36,9 +36,7 @@ def _cases() -> list[object]:
     return [
         pytest.param(fmt, mode, marks=pytest.mark.faults)
         for mode in (FIRST_ATTEMPT, KILL_EXECUTOR)
-        # Hudi passes the cluster flow (with retries); these cases are not yet run for it.
         for fmt in FORMATS
-        if fmt != "hudi"
     ]
 
 

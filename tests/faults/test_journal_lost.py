@@ -27,7 +27,7 @@ def _delete(journal: Journal) -> None:
         Path(f"{journal.path}{suffix}").unlink(missing_ok=True)
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
 def test_deleted_journal_is_rebuilt_from_the_target_and_nothing_is_migrated_twice(
     fmt: str,
     spark: Any,

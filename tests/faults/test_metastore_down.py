@@ -98,7 +98,7 @@ def _fails_when_stopped_at(
     _restart(server)
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
 def test_metastore_stopped_during_a_batch(
     fmt: str, own_metastore: EmbeddedMetastore, tmp_path: Path
 ) -> None:

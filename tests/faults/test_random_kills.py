@@ -94,7 +94,7 @@ def _cases() -> list[object]:
     # per format, within its 20-minute budget.
     return [
         pytest.param(fmt, POINTS, id=f"{fmt}-{POINTS}", marks=pytest.mark.faults)
-        for fmt in ("iceberg", "delta")
+        for fmt in ("iceberg", "delta", "hudi")
     ]
 
 

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 # make test retries every task on the cluster (tests/cluster); this is the local-mode variant.
 @pytest.mark.faults
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
 def test_task_failing_its_first_attempt_is_retried_and_no_row_is_duplicated(
     fmt: str, client: MetastoreClient, metastore_uri: str, tables_root: Path, tmp_path: Path
 ) -> None:

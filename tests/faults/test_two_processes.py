@@ -21,7 +21,9 @@ from tests.helpers.lake import read_lake
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", pytest.param("delta", marks=pytest.mark.faults)])
+@pytest.mark.parametrize(
+    "fmt", ["iceberg", *(pytest.param(f, marks=pytest.mark.faults) for f in ("delta", "hudi"))]
+)
 def test_second_process_is_refused_and_the_first_finishes(
     fmt: str, client: MetastoreClient, metastore_uri: str, tables_root: Path, tmp_path: Path
 ) -> None:

@@ -4,6 +4,7 @@ crashed write, cut over and revert."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -129,6 +130,7 @@ def test_hudi_target_end_to_end(
     names = names_for(journal, source, target, None, None)
     cutover(services, settings, journal, names)
     assert format_of(client, source) == "hudi"
+    _assert_hive_synced(client, source, root, fmt._timeline(source))  # type: ignore[attr-defined]
     # The view still reads the routing table made at creation (no second one after the rename).
     assert client.table_exists(hive.db, f"{hive.name}_hudi_current")
     assert not client.table_exists(hive.db, f"{hive.name}_current")
@@ -153,3 +155,29 @@ def _inventory(client: MetastoreClient, source: str, settings: Settings) -> Any:
     from lakeshift.inspect import inspect_table
 
     return inspect_table(client, source, settings)
+
+
+def _assert_hive_synced(client: MetastoreClient, table: str, root: Path, timeline: Any) -> None:
+    """The entry is what Hudi's Hive sync writes: meta and data columns, partitioned by
+    partitionpath, one partition per Hudi partition at its directory, the instant synced."""
+    from lakeshift.formats.hudi.base_file import META_COLUMNS
+    from lakeshift.formats.hudi.hive_sync import INPUT_FORMAT, LAST_SYNC
+
+    db, name = table.split(".")
+    entry = client.get_table(db, name)
+    columns = [c.name for c in entry.sd.cols]
+    assert columns[:5] == list(META_COLUMNS) and {"id", "v", "tags", "uuid", "dt"} <= set(columns)
+    assert "partitionpath" not in columns
+    assert [(k.name, k.type) for k in entry.partitionKeys] == [("partitionpath", "string")]
+    assert entry.sd.inputFormat == INPUT_FORMAT and entry.sd.serdeInfo.parameters["path"]
+    assert entry.parameters["spark.sql.sources.provider"] == "hudi"
+    schema = json.loads(entry.parameters["spark.sql.sources.schema.part.0"])
+    assert schema["fields"][-1]["name"] == "partitionpath"  # partition column last, as Spark wants
+    commits = [i.time for i in timeline.completed({"commit", "replacecommit"})]
+    assert entry.parameters[LAST_SYNC] == commits[-1]
+    partitions = client.partitions_by_names(db, name, client.partition_names(db, name))
+    found = {tuple(p.values): p.sd.location for p in partitions}
+    assert found == {
+        (f"2024-01-0{d}",): f"{entry.sd.location.rstrip('/')}/dt=2024-01-0{d}" for d in (1, 2, 3)
+    }
+    assert all((root / f"dt=2024-01-0{d}").is_dir() for d in (1, 2, 3))

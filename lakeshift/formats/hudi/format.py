@@ -38,7 +38,7 @@ from lakeshift.formats.commit_metadata import (
     latest_backfills,
 )
 from lakeshift.formats.delta.route_table import route_table_name, sync_route_table
-from lakeshift.formats.hudi import cleaning, properties
+from lakeshift.formats.hudi import cleaning, hive_sync, properties
 from lakeshift.formats.hudi.avro_schema import avro_schema, create_schema, with_meta_fields
 from lakeshift.formats.hudi.base_file import (
     FILE_NAME,
@@ -60,6 +60,7 @@ from lakeshift.formats.hudi.task_writer import REWRITE_DDL, STATS_DDL, rewrite_t
 from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
 from lakeshift.formats.paths import local_path
 from lakeshift.inspect.model import TableInventory
+from lakeshift.metastore import ddl
 from lakeshift.metastore.partition_names import parse_partition_name
 from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping, save_mapping
@@ -152,7 +153,7 @@ class HudiFormat(TargetFormat):
             )
             log.info("created Hudi table %s at %s", target, root)
         self._write_sidecar(target, {"source": source, "mapping": mapping.to_json()})
-        self._register(target, source)
+        self._register(target, source, inventory, mapping)
         save_mapping(mapping, settings.home)
         return SyncResult(mapping, created, previous is not None and previous != mapping)
 
@@ -162,35 +163,50 @@ class HudiFormat(TargetFormat):
         frame = self.batch_frame(inventory, mapping, [], "uuid")[0]
         return to_arrow_schema(frame.schema)
 
-    def _register(self, target: str, source: str) -> None:
-        """The metastore entry Hudi's Hive sync writes (without partitions: engines with Hudi
-        read by ``path``; run Hudi's HiveSyncTool for Hive/Presto partitions)."""
-        if self._entry(target) is not None:
-            return
-        from lakeshift.metastore import ddl
+    def _register(
+        self, target: str, source: str, inventory: TableInventory, mapping: FieldMapping
+    ) -> None:
+        """The metastore entry Hudi's Hive sync writes (``hive_sync``); its columns follow
+        columns added later. Partitions are synced after every commit."""
+        from pyspark.sql.pandas.types import from_arrow_schema
 
-        db, _, name = target.partition(".")
-        location = self.location(target)
-        entry = ddl.external_table(
-            db,
-            name,
-            [(c, "string") for c in META_COLUMNS],
-            [],
-            location,
-            fmt="parquet",
-            parameters={
-                "spark.sql.sources.provider": "hudi",
-                TARGET_SOURCE_PROPERTY: source,
-                ROUTE_TABLE_PARAM: route_table_name(target),
-            },
-        )
-        entry.sd.inputFormat = "org.apache.hudi.hadoop.HoodieParquetInputFormat"
-        entry.sd.serdeInfo.parameters = {
-            "path": location,
-            "hoodie.query.as.ro.table": "false",
-            "serialization.format": "1",
-        }
-        self.client.create_table(entry)
+        columns = [
+            (f.name, str(self.target_type(_hive(f.type))))
+            for f in mapping.fields
+            if f.name != PARTITIONPATH_COLUMN
+        ]
+        spark_fields = [
+            {"name": c, "type": "string", "nullable": True, "metadata": {}} for c in META_COLUMNS
+        ] + from_arrow_schema(self._arrow_schema(inventory, mapping)).jsonValue()["fields"]
+        entry = self._entry(target)
+        if entry is None:
+            wanted = hive_sync.table_entry(
+                target,
+                self.location(target),
+                columns,
+                spark_fields,
+                {TARGET_SOURCE_PROPERTY: source, ROUTE_TABLE_PARAM: route_table_name(target)},
+            )
+            self.client.create_table(wanted)
+            return
+        known = [(c.name, c.type) for c in entry.sd.cols][len(META_COLUMNS) :]
+        if entry.partitionKeys and known != columns:  # columns added at the end
+            db, _, name = target.partition(".")
+            entry.sd.cols = ddl.storage_descriptor(
+                [*((c, "string") for c in META_COLUMNS), *columns], entry.sd.location, "parquet"
+            ).cols
+            entry.parameters = {
+                **(entry.parameters or {}),
+                **hive_sync.spark_schema_parameters(spark_fields),
+            }
+            self.client.alter_table(db, name, entry)
+
+    def _hive_sync(self, target: str, instant: str) -> None:
+        """Hive sync after a commit: the entry lists exactly the table's partitions."""
+        if self._entry(target) is None:
+            return
+        paths = sorted(p for p in self.current_slices(target) if p)
+        hive_sync.sync_partitions(self.client, target, self.location(target), paths, instant)
 
     # -- commits --------------------------------------------------------------------------
 
@@ -316,6 +332,7 @@ class HudiFormat(TargetFormat):
         timeline.write_completed(instant, action, metadata)
         shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)  # as Hudi does
         self._drop_replaced(target, replaced, instant)
+        self._hive_sync(target, instant)
         self.sync_routing(target)
         return instant
 
@@ -516,6 +533,7 @@ class HudiFormat(TargetFormat):
         shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
         if replaced:
             self._drop_replaced(target, replaced, instant)
+        self._hive_sync(target, instant)
         self.sync_routing(target)
         return instant
 
