@@ -79,3 +79,23 @@ def row_diff(source: DataFrame, target: DataFrame) -> RowDiff:
         ],
         differing_buckets=buckets,
     )
+
+
+def partition_diff(
+    source: DataFrame, fmt: Any, target: str, inventory: Any, partition: str
+) -> RowDiff:
+    """``row_diff`` of one partition: ``source`` (a reader's rows of it, any reader) against
+    the rows ``fmt`` holds for it in ``target``, generated columns left out."""
+    from pyspark.sql import functions as F
+
+    from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
+    from lakeshift.validate.fingerprints import GENERATED
+
+    source = source.drop(PARTITIONPATH_COLUMN)
+    target_rows = (
+        fmt.frame(target, inventory)
+        .where(F.col(PARTITIONPATH_COLUMN) == partition)
+        .drop(*GENERATED)
+        .select(*source.columns)
+    )
+    return row_diff(source, target_rows)

@@ -23,14 +23,13 @@ from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal
-from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping
+from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.nulled import describe, nulled_by_conversion
 from lakeshift.schema_map.source_frame import source_frame
 from lakeshift.validate.canonical import Fingerprint
-from lakeshift.validate.drilldown import row_diff
+from lakeshift.validate.drilldown import partition_diff
 from lakeshift.validate.fingerprints import (
-    GENERATED,
     combined,
     source_fingerprints,
     target_fingerprints,
@@ -216,7 +215,14 @@ def _checksums(
     if level == "deep":
         for name in (n for n in candidates if results[n].status == MISMATCH):
             results[name] = replace(
-                results[name], diff=_diff(spark, inventory, mapping, fmt, target, name)
+                results[name],
+                diff=partition_diff(
+                    source_frame(spark, inventory, mapping, [name], fmt.target_type),
+                    fmt,
+                    target,
+                    inventory,
+                    name,
+                ),
             )
     return results
 
@@ -239,28 +245,6 @@ def _with_nulled(
             detail=f"{result.detail}; {describe(columns)}" if result.detail else describe(columns),
         )
     return results
-
-
-def _diff(
-    spark: SparkSession,
-    inventory: TableInventory,
-    mapping: FieldMapping,
-    fmt: TargetFormat,
-    target: str,
-    name: str,
-) -> Any:
-    from pyspark.sql import functions as F
-
-    source = source_frame(spark, inventory, mapping, [name], fmt.target_type).drop(
-        PARTITIONPATH_COLUMN
-    )
-    target_rows = (
-        fmt.frame(target, inventory)
-        .where(F.col(PARTITIONPATH_COLUMN) == name)
-        .drop(*GENERATED)
-        .select(*source.columns)
-    )
-    return row_diff(source, target_rows)
 
 
 def _record(journal: Journal, report: ValidationReport) -> None:

@@ -18,7 +18,7 @@ import logging
 import os
 import posixpath
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -306,11 +306,9 @@ class HudiFormat(TargetFormat):
             writer = task_writer(str(root), instant, with_meta_fields(schema), per_file)
             stats = frame.mapInArrow(writer, STATS_DDL).collect()
         written = {(s["partition"], s["name"]) for s in stats}
+        _drop_unreported(root, partitions, instant, written)
         for partition in partitions:
             directory = root / partition
-            for path in directory.glob(f"*_{instant}.parquet"):
-                if (partition, path.name) not in written:  # a failed task attempt's file
-                    path.unlink()
             if any(p == partition for p, _ in written):
                 depth = len(parse_partition_name(partition)) or 1
                 properties.write_partition_metadata(directory, instant, depth)
@@ -329,12 +327,26 @@ class HudiFormat(TargetFormat):
         )
         # Files in place, instant not completed (Delta's point of the same name).
         faults.crash_point("before-log-commit", batch)
+        self._complete(target, instant, action, metadata, replaced)
+        return instant
+
+    def _complete(
+        self,
+        target: str,
+        instant: str,
+        action: str,
+        metadata: dict[str, Any],
+        replaced: dict[str, list[str]],
+    ) -> None:
+        """Complete ``instant`` (the one write that makes it visible), then what follows every
+        commit: markers removed (as Hudi does), replaced groups cleaned, Hive sync, routing."""
+        timeline = self._timeline(target)
         timeline.write_completed(instant, action, metadata)
-        shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)  # as Hudi does
-        self._drop_replaced(target, replaced, instant)
+        shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
+        if replaced:
+            self._drop_replaced(target, replaced, instant)
         self._hive_sync(target, instant)
         self.sync_routing(target)
-        return instant
 
     def _drop_replaced(self, target: str, replaced: dict[str, list[str]], instant: str) -> None:
         """Clean the replaced file groups' files at once (lakeshift keeps no older slices)."""
@@ -508,10 +520,7 @@ class HudiFormat(TargetFormat):
         stats = frame.mapInArrow(rewrite_task(str(root), instant, drop_keys), REWRITE_DDL)
         done = stats.collect()
         written = {(s["partition"], s["name"]) for s in done}
-        for partition in {j["partition"] for j in jobs}:
-            for path in (root / partition).glob(f"*_{instant}.parquet"):
-                if (partition, path.name) not in written:  # a failed task attempt's file
-                    path.unlink()
+        _drop_unreported(root, {j["partition"] for j in jobs}, instant, written)
         write_stats = [
             write_stat(
                 file_id=s["file_id"],
@@ -529,12 +538,7 @@ class HudiFormat(TargetFormat):
         metadata = commit_metadata(
             write_stats, self.latest_schema(target), operation, extra, replaced
         )
-        timeline.write_completed(instant, action, metadata)
-        shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
-        if replaced:
-            self._drop_replaced(target, replaced, instant)
-        self._hive_sync(target, instant)
-        self.sync_routing(target)
+        self._complete(target, instant, action, metadata, replaced or {})
         return instant
 
     def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
@@ -613,6 +617,17 @@ class HudiFormat(TargetFormat):
                 shutil.rmtree(markers, ignore_errors=True)
                 removed.append(str(markers))
         return removed
+
+
+def _drop_unreported(
+    root: Path, partitions: Iterable[str], instant: str, written: set[tuple[str, str]]
+) -> None:
+    """Delete the instant's files the job did not report (a failed task attempt's): they carry
+    the instant's time, so they would be read once it completes (Hudi's marker reconciliation)."""
+    for partition in partitions:
+        for path in (root / partition).glob(f"*_{instant}.parquet"):
+            if (partition, path.name) not in written:
+                path.unlink()
 
 
 def _hive(text: str) -> HiveType:

@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING
 from lakeshift.formats import TargetFormat
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate.journal import Journal
-from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.validate.canonical import Fingerprint
-from lakeshift.validate.drilldown import row_diff
-from lakeshift.validate.fingerprints import GENERATED, combined, target_fingerprints
+from lakeshift.validate.drilldown import partition_diff
+from lakeshift.validate.fingerprints import combined, target_fingerprints
 from lakeshift.validate.independent.runner import independent_fingerprints, independent_frame
 from lakeshift.validate.independent.verdict import OBSERVED, RESCAN, Opinions, verdict
-from lakeshift.validate.model import EQUAL, MISMATCH, PartitionValidation, RowDiff
+from lakeshift.validate.model import EQUAL, MISMATCH, PartitionValidation
 from lakeshift.validate.observed import observed_batches
 
 if TYPE_CHECKING:
@@ -45,28 +44,6 @@ def _opinions(
         return Opinions(agrees, OBSERVED, *matches, batch_partitions=len(names))
     rescan = result.source_checksum  # scanned by the checksum pass when nothing was observed
     return Opinions(agrees, RESCAN, rescan == targets[name], rescan == independent[name])
-
-
-def _diff(
-    spark: SparkSession,
-    inventory: TableInventory,
-    mapping: FieldMapping,
-    fmt: TargetFormat,
-    target: str,
-    name: str,
-) -> RowDiff:
-    from pyspark.sql import functions as F
-
-    source = independent_frame(spark, inventory, mapping, [name], fmt.target_type).drop(
-        PARTITIONPATH_COLUMN
-    )
-    target_rows = (
-        fmt.frame(target, inventory)
-        .where(F.col(PARTITIONPATH_COLUMN) == name)
-        .drop(*GENERATED)
-        .select(*source.columns)
-    )
-    return row_diff(source, target_rows)
 
 
 def independent_check(
@@ -106,7 +83,13 @@ def independent_check(
         )
         diff = result.diff
         if independent[name] != known[name]:
-            diff = _diff(spark, inventory, mapping, fmt, target, name)
+            diff = partition_diff(
+                independent_frame(spark, inventory, mapping, [name], fmt.target_type),
+                fmt,
+                target,
+                inventory,
+                name,
+            )
         out[name] = replace(
             result,
             status=EQUAL if found.ok else MISMATCH,
