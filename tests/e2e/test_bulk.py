@@ -126,7 +126,9 @@ expire_days = 0
     )
     source_rows = len(_source_order_ids(tables_root / returns.replace(".", "/")))
     assert maintained["after"]["rows"] == maintained["before"]["rows"] == source_rows
-    assert maintained["after"]["versions"] < maintained["before"]["versions"]
+    # expire_days = 0 keeps the current version only; when the killed run had already
+    # maintained this table, the re-run finds nothing older to expire.
+    assert maintained["after"]["versions"] == 1 <= maintained["before"]["versions"]
 
     catalog = HiveCatalog("bulk", uri=metastore_uri)
     # After the cutover the public name is the Iceberg table; Hive kept a legacy name. The

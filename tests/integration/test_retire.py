@@ -61,7 +61,7 @@ def _cli(home: Path, client: MetastoreClient, *args: str) -> Any:
     )
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
 def test_retire_refusals_then_drop_then_delete_files(
     fmt: str,
     spark: Any,
