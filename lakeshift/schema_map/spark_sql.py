@@ -91,7 +91,7 @@ def _orc_integral(expr: str, src: HiveType, dst: HiveType) -> str | None:
             f"{expr} < -9.223372036854775808E18, NULL, CAST({expr} AS BIGINT))"
         )
     elif src.kind == "decimal":
-        as_long = _fits_long_decimal(expr)
+        as_long = f"IF({_fits(expr, 64)}, CAST({expr} AS BIGINT), NULL)"
     elif src.kind in _INTEGRAL:
         if dst.kind == "boolean" or _INTEGRAL[dst.kind] >= _INTEGRAL[src.kind]:
             return None
@@ -103,19 +103,7 @@ def _orc_integral(expr: str, src: HiveType, dst: HiveType) -> str | None:
     bits = _INTEGRAL[dst.kind]
     if bits == 64:
         return as_long
-    value = f"lakeshift_v{next(_lambda_names)}"
-    # One evaluation of the long: a lambda over a one-element array keeps the SQL linear.
-    return (
-        f"element_at(transform(array({as_long}), {value} -> "
-        f"IF({_fits(value, bits)}, CAST({value} AS {spark_type(dst)}), NULL)), 1)"
-    )
-
-
-def _fits_long_decimal(expr: str) -> str:
-    return (
-        f"IF({expr} > 9223372036854775807 OR {expr} < -9223372036854775808, NULL, "
-        f"CAST({expr} AS BIGINT))"
-    )
+    return f"IF({_fits(as_long, bits)}, CAST({as_long} AS {spark_type(dst)}), NULL)"
 
 
 def _primitive(

@@ -67,14 +67,22 @@ def superseded(root: Path, timeline: Timeline, older_than: datetime) -> list[Bas
     return out
 
 
+def written_rows(timeline: Timeline) -> dict[str, int]:
+    """Rows of every base file a completed commit or replacecommit wrote (path relative to the
+    table root -> ``numWrites``), from the instants' write stats."""
+    out: dict[str, int] = {}
+    for instant in timeline.completed({COMMIT, REPLACE}):
+        by_partition = timeline.metadata(instant).get("partitionToWriteStats") or {}
+        for stats in by_partition.values():
+            out.update({s["path"]: int(s["numWrites"]) for s in stats})
+    return out
+
+
 def orphans(root: Path, timeline: Timeline, older_than: datetime) -> list[BaseFile]:
     """Base files no completed instant reports writing (failed or crashed attempts), last
     modified before ``older_than``; pending instants' files are left to their rollback."""
-    written: set[str] = set()
+    written = written_rows(timeline)
     completed = {i.time for i in timeline.completed({COMMIT, REPLACE})}
-    for instant in timeline.completed({COMMIT, REPLACE}):
-        by_partition = timeline.metadata(instant).get("partitionToWriteStats") or {}
-        written.update(s["path"] for stats in by_partition.values() for s in stats)
     pending = {i.time for i in timeline.pending()}
     cutoff = older_than.timestamp()
     return [

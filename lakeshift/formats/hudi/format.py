@@ -201,11 +201,12 @@ class HudiFormat(TargetFormat):
             }
             self.client.alter_table(db, name, entry)
 
-    def _hive_sync(self, target: str, instant: str) -> None:
-        """Hive sync after a commit: the entry lists exactly the table's partitions."""
+    def _hive_sync(self, target: str, instant: str, current: dict[str, list[Any]]) -> None:
+        """Hive sync after a commit: the entry lists exactly the table's partitions
+        (``current``: the slices per partition, as ``current_slices`` plans them)."""
         if self._entry(target) is None:
             return
-        paths = sorted(p for p in self.current_slices(target) if p)
+        paths = sorted(p for p in current if p)
         hive_sync.sync_partitions(self.client, target, self.location(target), paths, instant)
 
     # -- commits --------------------------------------------------------------------------
@@ -345,8 +346,9 @@ class HudiFormat(TargetFormat):
         shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
         if replaced:
             self._drop_replaced(target, replaced, instant)
-        self._hive_sync(target, instant)
-        self.sync_routing(target)
+        current = self.current_slices(target)  # planned once for both
+        self._hive_sync(target, instant, current)
+        self.sync_routing(target, current)
 
     def _drop_replaced(self, target: str, replaced: dict[str, list[str]], instant: str) -> None:
         """Clean the replaced file groups' files at once (lakeshift keeps no older slices)."""
@@ -385,12 +387,7 @@ class HudiFormat(TargetFormat):
 
     def row_counts(self, target: str, inventory: TableInventory) -> dict[str, int]:
         """From the completed instants' write stats of the current slices' files."""
-        timeline = self._timeline(target)
-        written: dict[str, int] = {}
-        for instant in timeline.completed({COMMIT, REPLACE}):
-            by_partition = timeline.metadata(instant).get("partitionToWriteStats") or {}
-            for stats in by_partition.values():
-                written.update({s["path"]: int(s["numWrites"]) for s in stats})
+        written = cleaning.written_rows(self._timeline(target))
         names = {p.name for p in inventory.partitions}
         return {
             partition: sum(written[s.base_file_relative_path()] for s in slices)
@@ -401,12 +398,7 @@ class HudiFormat(TargetFormat):
     def current_files(self, target: str) -> list[tuple[str, str, int, int]]:
         """(partition, path relative to the root, bytes, rows) of every current slice."""
         root = self.root(target)
-        timeline = self._timeline(target)
-        rows: dict[str, int] = {}
-        for instant in timeline.completed({COMMIT, REPLACE}):
-            by_partition = timeline.metadata(instant).get("partitionToWriteStats") or {}
-            for stats in by_partition.values():
-                rows.update({s["path"]: int(s["numWrites"]) for s in stats})
+        rows = cleaning.written_rows(self._timeline(target))
         return [
             (
                 p,
@@ -439,9 +431,10 @@ class HudiFormat(TargetFormat):
 
     # -- routing and cutover --------------------------------------------------------------
 
-    def sync_routing(self, target: str) -> str:
+    def sync_routing(self, target: str, current: dict[str, list[Any]] | None = None) -> str:
         """Point the routing table's partitions at hard-link directories of the current
-        slices (a plain Parquet reader of the partition directory would see every slice)."""
+        slices (a plain Parquet reader of the partition directory would see every slice);
+        ``current``: the slices already planned, else planned here."""
         root = self.root(target)
         mapping = self.stored_mapping(target)
         if mapping is None:
@@ -454,9 +447,9 @@ class HudiFormat(TargetFormat):
             if f.name not in key_names
         ]
         dirs: dict[tuple[str | None, ...], str] = {}
-        for partition, slices in self.current_slices(target).items():
-            newest = max(instant_of(s.base_file_name) for s in slices)
-            relative = posixpath.join(ROUTE_DIR.as_posix(), partition, newest)
+        slices_by_partition = self.current_slices(target) if current is None else current
+        for partition, slices in slices_by_partition.items():
+            relative = _route_dir(partition, slices)
             link_slices(root, relative, slices)
             values = tuple(v for _, v in parse_partition_name(partition)) if keys else ()
             dirs[values] = relative
@@ -594,13 +587,7 @@ class HudiFormat(TargetFormat):
         return removed
 
     def _route_dirs(self, target: str) -> list[str]:
-        slices = self.current_slices(target)
-        return [
-            posixpath.join(
-                ROUTE_DIR.as_posix(), p, max(instant_of(s.base_file_name) for s in group)
-            )
-            for p, group in slices.items()
-        ]
+        return [_route_dir(p, group) for p, group in self.current_slices(target).items()]
 
     def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
         """Base files no completed instant wrote, and markers of completed instants."""
@@ -617,6 +604,12 @@ class HudiFormat(TargetFormat):
                 shutil.rmtree(markers, ignore_errors=True)
                 removed.append(str(markers))
         return removed
+
+
+def _route_dir(partition: str, slices: Sequence[Any]) -> str:
+    """A partition's routing link directory (relative to the root): one per newest instant."""
+    newest = max(instant_of(s.base_file_name) for s in slices)
+    return posixpath.join(ROUTE_DIR.as_posix(), partition, newest)
 
 
 def _drop_unreported(
