@@ -23,6 +23,7 @@ from lakeshift.inspect.model import (
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.text.layout import LAZY_SIMPLE_SERDES
 
 
 @dataclass(frozen=True)
@@ -113,15 +114,18 @@ def classify_partition(
             )
         )
     if p.format != table_format:
+        readable = readable_format(p)
         found.append(
             _anomaly(
                 p,
                 "partition-format-differs",
-                SEVERITY_WARNING if p.format in ("orc", "parquet") else SEVERITY_ERROR,
-                f"partition is stored as {p.format}, the table as {table_format}.",
-                "Read with the partition's own format."
-                if p.format in ("orc", "parquet")
-                else "Not migrated: only ORC and Parquet partitions are read; convert it in Hive.",
+                SEVERITY_WARNING if readable else SEVERITY_ERROR,
+                f"partition is stored as {p.format} ({p.serde or p.input_format}), the table as "
+                f"{table_format}.",
+                "Read with the partition's own format, as Hive reads it."
+                if readable
+                else "Not migrated: lakeshift reads ORC, Parquet and LazySimpleSerDe text "
+                "partitions; convert it in Hive.",
             )
         )
     if p.skipped_files:
@@ -140,6 +144,13 @@ def classify_partition(
     found.extend(_partition_vs_table(p, table_columns, rules))
     found.extend(_size_and_stats(p, rules))
     return found
+
+
+def readable_format(p: PartitionInfo) -> bool:
+    """ORC, Parquet, and text read by LazySimpleSerDe (not CSV, JSON or regex SerDes)."""
+    if p.format == "text":
+        return p.serde in LAZY_SIMPLE_SERDES
+    return p.format in ("orc", "parquet")
 
 
 def _file_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -9,9 +10,25 @@ import pyarrow.fs as pafs
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
+from lakeshift.errors import LakeshiftError
 from lakeshift.inspect.files import ListedFile
 from lakeshift.inspect.model import Column, FileInfo
 from lakeshift.schema_map.hive_types import from_arrow
+from lakeshift.text.layout import TextLayout
+from lakeshift.text.lines import compression_of, count_records
+
+
+@dataclass(frozen=True)
+class TextPartition:
+    """What reading a text partition's files needs: its SerDe and table parameters and its
+    declared columns."""
+
+    serde_parameters: dict[str, str]
+    table_parameters: dict[str, str]
+    columns: tuple[Column, ...]
+
+    def layout(self) -> TextLayout:
+        return TextLayout.from_parameters(self.serde_parameters, self.table_parameters)
 
 
 def sniff_format(fs: pafs.FileSystem, path: str, size: int) -> str:
@@ -31,12 +48,26 @@ def _columns(schema: pa.Schema) -> tuple[Column, ...]:
     return tuple(Column(f.name, str(from_arrow(f.type))) for f in schema)
 
 
-def read_footer(fs: pafs.FileSystem, root: str, listed: ListedFile) -> FileInfo:
-    """Describe one file from its footer; an unreadable file gets ``error`` set, never raises."""
+def read_footer(
+    fs: pafs.FileSystem, root: str, listed: ListedFile, text: TextPartition | None = None
+) -> FileInfo:
+    """Describe one file from its footer; an unreadable file gets ``error`` set, never raises.
+
+    ``text``: the partition is a text partition; a file that is not ORC or Parquet is then
+    read as Hive reads it (its records counted; its columns are the partition's).
+    """
     full = f"{root.rstrip('/')}/{listed.path}"
     base: dict[str, Any] = {"path": listed.path, "size": listed.size, "mtime_ns": listed.mtime_ns}
     try:
         fmt = sniff_format(fs, full, listed.size)
+        if fmt == "text" and text is not None:
+            return FileInfo(
+                **base,
+                format="text",
+                columns=text.columns,
+                rows=count_records(fs, full, text.layout()),
+                compression=compression_of(listed.path),
+            )
         if fmt == "orc":
             with fs.open_input_file(full) as handle:
                 reader = orc.ORCFile(handle)
@@ -63,5 +94,5 @@ def read_footer(fs: pafs.FileSystem, root: str, listed: ListedFile) -> FileInfo:
                     writer=meta.created_by,
                 )
         return FileInfo(**base, format="text")
-    except (OSError, pa.ArrowException, ValueError) as e:
+    except (OSError, pa.ArrowException, ValueError, EOFError, LakeshiftError) as e:
         return FileInfo(**base, format="unknown", error=f"{type(e).__name__}: {e}")

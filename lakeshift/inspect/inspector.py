@@ -24,7 +24,7 @@ from lakeshift.inspect.anomalies import (
     schema_drift,
 )
 from lakeshift.inspect.files import filesystem_for, fingerprint, is_hidden, list_partition
-from lakeshift.inspect.footers import read_footer
+from lakeshift.inspect.footers import TextPartition, read_footer
 from lakeshift.inspect.model import (
     SEVERITY_WARNING,
     Anomaly,
@@ -37,6 +37,7 @@ from lakeshift.inspect.table_checks import check_supported, storage_format, tabl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
 from lakeshift.platform.state_dir import write_json
+from lakeshift.text.layout import LAZY_SIMPLE_SERDES
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Partition, StorageDescriptor, Table
@@ -95,10 +96,19 @@ def _inspect_partition(
     table_columns: Sequence[Column],
     table_format: str,
     rules: Rules,
+    table_parameters: dict[str, str],
 ) -> PartitionInfo:
     fs, root = filesystem_for(sd.location)
     listing = list_partition(fs, root)
-    files = tuple(read_footer(fs, root, f) for f in listing.files)
+    serde = sd.serdeInfo.serializationLib or "" if sd.serdeInfo else ""
+    serde_parameters = dict(sd.serdeInfo.parameters or {}) if sd.serdeInfo else {}
+    fmt = storage_format(sd.inputFormat, serde)
+    text = (
+        TextPartition(serde_parameters, table_parameters, _columns(sd))
+        if fmt == "text" and serde in LAZY_SIMPLE_SERDES
+        else None
+    )
+    files = tuple(read_footer(fs, root, f, text) for f in listing.files)
     base = root.rstrip("/")
     partition = PartitionInfo(
         name=name,
@@ -106,16 +116,15 @@ def _inspect_partition(
         location=sd.location,
         location_exists=listing.exists,
         outside_table_root=not (base + "/").startswith(table_root.rstrip("/") + "/"),
-        format=storage_format(
-            sd.inputFormat, sd.serdeInfo.serializationLib if sd.serdeInfo else None
-        ),
+        format=fmt,
         input_format=sd.inputFormat or "",
-        serde=sd.serdeInfo.serializationLib or "" if sd.serdeInfo else "",
+        serde=serde,
         columns=_columns(sd),
         parameters=dict(parameters),
         files=files,
         skipped_files=listing.skipped,
         fingerprint=fingerprint(listing.files),
+        serde_parameters=serde_parameters,
     )
     anomalies = classify_partition(partition, table_columns, table_format, rules, listing.error)
     return replace(partition, anomalies=tuple(anomalies))
@@ -194,7 +203,15 @@ def inspect_table(
     with ThreadPoolExecutor(max_workers=max(1, settings.inspect_workers)) as pool:
         # Submitted as metastore batches arrive, so file work overlaps the Thrift calls.
         futures = [
-            pool.submit(_inspect_partition, *job, table_root, table_columns, table_format, rules)
+            pool.submit(
+                _inspect_partition,
+                *job,
+                table_root,
+                table_columns,
+                table_format,
+                rules,
+                dict(table.parameters or {}),
+            )
             for job in jobs()
         ]
         for future in futures:

@@ -25,8 +25,10 @@ class FileInfo:
     Attributes:
         path: path relative to the partition location (``HIVE_UNION_SUBDIR_1/000000_0``).
         format: ``orc``, ``parquet``, ``text`` or ``unknown``.
-        columns: top-level physical columns (names as written, Hive type strings).
-        rows: row count from the footer (``None`` for text files or unreadable files).
+        columns: top-level physical columns (names as written, Hive type strings); for a text
+            file, the partition's declared columns (a text file has no schema of its own).
+        rows: row count from the footer; for a text file, the records Hive reads from it
+            (``None`` for unreadable files).
         error: why the footer could not be read, if it could not.
     """
 
@@ -86,6 +88,7 @@ class PartitionInfo:
     skipped_files: int
     fingerprint: str
     anomalies: tuple[Anomaly, ...] = ()
+    serde_parameters: dict[str, str] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:

@@ -38,7 +38,11 @@ def location_uri(path: Path) -> str:
 
 
 def storage_descriptor(
-    columns: Columns, location: str, fmt: str = "orc", parameters: Mapping[str, str] | None = None
+    columns: Columns,
+    location: str,
+    fmt: str = "orc",
+    parameters: Mapping[str, str] | None = None,
+    serde_parameters: Mapping[str, str] | None = None,
 ) -> StorageDescriptor:
     from hive_metastore.ttypes import FieldSchema, SerDeInfo, StorageDescriptor
 
@@ -51,7 +55,9 @@ def storage_descriptor(
         compressed=False,
         numBuckets=-1,
         serdeInfo=SerDeInfo(
-            name=None, serializationLib=serde, parameters={"serialization.format": "1"}
+            name=None,
+            serializationLib=serde,
+            parameters={"serialization.format": "1", **(serde_parameters or {})},
         ),
         bucketCols=[],
         sortCols=[],
@@ -104,6 +110,7 @@ def partition(
     location: str,
     fmt: str = "orc",
     parameters: Mapping[str, str] | None = None,
+    serde_parameters: Mapping[str, str] | None = None,
 ) -> Partition:
     """A partition with its own storage descriptor (its own columns and format)."""
     from hive_metastore.ttypes import Partition
@@ -115,6 +122,6 @@ def partition(
         tableName=table,
         createTime=now,
         lastAccessTime=0,
-        sd=storage_descriptor(columns, location, fmt),
+        sd=storage_descriptor(columns, location, fmt, serde_parameters=serde_parameters),
         parameters={"transient_lastDdlTime": str(now), **(parameters or {})},
     )

@@ -37,6 +37,7 @@ from lakeshift.migrate.failures import root_cause, unreadable_files
 from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal
 from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan, require_match
 from lakeshift.schema_map.mapping import build_mapping
+from lakeshift.schema_map.projection import READABLE_FORMATS
 from lakeshift.validate.canonical import EMPTY
 
 if TYPE_CHECKING:
@@ -368,7 +369,7 @@ def _write(
 ) -> BatchResult:
     """One batch: its readable partitions in one commit, then emptied partitions removed."""
     by_name = {p.name: p for p in inventory.partitions}
-    readable = [n for n in names if any(f.format in ("orc", "parquet") for f in by_name[n].files)]
+    readable = [n for n in names if any(f.format in READABLE_FORMATS for f in by_name[n].files)]
     result = BatchResult(EMPTY, committed=False)
     faults.crash_point("before-commit", record.batch)
     if readable:  # an empty scan's Observation never reports, so empty batches skip the write

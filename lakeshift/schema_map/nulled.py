@@ -13,11 +13,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lakeshift.inspect.model import TableInventory
-from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import FileGroup, file_groups
-from lakeshift.schema_map.reader import column_conversions, glob_escaped, spark_file_path
-from lakeshift.schema_map.spark_sql import quote, spark_type
+from lakeshift.schema_map.reader import (
+    FILE_KEY,
+    column_conversions,
+    physical_type,
+    scan_groups,
+    signature,
+    spark_file_path,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -31,7 +36,7 @@ def converted_columns(group: FileGroup) -> list[int]:
     for position, source in enumerate(group.sources):
         if source.physical_index is None or source.partition_type is None:
             continue
-        physical = group.physical[source.physical_index].type
+        physical = str(physical_type(group, group.physical[source.physical_index]))
         if physical != source.partition_type or source.partition_type != source.table_type:
             out.append(position)
     return out
@@ -62,22 +67,16 @@ def nulled_by_conversion(
     by_signature: dict[tuple[object, ...], list[FileGroup]] = {}
     for group in file_groups(inventory, mapping, partitions):
         if converted_columns(group):
-            key = (group.format, group.physical, group.by_position, group.sources)
-            by_signature.setdefault(key, []).append(group)
+            by_signature.setdefault(signature(group), []).append(group)
     out: Nulled = {}
     for groups in by_signature.values():
         first = groups[0]
         aggregates = nulled_aggregates(first, inventory, mapping)
         owner = {spark_file_path(g.location, f): g.partition for g in groups for f in g.files}
-        ddl = ", ".join(
-            f"{quote(c.name)} {spark_type(parse_hive_type(c.type), physical=True)}"
-            for c in first.physical
-        )
-        paths = [glob_escaped(p) for g in groups for p in g.paths]
-        frame = spark.read.schema(ddl).format(first.format).load(paths)
         names = list(aggregates)
         rows = (
-            frame.selectExpr("url_decode(_metadata.file_path) AS file", "*")
+            scan_groups(spark, groups)
+            .withColumnRenamed(FILE_KEY, "file")
             .groupBy("file")
             .agg(*[F.expr(f"{a} AS `n{i}`") for i, a in enumerate(aggregates.values())])
             .collect()

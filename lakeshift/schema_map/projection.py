@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
 from lakeshift.schema_map.model import FieldMapping
+from lakeshift.text.layout import TextLayout
 
 
 @dataclass(frozen=True)
@@ -36,11 +37,12 @@ class FileGroup:
     partition: str
     values: tuple[str | None, ...]
     location: str
-    format: str  # orc or parquet
+    format: str  # orc, parquet or text
     physical: tuple[Column, ...]
     by_position: bool
     files: tuple[str, ...]  # relative to the partition location
     sources: tuple[ColumnSource, ...]
+    text_layout: TextLayout | None = None  # how a text group's lines split into values
 
     @property
     def paths(self) -> list[str]:
@@ -48,11 +50,14 @@ class FileGroup:
         return [f"{base}/{f}" for f in self.files]
 
 
-READABLE_FORMATS = ("orc", "parquet")
+READABLE_FORMATS = ("orc", "parquet", "text")
 
 
 def _by_position(file: FileInfo, mode: str) -> bool:
-    """ORC files map by position when old writers named them _colN or the table says so."""
+    """ORC files map by position when old writers named them _colN or the table says so;
+    a text file's fields are the partition's columns in order."""
+    if file.format == "text":
+        return True
     return file.format == "orc" and (file.positional or mode == "position")
 
 
@@ -106,6 +111,11 @@ def file_groups(
             by_position = _by_position(file, mapping.mapping_mode)
             by_schema[(file.format, file.columns, by_position)].append(file.path)
         for (fmt, physical, by_position), paths in by_schema.items():
+            layout = (
+                TextLayout.from_parameters(partition.serde_parameters, inventory.parameters)
+                if fmt == "text"
+                else None
+            )
             groups.append(
                 FileGroup(
                     partition=partition.name,
@@ -116,6 +126,7 @@ def file_groups(
                     by_position=by_position,
                     files=tuple(paths),
                     sources=project(partition, physical, by_position, inventory.columns, mapping),
+                    text_layout=layout,
                 )
             )
     return groups

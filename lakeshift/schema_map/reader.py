@@ -12,11 +12,13 @@ import re
 from functools import reduce
 from typing import TYPE_CHECKING
 
-from lakeshift.inspect.model import TableInventory
-from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.inspect.model import Column, TableInventory
+from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import FileGroup, file_groups
 from lakeshift.schema_map.spark_sql import convert, quote, spark_type
+from lakeshift.text.fields import text_type
+from lakeshift.text.scan import text_frame
 
 SOURCE_FILE = "__lakeshift_source_file"
 FILE_KEY = "__lakeshift_file"
@@ -48,17 +50,24 @@ def column_conversions(
         partition_type = parse_hive_type(source.partition_type)
         as_partition = convert(
             quote(physical.name),
-            parse_hive_type(physical.type),
+            physical_type(group, physical),
             partition_type,
             by_name=not group.by_position,
             case_sensitive=mapping.case_sensitive,
             src_physical=True,
             orc_file=group.format == "orc",
+            text_file=group.format == "text",
             where=where,
         )
         as_table = convert(as_partition, partition_type, table_type, by_name=False, where=where)
         out.append((table_column.name, quote(physical.name), as_table))
     return out
+
+
+def physical_type(group: FileGroup, column: Column) -> HiveType:
+    """The type the scan gives a file column (a text file gives text; see ``text_type``)."""
+    declared = parse_hive_type(column.type)
+    return text_type(declared) if group.format == "text" else declared
 
 
 def group_select_exprs(
@@ -86,8 +95,29 @@ def spark_file_path(location: str, relative: str) -> str:
     return f"{base}/{relative}"
 
 
-def _signature(group: FileGroup) -> tuple[object, ...]:
-    return (group.format, group.physical, group.by_position, group.sources)
+def signature(group: FileGroup) -> tuple[object, ...]:
+    """Groups with one signature are read in one scan with one projection."""
+    return (group.format, group.physical, group.by_position, group.sources, group.text_layout)
+
+
+def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
+    """The physical rows of the files of groups sharing one projection, with each row's file
+    in ``FILE_KEY`` (as :func:`spark_file_path` spells it)."""
+    first = groups[0]
+    if first.format == "text" and first.text_layout is not None:
+        files = [
+            (f"{g.location.rstrip('/')}/{f}", spark_file_path(g.location, f))
+            for g in groups
+            for f in g.files
+        ]
+        return text_frame(spark, files, first.text_layout, first.physical, FILE_KEY)
+    physical_ddl = ", ".join(
+        f"{quote(c.name)} {spark_type(parse_hive_type(c.type), physical=True)}"
+        for c in first.physical
+    )
+    paths = [glob_escaped(p) for g in groups for p in g.paths]
+    scan = spark.read.schema(physical_ddl).format(first.format).load(paths)
+    return scan.selectExpr("*", f"url_decode(_metadata.file_path) AS {quote(FILE_KEY)}")
 
 
 def _read_signature(
@@ -102,17 +132,9 @@ def _read_signature(
     from pyspark.sql import functions as F
 
     first = groups[0]
-    physical_ddl = ", ".join(
-        f"{quote(c.name)} {spark_type(parse_hive_type(c.type), physical=True)}"
-        for c in first.physical
+    projected = scan_groups(spark, groups).selectExpr(
+        *group_select_exprs(first, inventory, mapping), quote(FILE_KEY)
     )
-    paths = [glob_escaped(p) for g in groups for p in g.paths]
-    scan = spark.read.schema(physical_ddl).format(first.format).load(paths)
-    exprs = [
-        *group_select_exprs(first, inventory, mapping),
-        f"url_decode(_metadata.file_path) AS {quote(FILE_KEY)}",
-    ]
-    projected = scan.selectExpr(*exprs)
     keys = list(inventory.partition_keys)
     files = [
         (spark_file_path(g.location, f), g.partition, *g.values) for g in groups for f in g.files
@@ -157,7 +179,7 @@ def read_batch(
     """
     by_signature: dict[tuple[object, ...], list[FileGroup]] = {}
     for group in file_groups(inventory, mapping, partitions):
-        by_signature.setdefault(_signature(group), []).append(group)
+        by_signature.setdefault(signature(group), []).append(group)
     frames = [
         _read_signature(spark, groups, inventory, mapping, with_file_path)
         for groups in by_signature.values()

@@ -135,6 +135,7 @@ def convert(
     case_sensitive: bool = False,
     src_physical: bool = False,
     orc_file: bool = False,
+    text_file: bool = False,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -143,7 +144,8 @@ def convert(
     else by position (Hive's partition-to-table conversion). Missing fields read as NULL.
     ``orc_file``: the conversion is ORC's schema evolution (an ORC file's column read as the
     partition's declared type), whose rules differ from Hive's ObjectInspector converters
-    (partition to table) for integral and boolean targets.
+    (partition to table) for integral and boolean targets. ``text_file``: the conversion parses
+    a text file's fields as the partition's types (LazySimpleSerDe's map-key rule).
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -160,6 +162,7 @@ def convert(
         "case_sensitive": case_sensitive,
         "src_physical": src_physical,
         "orc_file": orc_file,
+        "text_file": text_file,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"
@@ -167,11 +170,31 @@ def convert(
         return f"transform({expr}, {var} -> {inner})"
     if dst.kind == "map":
         k, v = f"k{next(_lambda_names)}", f"v{next(_lambda_names)}"
-        keys = convert(k, src.fields[0][1], dst.fields[0][1], where=f"{where}.key", **kwargs)
-        values = convert(v, src.fields[1][1], dst.fields[1][1], where=f"{where}.value", **kwargs)
+        if not text_file or src.fields[0][1] == dst.fields[0][1]:
+            keys = convert(k, src.fields[0][1], dst.fields[0][1], where=f"{where}.key", **kwargs)
+            values = convert(
+                v, src.fields[1][1], dst.fields[1][1], where=f"{where}.value", **kwargs
+            )
+            return (
+                f"map_from_arrays(transform(map_keys({expr}), {k} -> {keys}), "
+                f"transform(map_values({expr}), {v} -> {values}))"
+            )
+        # A text map's keys parse as the key type, so can turn NULL or collide ('1' and '01'
+        # as int): Hive's LazyMap drops a NULL key and keeps a repeated key's first value.
+        e, acc, x, y = (f"{n}{next(_lambda_names)}" for n in "eaxy")
+        keys = convert(
+            f"{e}.key", src.fields[0][1], dst.fields[0][1], where=f"{where}.key", **kwargs
+        )
+        entry = convert(
+            f"{e}.value", src.fields[1][1], dst.fields[1][1], where=f"{where}.value", **kwargs
+        )
+        key_type, value_type = spark_type(dst.fields[0][1]), spark_type(dst.fields[1][1])
+        entry_type = f"ARRAY<STRUCT<key:{key_type},value:{value_type}>>"
+        entries = f"transform(map_entries({expr}), {e} -> struct({keys} AS key, {entry} AS value))"
         return (
-            f"map_from_arrays(transform(map_keys({expr}), {k} -> {keys}), "
-            f"transform(map_values({expr}), {v} -> {values}))"
+            f"map_from_entries(aggregate({entries}, CAST(array() AS {entry_type}), "
+            f"({acc}, {x}) -> IF({x}.key IS NULL OR exists({acc}, {y} -> {y}.key = {x}.key), "
+            f"{acc}, concat({acc}, array({x})))))"
         )
     parts = []
     for position, (name, dst_type) in enumerate(dst.fields):

@@ -67,17 +67,19 @@ class HiveTableBuilder:
     def add_partition(
         self,
         values: Sequence[str | None],
-        files: dict[str, pa.Table] | None = None,
+        files: dict[str, pa.Table | bytes] | None = None,
         *,
         columns: Columns | None = None,
         location: Path | None = None,
         fmt: str = "orc",
         parameters: dict[str, str] | None = None,
         create_dir: bool = True,
+        serde_parameters: dict[str, str] | None = None,
     ) -> Path:
         """Write ``files`` (relative name -> Arrow table) and register the partition.
 
-        ``create_dir=False`` leaves the registered partition without a directory.
+        ``create_dir=False`` leaves the registered partition without a directory; a file
+        given as bytes is written as they are (text partitions).
         """
         directory = location or self.partition_dir(values)
         if create_dir:
@@ -85,7 +87,9 @@ class HiveTableBuilder:
         for relative, table in (files or {}).items():
             target = directory / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            if fmt == "parquet":
+            if isinstance(table, bytes):
+                target.write_bytes(table)
+            elif fmt == "parquet":
                 pq.write_table(table, str(target))
             else:
                 orc.write_table(table, str(target))
@@ -100,6 +104,7 @@ class HiveTableBuilder:
                     ddl.location_uri(directory),
                     fmt=fmt,
                     parameters=parameters,
+                    serde_parameters=serde_parameters,
                 )
             ]
         )

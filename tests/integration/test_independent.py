@@ -27,6 +27,7 @@ from lakeshift.validate.independent.verdict import INDEPENDENT, OBSERVED, TARGET
 from lakeshift.validate.model import EQUAL, MISMATCH, ValidationReport
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.lake import read_lake
 
 pytestmark = pytest.mark.slow
 
@@ -107,6 +108,17 @@ def _drifted_table(client: MetastoreClient, root: Path) -> HiveTableBuilder:
         },
         columns=declared,
     )
+    b.add_partition(  # a text partition, Hive's default delimiters and null sequence
+        ["4"],
+        {
+            "000000_0": b"50\x011.005\x01fifty\x01a\x02\\N\x02\x01k\x031\x02k\x032\x02"
+            b"\\N\x039\x02v\x03x\x012\x02bee\x011999-12-31 23:59:59.123456\x01e\n"
+            b"\\N\x01x\x01\x01\x01\x01\x01\\N\n"
+            b"52"
+        },
+        columns=V1,
+        fmt="text",
+    )
     b.add_partition(
         [None],
         {
@@ -142,7 +154,7 @@ def _migrated(
     result = migrate(
         spark, client, catalog, settings, journal, source, MigrateOptions(target, format=fmt)
     )
-    assert len(result.backfilled) == 4 and not result.failed, result
+    assert len(result.backfilled) == 5 and not result.failed, result
     return source, target
 
 
@@ -180,6 +192,22 @@ def test_independent_reader_proves_a_drifted_table(
         assert "independent reader" in p.detail and "agree" in p.detail
     by_name = {p.partition: p for p in report.partitions}
     assert by_name["dt=2"].nulled == {"amount": 1}  # 'x' read as decimal is NULL, as in Hive
+    assert by_name["dt=4"].source_rows == 3 and by_name["dt=4"].nulled == {"amount": 1}
+    # The text partition as the format's own reader returns it.
+    lake = read_lake(client, target).to_pylist()
+    text_rows = sorted(
+        (r for r in lake if r["partitionpath"] == "dt=4"), key=lambda r: r["id"] or 0
+    )
+    assert [(r["id"], r["amount"], r["note"], r["extra"]) for r in text_rows] == [
+        (None, None, "", None),  # amount "x" reads NULL
+        (50, Decimal("1.01"), "fifty", None),  # 1.005 rounds half up; the 8th field is ignored
+        (52, None, None, None),
+    ]
+    assert [r["tags"] for r in text_rows] == [[], ["a", None, ""], None]  # a trailing ^B
+    assert [dict(r["attrs"] or {}) for r in text_rows] == [{}, {"k": 1, "v": None}, {}]
+    assert text_rows[2]["attrs"] is None and text_rows[0]["s"] == {"a": None, "b": None}
+    assert text_rows[1]["s"] == {"a": 2, "b": "bee"}
+    assert text_rows[1]["ts"].replace(tzinfo=None) == WALL  # some readers say UTC
 
     # The same fingerprints as the Spark reader's, partition by partition (not only summed).
     inventory = inspect_table(client, source, settings)
@@ -235,7 +263,7 @@ def test_disagreements_name_the_two_that_agree(
     assert {p.status for p in report.partitions} == {MISMATCH}
     for p in report.partitions:
         assert p.agree == (INDEPENDENT, TARGET), p
-        assert "observed checksum (its batch of 4) differs" in p.detail
+        assert "observed checksum (its batch of 5) differs" in p.detail
     with sqlite3.connect(path) as db:
         db.execute(
             "UPDATE batches SET checksum = ? WHERE batch_id = ?",
@@ -253,7 +281,8 @@ def test_disagreements_name_the_two_that_agree(
     assert [r["note"] for r in diff.only_in_target] == ["changed"]
     assert [r["note"] for r in diff.only_in_source] == ["three"]
     assert all(
-        by_name[n].status == EQUAL for n in ("dt=1", "dt=2", "dt=__HIVE_DEFAULT_PARTITION__")
+        by_name[n].status == EQUAL
+        for n in ("dt=1", "dt=2", "dt=4", "dt=__HIVE_DEFAULT_PARTITION__")
     )
 
 

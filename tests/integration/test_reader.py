@@ -312,3 +312,113 @@ def test_locations_with_glob_characters_are_read_literally(
     (odd.parent / "dt=1x").mkdir()  # what an unescaped glob could also match
     frame, _ = _read(client, settings, spark, f"{b.db}.{b.name}")
     assert _rows(frame) == [{"id": 1, "dt": "1"}, {"id": 2, "dt": "1"}]
+
+
+TEXT_COLUMNS = [
+    ("id", "int"),
+    ("name", "string"),
+    ("flag", "boolean"),
+    ("tags", "array<int>"),
+    ("attrs", "map<string,int>"),
+    ("pt", "struct<x:int,y:string>"),
+    ("amount", "decimal(6,2)"),
+    ("day", "date"),
+    ("raw", "binary"),
+    ("code", "varchar(2)"),
+]
+TEXT_SERDE = {
+    "field.delim": "|",
+    "colelction.delim": ",",  # Hive's own spelling of the key
+    "mapkey.delim": ":",
+    "escape.delim": "\\",
+    "serialization.null.format": "NULL",
+    "skip.header.line.count": "1",
+}
+TEXT_PLAIN = (
+    b"id|name|flag|tags|attrs|pt|amount|day|raw\n"
+    b"1|a\\|b|true|1,2,NULL|k:1,j:x,k:3,NULL:4|5,p|12.345|2024-02-29|aGk=|xyz\r\n"
+    b"NULL|NULL|yes||||||\r"
+    b"3|c\n"
+    b"4|d|FALSE|||||||extra|more"
+)
+TEXT_GZIPPED = b"header line\n5| spaced |TRUE|7|m:|9|x|1999-01-01 12:00|h!\n"
+TEXT_ROWS = [
+    {
+        "id": 1,
+        "name": "a|b",
+        "flag": True,
+        "tags": [1, 2, None],
+        "attrs": {"k": 1, "j": None},
+        "pt": {"x": 5, "y": "p"},
+        "amount": Decimal("12.35"),
+        "day": dt.date(2024, 2, 29),
+        "raw": bytearray(b"hi"),
+        "code": "xy",
+    },
+    {
+        "id": None,
+        "name": None,
+        "flag": None,
+        "tags": [],
+        "attrs": {},
+        "pt": {"x": None, "y": None},
+        "amount": None,
+        "day": None,
+        "raw": bytearray(b""),
+        "code": None,
+    },
+    {"id": 3, "name": "c", "flag": None, "tags": None, "attrs": None, "pt": None}
+    | {"amount": None, "day": None, "raw": None, "code": None},
+    {
+        "id": 4,
+        "name": "d",
+        "flag": False,
+        "tags": [],
+        "attrs": {},
+        "pt": {"x": None, "y": None},
+        "amount": None,
+        "day": None,
+        "raw": bytearray(b""),
+        "code": "ex",  # the tenth field; the eleventh is ignored
+    },
+    {
+        "id": 5,
+        "name": " spaced ",
+        "flag": True,
+        "tags": [7],
+        "attrs": {"m": None},
+        "pt": {"x": 9, "y": None},
+        "amount": None,
+        "day": dt.date(1999, 1, 1),
+        "raw": bytearray(b"h!"),
+        "code": None,
+    },
+]
+
+
+def add_text_partition(builder: HiveTableBuilder, value: str) -> None:
+    """A LazySimpleSerDe partition in an ORC table: custom delimiters, escapes, a null format,
+    header lines, CR/LF/CRLF line ends and a gzipped file (TEXT_ROWS is what Hive shows)."""
+    import gzip
+
+    builder.add_partition(
+        [value],
+        {"000000_0": TEXT_PLAIN, "000001_0.gz": gzip.compress(TEXT_GZIPPED)},
+        fmt="text",
+        serde_parameters=TEXT_SERDE,
+    )
+
+
+def test_text_partitions_read_as_lazy_simple_serde_reads_them(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+) -> None:
+    b = _builder(client, tables_root, TEXT_COLUMNS)
+    add_text_partition(b, "2")
+    frame, inventory = _read(client, settings, spark, f"{b.db}.{b.name}")
+    (partition,) = inventory.partitions
+    assert partition.migratable and partition.format == "text"
+    assert {f.path: f.rows for f in partition.files} == {"000000_0": 4, "000001_0.gz": 1}
+    codes = {a.code: a.severity for a in partition.anomalies}
+    assert codes["partition-format-differs"] == "warning"
+    expected = sorted(({**r, "dt": "2"} for r in TEXT_ROWS), key=repr)
+    assert _rows(frame) == expected

@@ -130,11 +130,14 @@ def test_schema_drift_counts_distinct_physical_schemas() -> None:
     assert schema_drift([a, b])[0].details["schemas"] == 2
 
 
-def test_text_partition_is_not_migratable() -> None:
-    f = FileInfo(path="t", size=9, mtime_ns=1, format="text")
-    p = _partition((f,), format="text")
-    classified = classify_partition(p, TABLE, "orc", Rules())
+def test_text_partitions_migrate_only_through_lazy_simple_serde() -> None:
+    f = FileInfo(path="t", size=9, mtime_ns=1, format="text", columns=TABLE, rows=2)
+    csv = _partition((f,), format="text", serde="org.apache.hadoop.hive.serde2.OpenCSVSerde")
+    classified = classify_partition(csv, TABLE, "orc", Rules())
     assert [(a.code, a.severity) for a in classified] == [("partition-format-differs", "error")]
+    lazy = replace(csv, serde="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe")
+    classified = classify_partition(lazy, TABLE, "orc", Rules())
+    assert [(a.code, a.severity) for a in classified] == [("partition-format-differs", "warning")]
 
 
 def test_many_tiny_files_across_partitions_are_flagged_at_table_level() -> None:

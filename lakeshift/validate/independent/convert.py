@@ -67,9 +67,12 @@ def convert(
     by_name: bool,
     case_sensitive: bool = False,
     orc_file: bool = False,
+    text_file: bool = False,
 ) -> pa.Array:
     """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
-    an ORC file's column read as the partition's declared type)."""
+    an ORC file's column read as the partition's declared type; ``text_file``: a text file's
+    field parsed as the partition's type, where a map keeps the first value of a key and
+    drops a key that reads NULL, as LazyMap does)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if src.kind == "void" or pa.types.is_null(array.type):
@@ -81,7 +84,12 @@ def convert(
             f"the independent reader cannot read {src} as {dst}.",
             hint="The inspector refuses such partitions; inspect the table again.",
         )
-    options = {"by_name": by_name, "case_sensitive": case_sensitive, "orc_file": orc_file}
+    options = {
+        "by_name": by_name,
+        "case_sensitive": case_sensitive,
+        "orc_file": orc_file,
+        "text_file": text_file,
+    }
     if dst.kind == "struct":
         children = array.flatten()
         fields = []
@@ -102,6 +110,8 @@ def convert(
         )
     keys = convert(array.keys.take(take), src.fields[0][1], dst.fields[0][1], **options)
     items = convert(array.items.take(take), src.fields[1][1], dst.fields[1][1], **options)
+    if text_file:
+        keys, items, lengths = _first_keys(keys, items, lengths)
     if keys.null_count:
         raise SchemaMappingError(
             f"a map key of type {src.fields[0][1]} reads as NULL as {dst.fields[0][1]}: Hive "
@@ -111,6 +121,28 @@ def convert(
     return pa.MapArray.from_arrays(
         _offsets(lengths), keys, items, type=arrow_type(dst), mask=_nulls(array)
     )
+
+
+def _first_keys(
+    keys: pa.Array, items: pa.Array, lengths: np.ndarray
+) -> tuple[pa.Array, pa.Array, np.ndarray]:
+    """Per map (``lengths`` entries each, in order): the entries whose key is not NULL and not
+    seen before in the same map."""
+    values = keys.to_pylist()
+    kept: list[int] = []
+    counts = []
+    start = 0
+    for length in lengths.tolist():
+        seen: set[object] = set()
+        before = len(kept)
+        for index in range(start, start + length):
+            if values[index] is not None and values[index] not in seen:
+                seen.add(values[index])
+                kept.append(index)
+        counts.append(len(kept) - before)
+        start += length
+    take = pa.array(kept, pa.int64())
+    return keys.take(take), items.take(take), np.array(counts, np.int64)
 
 
 def repeat(value: pa.Array, rows: int) -> pa.Array:

@@ -4,8 +4,9 @@ Hive's rules, restated: a partition is read with its own columns. An ORC file's 
 found by position when its writer named them ``_col0.._colN`` or the table maps by position,
 else by name (case-insensitively unless configured otherwise); a Parquet file's always by name.
 The partition's row then meets the table's columns by position: a table column past the end of
-the partition's columns reads as NULL, even where a file holds it. Partition values come from
-the metastore as text and are read as the key's type.
+the partition's columns reads as NULL, even where a file holds it. A text file's fields are the
+partition's columns in order. Partition values come from the metastore as text and are read as
+the key's type.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 
 _POSITIONAL = re.compile(r"_col\d+")
-DATA_FORMATS = ("orc", "parquet")
+DATA_FORMATS = ("orc", "parquet", "text")
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class FileTask:
     case_sensitive: bool
     columns: tuple[ColumnPlan, ...]
     keys: tuple[KeyPlan, ...]
+    # A text file: its declared column types and its SerDe (and table) parameters.
+    text_types: tuple[str, ...] = ()
+    text_parameters: tuple[tuple[str, str], ...] = ()
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -122,9 +126,11 @@ def plan_files(
         for file in partition.files:
             if file.format not in DATA_FORMATS or not file.columns:
                 continue
-            by_name = not (
-                file.format == "orc" and (_positional(file) or mapping.mapping_mode == "position")
+            by_name = file.format == "parquet" or (
+                file.format == "orc"
+                and not (_positional(file) or mapping.mapping_mode == "position")
             )
+            text = file.format == "text"
             tasks.append(
                 FileTask(
                     partition=partition.name,
@@ -137,6 +143,12 @@ def plan_files(
                         partition, file, by_name, inventory, mapping.case_sensitive, target_type
                     ),
                     keys=keys,
+                    text_types=tuple(c.type for c in file.columns) if text else (),
+                    text_parameters=tuple(
+                        {**inventory.parameters, **partition.serde_parameters}.items()
+                    )
+                    if text
+                    else (),
                 )
             )
     return tasks

@@ -15,11 +15,17 @@ from lakeshift.validate.independent.arrow_hash import fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.convert import convert, repeat
 from lakeshift.validate.independent.plan import FileTask
+from lakeshift.validate.independent.text_read import read_text_file, text_file_type
 
 PARTITION_COLUMN = "partitionpath"
 
 
 def _read(task: FileTask) -> pa.Table:
+    if task.format == "text":
+        declared = [parse_hive_type(t) for t in task.text_types]
+        return read_text_file(
+            task.path, dict(task.text_parameters), list(zip(task.file_columns, declared))
+        )
     fs, path = filesystem_for(task.path)
     wanted = sorted({c.file_index for c in task.columns if c.file_index is not None})
     with fs.open_input_file(path) as handle:
@@ -58,13 +64,15 @@ def target_columns(task: FileTask) -> list[tuple[str, pa.Array, HiveType]]:
         else:
             raw = table.column(task.file_columns[column.file_index]).combine_chunks()
             declared = parse_hive_type(column.partition_type)
+            file_type = parse_hive_type(column.file_type or "")
             as_partition = convert(
                 raw,
-                parse_hive_type(column.file_type or ""),
+                text_file_type(file_type) if task.format == "text" else file_type,
                 declared,
                 by_name=task.by_name,
                 case_sensitive=task.case_sensitive,
                 orc_file=task.format == "orc",
+                text_file=task.format == "text",
             )
             as_table = convert(as_partition, declared, table_type, by_name=False)
             values = convert(as_table, table_type, target, by_name=False)

@@ -1,0 +1,1 @@
+"""Hive text partitions (TextInputFormat + LazySimpleSerDe), read as Hive reads them."""
