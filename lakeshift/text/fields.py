@@ -80,7 +80,8 @@ class RecordParser:
             e, s = re.escape(bytes([escape])), re.escape(separator)
             pattern = re.compile(rb"(?:%s.|%s\Z|[^%s%s])*" % (e, e, s, e), re.S)
             self._splitters[level] = pattern
-        parts, position = [], 0
+        parts: list[bytes] = []
+        position = 0
         while True:
             if limit is not None and len(parts) == limit:
                 parts.append(data[position:])

@@ -88,7 +88,8 @@ class _Serde:
     def cut(self, data: bytes, level: int, most: int | None = None) -> list[bytes]:
         separator = self.levels[level]
         mask = self.protected(data)
-        pieces, start = [], 0
+        pieces: list[bytes] = []
+        start = 0
         for i, byte in enumerate(data):
             if most is not None and len(pieces) == most:
                 break
