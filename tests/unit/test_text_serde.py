@@ -44,9 +44,10 @@ def _both(
     layout = TextLayout.from_parameters(params)
     parser = RecordParser(layout, types)
     names = [n for n, _ in columns]
-    main = pa.Table.from_batches(
-        [parser.batch(list(records(LOCAL, str(path), layout)), names)]
-    ).to_pylist()
+    lines = list(records(LOCAL, str(path), layout))
+    main = pa.Table.from_batches([parser.batch(lines, names)]).to_pylist()
+    # The vectorised path for flat rows and the row-by-row parser agree.
+    assert pa.Table.from_batches([parser._row_batch(lines, names)]).to_pylist() == main
     independent = read_text_file(str(path), params, list(zip(names, types))).to_pylist()
     assert main == independent
     assert count_records(LOCAL, str(path), layout) == len(main)
@@ -147,6 +148,20 @@ def test_unreadable_codec_and_encoding_are_refused_with_what_to_do(tmp_path: Pat
     assert "ORC" in (caught.value.hint or "")
     with pytest.raises(RefusedInput, match="klingon"):
         TextLayout.from_parameters({"serialization.encoding": "klingon"})
+
+
+def test_flat_rows_with_bad_utf8_and_booleans(tmp_path: Path) -> None:
+    rows = _both(
+        tmp_path,
+        b"True|\xff\xfeok|7\nfalse|fine|\\N\nt|x|\n",
+        {"field.delim": "|"},
+        [("b", "boolean"), ("s", "string"), ("n", "int")],
+    )
+    assert rows == [
+        {"b": True, "s": "\ufffd\ufffdok", "n": "7"},  # bad bytes as Java's decoder shows them
+        {"b": False, "s": "fine", "n": None},
+        {"b": None, "s": "x", "n": ""},
+    ]
 
 
 def test_other_encodings_are_transcoded(tmp_path: Path) -> None:
