@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from lakeshift.errors import UnsupportedTable
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly
+from lakeshift.text.layout import LAZY_SIMPLE_SERDES
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Table
@@ -29,7 +30,8 @@ def storage_format(input_format: str | None, serde: str | None) -> str:
 
 
 def check_supported(table: Table) -> None:
-    """Raise :class:`UnsupportedTable` for views, ACID, bucketed or non-ORC tables."""
+    """Raise :class:`UnsupportedTable` for views, ACID, bucketed tables, or tables stored as
+    neither ORC nor LazySimpleSerDe text (their partitions may still differ: see anomalies)."""
     name = f"{table.dbName}.{table.tableName}"
     params = {k.lower(): str(v).lower() for k, v in (table.parameters or {}).items()}
     if table.tableType in ("VIRTUAL_VIEW", "MATERIALIZED_VIEW"):
@@ -54,11 +56,13 @@ def check_supported(table: Table) -> None:
         sd.inputFormat if sd else None,
         sd.serdeInfo.serializationLib if sd and sd.serdeInfo else None,
     )
-    if fmt != "orc":
+    serde = sd.serdeInfo.serializationLib if sd and sd.serdeInfo else None
+    if fmt != "orc" and not (fmt == "text" and serde in LAZY_SIMPLE_SERDES):
+        stored = serde or (sd.inputFormat if sd else None) or "no storage descriptor"
         raise UnsupportedTable(
-            f"{name} is stored as {fmt} ({sd.inputFormat if sd else 'no storage descriptor'}); "
-            "lakeshift migrates ORC tables.",
-            hint="Only tables whose storage descriptor is ORC are supported.",
+            f"{name} is stored as {fmt} ({stored}); lakeshift migrates ORC tables and "
+            "LazySimpleSerDe text tables.",
+            hint="Copy it into an ORC table in Hive (CREATE TABLE ... STORED AS ORC AS SELECT).",
         )
 
 

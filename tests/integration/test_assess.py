@@ -44,6 +44,9 @@ def test_assess_classifies_every_table_and_writes_a_bulk_file(
     (bad / "000001_0").write_bytes(b"ORC" + b"\x00broken" * 10)
     text = _builder(client, tables_root, db, "texty", table_format="text")
     text.add_partition(["0"], fmt="text")
+    entry = client.get_table(db, "texty")  # a CSV SerDe table: not read by lakeshift
+    entry.sd.serdeInfo.serializationLib = "org.apache.hadoop.hive.serde2.OpenCSVSerde"
+    client.alter_table(db, "texty", entry)
 
     result = CliRunner().invoke(
         cli,

@@ -422,3 +422,31 @@ def test_text_partitions_read_as_lazy_simple_serde_reads_them(
     assert codes["partition-format-differs"] == "warning"
     expected = sorted(({**r, "dt": "2"} for r in TEXT_ROWS), key=repr)
     assert _rows(frame) == expected
+
+
+def test_text_tables_with_hive_defaults(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+) -> None:
+    b = HiveTableBuilder(
+        client,
+        tables_root,
+        "reader_cases",
+        unique_name("text"),
+        [("n", "bigint"), ("tags", "array<string>"), ("flag", "boolean")],
+        table_format="text",
+    )
+    b.add_partition(
+        ["1"],
+        {"000000_0": b"1\x01a\x02b\x01true\n\\N\x01\\N\x01maybe\n", "empty_0": b"\n"},
+        fmt="text",
+    )
+    frame, inventory = _read(client, settings, spark, f"{b.db}.{b.name}")
+    assert inventory.format == "text" and inventory.partitions[0].anomalies == ()
+    assert _rows(frame) == sorted(
+        [
+            {"n": 1, "tags": ["a", "b"], "flag": True, "dt": "1"},
+            {"n": None, "tags": None, "flag": None, "dt": "1"},
+            {"n": None, "tags": None, "flag": None, "dt": "1"},  # an empty line is a row
+        ],
+        key=repr,
+    )
