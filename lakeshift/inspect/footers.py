@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,7 @@ import pyarrow.parquet as pq
 from lakeshift.errors import LakeshiftError
 from lakeshift.inspect.files import ListedFile
 from lakeshift.inspect.model import Column, FileInfo
+from lakeshift.inspect.orc_tail import footer_calendar
 from lakeshift.schema_map.hive_types import from_arrow
 from lakeshift.text.layout import TextLayout
 from lakeshift.text.lines import compression_of, count_records
@@ -42,6 +44,13 @@ def sniff_format(fs: pafs.FileSystem, path: str, size: int) -> str:
             if handle.read(4) == b"PAR1":
                 return "parquet"
     return "text"
+
+
+def _calendar(fs: pafs.FileSystem, path: str, size: int) -> str | None:
+    try:
+        return footer_calendar(fs, path, size)
+    except (ValueError, IndexError, OSError, pa.ArrowException, zlib.error):
+        return None  # pyarrow read the footer; only the calendar field stays unknown
 
 
 def _columns(schema: pa.Schema) -> tuple[Column, ...]:
@@ -81,6 +90,7 @@ def read_footer(
                     writer=str(reader.writer),
                     writer_version=str(reader.writer_version),
                     software_version=str(reader.software_version),
+                    calendar=_calendar(fs, full, listed.size),
                 )
         if fmt == "parquet":
             with fs.open_input_file(full) as handle:

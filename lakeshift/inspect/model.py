@@ -44,6 +44,7 @@ class FileInfo:
     writer_version: str | None = None
     software_version: str | None = None
     error: str | None = None
+    calendar: str | None = None  # an ORC footer's calendar: hybrid, proleptic, None if unsaid
 
     @property
     def positional(self) -> bool:

@@ -116,3 +116,43 @@ class HiveTableBuilder:
 
 def unique_name(prefix: str) -> str:
     return f"{prefix}_{next(_counter)}"
+
+
+def mark_proleptic(path: Path) -> Path:
+    """Give an uncompressed ORC file's footer the calendar field (11) set to proleptic, as
+    Hive 3.1+ writers do (pyarrow's writer leaves it out): test data for calendar rules."""
+    from lakeshift.inspect.orc_tail import _fields
+
+    data = path.read_bytes()
+    ps_length = data[-1]
+    postscript = data[-1 - ps_length : -1]
+    fields = _fields(postscript)
+    assert fields.get(2, [0])[0] == 0, "only uncompressed files"
+    footer_length = int(fields[1][0])  # type: ignore[arg-type]
+    start = len(data) - 1 - ps_length - footer_length
+    footer = data[start : start + footer_length] + b"\x58\x02"  # field 11 varint = 2
+    assert postscript[0] == 0x08  # field 1 (footerLength) comes first
+    _, rest = _varint_split(postscript[1:])
+    new_postscript = b"\x08" + _varint(len(footer)) + rest
+    path.write_bytes(data[:start] + footer + new_postscript + bytes([len(new_postscript)]))
+    return path
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _varint_split(data: bytes) -> tuple[int, bytes]:
+    value = shift = position = 0
+    while True:
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, data[position:]

@@ -450,3 +450,49 @@ def test_text_tables_with_hive_defaults(
         ],
         key=repr,
     )
+
+
+def test_dates_before_1582_read_as_java_orc_readers_read_them(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+) -> None:
+    """Day numbers count in the hybrid calendar unless the footer says proleptic (ORC's
+    ``writerUsedProlepticGregorian``), and Hive 3.1+ and Spark show hybrid days by their
+    calendar label: pyarrow's 1000-01-01 (no calendar field) shows as 0999-12-27."""
+    from lakeshift.validate.fingerprints import source_fingerprints
+    from lakeshift.validate.independent import independent_fingerprints
+    from tests.helpers.hive_tables import mark_proleptic
+
+    b = _builder(client, tables_root, [("d", "date"), ("ds", "array<date>")])
+    days = pa.table(
+        {
+            "d": pa.array([dt.date(1000, 1, 1), dt.date(1582, 10, 4), dt.date(2020, 1, 1)]),
+            "ds": pa.array([[dt.date(1, 1, 3)], None, [None, dt.date(1582, 10, 15)]]),
+        }
+    )
+    directory = b.add_partition(["hybrid"], {"000000_0": days})
+    b.add_partition(["proleptic"], {"000000_0": days})
+    path = b.partition_dir(["proleptic"]) / "000000_0"
+    import pyarrow.orc as orc
+
+    orc.write_table(days, str(path), compression="uncompressed")
+    mark_proleptic(path)
+    frame, inventory = _read(client, settings, spark, f"{b.db}.{b.name}")
+    assert directory.exists()
+    calendars = {p.name: p.files[0].calendar for p in inventory.partitions}
+    assert calendars == {"dt=hybrid": None, "dt=proleptic": "proleptic"}
+    shown = {
+        (r["dt"], str(r["d"]), str(r["ds"]))
+        for r in frame.selectExpr("dt", "CAST(d AS STRING) d", "CAST(ds AS STRING) ds").collect()
+    }
+    assert shown == {
+        ("hybrid", "0999-12-27", "[0001-01-05]"),
+        ("hybrid", "1582-09-24", "None"),
+        ("hybrid", "2020-01-01", "[null, 1582-10-15]"),
+        ("proleptic", "1000-01-01", "[0001-01-03]"),
+        ("proleptic", "1582-10-04", "None"),
+        ("proleptic", "2020-01-01", "[null, 1582-10-15]"),
+    }
+    mapping = build_mapping(inventory, None, mapping_mode="name", case_sensitive=False)
+    names = [p.name for p in inventory.partitions]
+    same = independent_fingerprints(spark, inventory, mapping, names, lambda t: t)
+    assert same == source_fingerprints(spark, inventory, mapping, names, lambda t: t)

@@ -58,6 +58,8 @@ class FileTask:
     # A text file: its declared column types and its SerDe (and table) parameters.
     text_types: tuple[str, ...] = ()
     text_parameters: tuple[tuple[str, str], ...] = ()
+    # An ORC file whose footer does not say "proleptic": Java readers count its days as hybrid.
+    hybrid_days: bool = False
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -144,6 +146,7 @@ def plan_files(
                     ),
                     keys=keys,
                     text_types=tuple(c.type for c in file.columns) if text else (),
+                    hybrid_days=file.format == "orc" and file.calendar != "proleptic",
                     text_parameters=tuple(
                         {**inventory.parameters, **partition.serde_parameters}.items()
                     )

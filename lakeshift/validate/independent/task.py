@@ -13,6 +13,7 @@ from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.calendar import hybrid_dates
 from lakeshift.validate.independent.convert import convert, repeat
 from lakeshift.validate.independent.plan import FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
@@ -33,7 +34,9 @@ def _read(task: FileTask) -> pa.Table:
             reader = orc.ORCFile(handle)
             names = tuple(reader.schema.names)
             columns = [names[i] for i in wanted if i < len(names)]
-            table = reader.read(columns=columns) if columns else None
+            table = _read_orc(reader, columns, task.path) if columns else None
+            if table is not None and task.hybrid_days:
+                table = pa.table({n: hybrid_dates(table.column(n)) for n in table.column_names})
             rows = reader.nrows
         else:
             parquet = pq.ParquetFile(handle)
@@ -49,6 +52,19 @@ def _read(task: FileTask) -> pa.Table:
         )
     out = {name: table.column(name) for name in columns} if table is not None else {}
     return pa.table(out) if out else pa.table({"__rows": pa.nulls(rows)})
+
+
+def _read_orc(reader: orc.ORCFile, columns: list[str], path: str) -> pa.Table:
+    try:
+        return reader.read(columns=columns)
+    except pa.ArrowInvalid as e:
+        if "nanosecond" not in str(e):
+            raise
+        raise RefusedInput(
+            f"{path}: the independent reader cannot read its timestamps ({e}): pyarrow reads "
+            "ORC timestamps as nanoseconds, which end before 1677-09-21 and after 2262-04-11.",
+            hint="Validate this partition at the checksum level (the Spark reader reads it).",
+        ) from e
 
 
 def target_columns(task: FileTask) -> list[tuple[str, pa.Array, HiveType]]:

@@ -1,0 +1,77 @@
+"""Day numbers counted in the hybrid Julian/Gregorian calendar, shown as Hive 3.1+ shows them.
+
+A Java ORC reader (Hive 3.1+, Spark) reads the days of a file whose footer does not say
+"proleptic" as hybrid-calendar days and shows the same calendar label in the proleptic
+Gregorian calendar: 1000-01-01 stays 1000-01-01 although the two calendars count it 5 days
+apart. pyarrow gives the raw day number, so the independent reader converts it here, by the
+Julian day-number formulas (before 1582-10-15 the hybrid calendar is the Julian one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+GREGORIAN_START = -141427  # 1582-10-15, the first day both calendars number alike
+_EPOCH_JDN = 2440588  # Julian day number of 1970-01-01
+
+
+def julian_label_to_proleptic(days: np.ndarray) -> np.ndarray:
+    """Days since 1970 of the proleptic date bearing the Julian date of ``days``."""
+    c = days + _EPOCH_JDN + 32082
+    d = (4 * c + 3) // 1461
+    e = c - (1461 * d) // 4
+    m = (5 * e + 2) // 153
+    day = e - (153 * m + 2) // 5 + 1
+    month = m + 3 - 12 * (m // 10)
+    year = d - 4800 + m // 10
+    a = (14 - month) // 12
+    y = year + 4800 - a
+    mm = month + 12 * a - 3
+    jdn = day + (153 * mm + 2) // 5 + 365 * y + y // 4 - y // 100 + y // 400 - 32045
+    return jdn - _EPOCH_JDN
+
+
+def hybrid_dates(array: pa.Array) -> pa.Array:
+    """Every date in ``array`` (nested ones too) read as Hive 3.1+ reads a hybrid file."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    kind = array.type
+    if pa.types.is_date32(kind):
+        raw = np.asarray(array.cast(pa.int32()).fill_null(0).to_numpy(), np.int64)
+        if not (raw < GREGORIAN_START).any():
+            return array
+        shown = np.where(raw < GREGORIAN_START, julian_label_to_proleptic(raw), raw)
+        mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
+        return pa.array(shown.astype(np.int32), pa.int32(), mask=mask).cast(pa.date32())
+    if pa.types.is_struct(kind):
+        children = [hybrid_dates(child) for child in array.flatten()]
+        nulls = array.is_null() if array.null_count else None
+        return pa.StructArray.from_arrays(children, fields=list(kind), mask=nulls)
+    if pa.types.is_list(kind):
+        nulls = array.is_null() if array.null_count else None
+        return pa.ListArray.from_arrays(
+            array.offsets, hybrid_dates(array.values), type=kind, mask=nulls
+        )
+    if pa.types.is_map(kind):
+        nulls = array.is_null() if array.null_count else None
+        return pa.MapArray.from_arrays(
+            array.offsets,
+            hybrid_dates(array.keys),
+            hybrid_dates(array.items),
+            type=kind,
+            mask=nulls,
+        )
+    return array
+
+
+def has_dates(kind: pa.DataType) -> bool:
+    if pa.types.is_date32(kind):
+        return True
+    if pa.types.is_struct(kind):
+        return any(has_dates(kind.field(i).type) for i in range(kind.num_fields))
+    if pa.types.is_list(kind):
+        return has_dates(kind.value_type)
+    if pa.types.is_map(kind):
+        return has_dates(kind.key_type) or has_dates(kind.item_type)
+    return False
