@@ -31,6 +31,7 @@ KEY_SHUFFLE_PARTITIONS = "shuffle_partitions"
 KEY_SPARK_CONF = "spark_conf"
 KEY_OUTPUT = "output"
 KEY_MAPPING_MODE = "mapping_mode"
+KEY_CALENDAR = "calendar"
 KEY_NAME_CASE_SENSITIVE = "name_case_sensitive"
 KEY_INSPECT_WORKERS = "inspect_workers"
 KEY_SMALL_FILE_BYTES = "small_file_bytes"
@@ -41,6 +42,9 @@ KEY_RETIRE_PROBATION_DAYS = "retire_probation_days"
 
 OUTPUT_CHOICES = ("text", "json")
 MAPPING_MODES = ("auto", "position", "name")
+#: Whose reading of dates before 1582-10-15 to reproduce: Hive 3.1+ (each ORC file's own
+#: calendar) or Hive 2.x (every day number counted in the hybrid calendar).
+CALENDARS = ("hive3", "hive2")
 #: Target formats lakeshift writes (``lakeshift.formats.FORMATS`` holds their code).
 FORMAT_CHOICES = ("iceberg", "delta", "hudi")
 
@@ -62,6 +66,9 @@ class Settings:
         output: ``text`` (rich terminal) or ``json`` (machine-readable, no decoration).
         mapping_mode: how ORC columns map onto Hive columns: ``auto``, ``position`` or ``name``.
         name_case_sensitive: whether by-name matching of ORC columns is case sensitive.
+        calendar: whose reading of dates and timestamps before 1582-10-15 to reproduce:
+            ``hive3`` (Hive 3.1+ and Spark: each ORC file's calendar field, hybrid when absent)
+            or ``hive2`` (Hive 2.x: every file's day numbers counted in the hybrid calendar).
         inspect_workers: threads listing directories and reading ORC footers.
         small_file_bytes: files below this size count as small in anomaly reports.
         partition_batch: partitions fetched per metastore call.
@@ -84,6 +91,7 @@ class Settings:
     output: str = "text"
     mapping_mode: str = "auto"
     name_case_sensitive: bool = False
+    calendar: str = "hive3"
     inspect_workers: int = 8
     small_file_bytes: int = 8 * 1024 * 1024
     partition_batch: int = 500
@@ -104,6 +112,8 @@ class Settings:
             raise ConfigError(
                 f"mapping_mode must be one of {MAPPING_MODES}, got {self.mapping_mode!r}"
             )
+        if self.calendar not in CALENDARS:
+            raise ConfigError(f"calendar must be one of {CALENDARS}, got {self.calendar!r}")
         if self.metastore_uri is not None:
             check_metastore_uri(self.metastore_uri)
 

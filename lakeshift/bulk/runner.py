@@ -165,6 +165,8 @@ def _run_table(
     settings = base.settings
     if spec.mapping_mode:
         settings = replace(settings, mapping_mode=spec.mapping_mode)
+    if spec.calendar:
+        settings = replace(settings, calendar=spec.calendar)
     ctx = base.worker(settings)
     threading.current_thread().name = f"bulk:{spec.source}"
     try:

@@ -29,7 +29,7 @@ from typing import Any
 
 import tomllib
 
-from lakeshift.config import FORMAT_CHOICES, MAPPING_MODES
+from lakeshift.config import CALENDARS, FORMAT_CHOICES, MAPPING_MODES
 from lakeshift.errors import BulkFileError, LakeshiftError
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -53,6 +53,7 @@ class TableSpec:
         target: the lake table (default ``DB.TABLE_<format>``).
         format: target format, ``iceberg``, ``delta`` or ``hudi``.
         mapping_mode: ``auto``/``position``/``name``; ``None`` keeps the global setting.
+        calendar: ``hive3``/``hive2`` (dates before 1582); ``None`` keeps the global setting.
         partitions: partition filter (README "Partition filters"); ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).
         key: ``uuid`` or ``deterministic`` record keys.
@@ -68,6 +69,7 @@ class TableSpec:
     target: str = ""
     format: str = "iceberg"
     mapping_mode: str | None = None
+    calendar: str | None = None
     partitions: str | None = None
     batch_rows: int = DEFAULT_BATCH_ROWS
     key: str = "uuid"
@@ -98,6 +100,7 @@ _DEFAULT_KEYS = set(_TABLE_KEYS) - {"source", "target"}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "format": FORMATS,
     "mapping_mode": MAPPING_MODES,
+    "calendar": CALENDARS,
     "key": KEY_MODES,
     "validate": LEVELS,
     "switch": SWITCH_POLICIES,

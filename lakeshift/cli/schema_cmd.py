@@ -76,6 +76,7 @@ def schema_command(state: CliState, table: str) -> None:
         inventory,
         previous,
         mapping_mode=ctx.settings.mapping_mode,
+        calendar=ctx.settings.calendar,
         case_sensitive=ctx.settings.name_case_sensitive,
     )
     path = save_mapping(mapping, ctx.home)

@@ -118,7 +118,11 @@ def _hive_matching(
     settings = services.settings
     inventory = inspect_table(services.client, hive_table, settings)
     mapping = build_mapping(
-        inventory, None, mapping_mode=settings.mapping_mode, case_sensitive=False
+        inventory,
+        None,
+        mapping_mode=settings.mapping_mode,
+        case_sensitive=False,
+        calendar=settings.calendar,
     )
     frame = read_partitions(services.spark, inventory, mapping)
     try:

@@ -141,6 +141,7 @@ class IcebergFormat(TargetFormat):
             inventory,
             home=settings.home,
             mapping_mode=settings.mapping_mode,
+            calendar=settings.calendar,
             case_sensitive=settings.name_case_sensitive,
             properties={
                 TARGET_SOURCE_PROPERTY: source,

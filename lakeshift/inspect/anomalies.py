@@ -20,6 +20,7 @@ from lakeshift.inspect.model import (
     FileInfo,
     PartitionInfo,
 )
+from lakeshift.inspect.orc_tail import proleptic_writer
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.hive_types import parse_hive_type
@@ -35,6 +36,7 @@ class Rules:
     small_file_bytes: int = 8 * 1024 * 1024
     small_file_count: int = 16  # small files in one partition that make it `small-files`
     many_files: int = 1000  # data files in a table that make it `many-small-files` if small
+    calendar: str = "hive3"  # whose reading of dates before 1582 is reproduced
 
 
 def _key(name: str, rules: Rules) -> str:
@@ -141,8 +143,54 @@ def classify_partition(
             )
         )
     found.extend(_file_anomalies(p, rules))
+    found.extend(_calendar_anomalies(p, rules))
     found.extend(_partition_vs_table(p, table_columns, rules))
     found.extend(_size_and_stats(p, rules))
+    return found
+
+
+def _calendar_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
+    """ORC files holding dates or timestamps before 1582-10-15, by how their days are read."""
+    old = [f for f in p.files if f.format == "orc" and f.pre_gregorian and not f.error]
+    if not old:
+        return []
+    found = []
+    shifted = [f for f in old if f.calendar != "proleptic" and proleptic_writer(f.writer)]
+    if shifted:
+        found.append(
+            _anomaly(
+                p,
+                "calendar-shifted-dates",
+                SEVERITY_WARNING,
+                f"{len(shifted)} file(s) written by {shifted[0].writer} hold dates or timestamps "
+                "before 1582-10-15 in the proleptic calendar but say no calendar, so Hive and "
+                "Spark count their days as hybrid: such values show shifted from what the "
+                "writer was given (1000-01-01 shows as 0999-12-27).",
+                "Migrated as Hive shows them; check these values in Hive before switching.",
+                files=[f.path for f in shifted],
+            )
+        )
+    proleptic = [f for f in old if f.calendar == "proleptic"]
+    hybrid = [f for f in old if f.calendar != "proleptic"]
+    follows = (
+        "Hive 3.1+ (each file's calendar)"
+        if rules.calendar == "hive3"
+        else "Hive 2.x (every file's days counted as hybrid)"
+    )
+    found.append(
+        _anomaly(
+            p,
+            "calendar-before-1582",
+            SEVERITY_INFO,
+            f"{len(old)} file(s) hold dates or timestamps before 1582-10-15 ({len(hybrid)} "
+            f"counted in the hybrid Julian/Gregorian calendar, {len(proleptic)} in the "
+            f"proleptic Gregorian one); lakeshift shows them as {follows} does.",
+            'Set calendar = "hive2" if your users read this table with Hive 2.x (it shows '
+            "proleptic files' early dates shifted), else nothing.",
+            hybrid=len(hybrid),
+            proleptic=len(proleptic),
+        )
+    )
     return found
 
 

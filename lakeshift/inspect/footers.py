@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from lakeshift.errors import LakeshiftError
 from lakeshift.inspect.files import ListedFile
 from lakeshift.inspect.model import Column, FileInfo
-from lakeshift.inspect.orc_tail import footer_calendar
+from lakeshift.inspect.orc_tail import OrcTail, read_tail
 from lakeshift.schema_map.hive_types import from_arrow
 from lakeshift.text.layout import TextLayout
 from lakeshift.text.lines import compression_of, count_records
@@ -46,11 +46,11 @@ def sniff_format(fs: pafs.FileSystem, path: str, size: int) -> str:
     return "text"
 
 
-def _calendar(fs: pafs.FileSystem, path: str, size: int) -> str | None:
+def _tail(fs: pafs.FileSystem, path: str, size: int) -> OrcTail:
     try:
-        return footer_calendar(fs, path, size)
+        return read_tail(fs, path, size)
     except (ValueError, IndexError, OSError, pa.ArrowException, zlib.error):
-        return None  # pyarrow read the footer; only the calendar field stays unknown
+        return OrcTail(None, None)  # pyarrow read the footer; only these stay unknown
 
 
 def _columns(schema: pa.Schema) -> tuple[Column, ...]:
@@ -80,6 +80,7 @@ def read_footer(
         if fmt == "orc":
             with fs.open_input_file(full) as handle:
                 reader = orc.ORCFile(handle)
+                tail = _tail(fs, full, listed.size)
                 return FileInfo(
                     **base,
                     format="orc",
@@ -90,7 +91,8 @@ def read_footer(
                     writer=str(reader.writer),
                     writer_version=str(reader.writer_version),
                     software_version=str(reader.software_version),
-                    calendar=_calendar(fs, full, listed.size),
+                    calendar=tail.calendar,
+                    pre_gregorian=tail.pre_gregorian,
                 )
         if fmt == "parquet":
             with fs.open_input_file(full) as handle:

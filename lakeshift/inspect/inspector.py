@@ -186,6 +186,7 @@ def inspect_table(
         mapping_mode=settings.mapping_mode,
         case_sensitive=settings.name_case_sensitive,
         small_file_bytes=settings.small_file_bytes,
+        calendar=settings.calendar,
     )
     wanted = partition_filter or PartitionFilter(())
 

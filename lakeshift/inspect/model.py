@@ -45,6 +45,7 @@ class FileInfo:
     software_version: str | None = None
     error: str | None = None
     calendar: str | None = None  # an ORC footer's calendar: hybrid, proleptic, None if unsaid
+    pre_gregorian: bool | None = None  # a date/timestamp minimum before 1582-10-15 (ORC stats)
 
     @property
     def positional(self) -> bool:

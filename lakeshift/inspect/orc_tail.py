@@ -12,6 +12,7 @@ chunks). Hand-written: no installed library decodes ORC's footer protobuf.
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -22,6 +23,8 @@ _CALENDARS = {1: HYBRID, 2: PROLEPTIC}
 # Writers (Footer.writer / pyarrow's ``writer``) that never wrote hybrid day numbers.
 _PROLEPTIC_WRITERS = frozenset({"ORC_CPP", "PRESTO", "TRINO", "SCRITCHLEY_GO", "CUDF"})
 _TAIL = 16 << 10
+GREGORIAN_START_DAY = -141427  # 1582-10-15
+GREGORIAN_START_MILLIS = GREGORIAN_START_DAY * 86_400_000
 
 
 def _varint(data: bytes, position: int) -> tuple[int, int]:
@@ -88,8 +91,37 @@ def _decompress(data: bytes, kind: int) -> bytes | None:
     return bytes(out)
 
 
-def footer_calendar(fs: pafs.FileSystem, path: str, size: int) -> str | None:
-    """``hybrid`` or ``proleptic`` when the footer says so, else ``None``."""
+@dataclass(frozen=True)
+class OrcTail:
+    """What the footer says that pyarrow does not: the calendar field (``None`` when absent)
+    and whether a date or timestamp column's minimum falls before 1582-10-15."""
+
+    calendar: str | None
+    pre_gregorian: bool | None
+
+
+def _zigzag(value: int) -> int:
+    return (value >> 1) ^ -(value & 1)
+
+
+def _pre_gregorian(statistics: list[int | bytes]) -> bool:
+    """Any column's date or timestamp minimum (Footer.statistics) before 1582-10-15."""
+    for raw in statistics:
+        column = _fields(raw) if isinstance(raw, bytes) else {}
+        for date in column.get(7, []):  # DateStatistics.minimum: sint32 days
+            minimum = _fields(date).get(1) if isinstance(date, bytes) else None
+            if minimum and _zigzag(int(minimum[0])) < GREGORIAN_START_DAY:  # type: ignore[arg-type]
+                return True
+        for stamp in column.get(9, []):  # TimestampStatistics: minimum(Utc), sint64 millis
+            found = _fields(stamp) if isinstance(stamp, bytes) else {}
+            minimum = found.get(3) or found.get(1)
+            if minimum and _zigzag(int(minimum[0])) < GREGORIAN_START_MILLIS:  # type: ignore[arg-type]
+                return True
+    return False
+
+
+def read_tail(fs: pafs.FileSystem, path: str, size: int) -> OrcTail:
+    """The calendar field and the pre-1582 check of one ORC file."""
     with fs.open_input_file(path) as handle:
         start = max(0, size - _TAIL)
         handle.seek(start)
@@ -107,14 +139,16 @@ def footer_calendar(fs: pafs.FileSystem, path: str, size: int) -> str | None:
         raw = tail[end - footer_length : end]
     footer = _decompress(raw, kind)
     if footer is None:
-        return None
-    calendar = _fields(footer).get(11)
-    return _CALENDARS.get(int(calendar[0])) if calendar else None  # type: ignore[arg-type]
+        return OrcTail(None, None)
+    fields = _fields(footer)
+    calendar = fields.get(11)
+    return OrcTail(
+        _CALENDARS.get(int(calendar[0])) if calendar else None,  # type: ignore[arg-type]
+        _pre_gregorian(fields.get(7, [])),
+    )
 
 
-def file_calendar(footer: str | None, writer: str | None) -> str:
-    """The calendar of a file's day numbers: its footer's word, else its writer's habit
-    (Java writers without the field wrote hybrid days; C++, Presto and Trino never did)."""
-    if footer:
-        return footer
-    return PROLEPTIC if (writer or "").upper() in _PROLEPTIC_WRITERS else HYBRID
+def proleptic_writer(writer: str | None) -> bool:
+    """Writers that count days in the proleptic calendar yet write no calendar field (so
+    Java readers count their days as hybrid)."""
+    return (writer or "").upper() in _PROLEPTIC_WRITERS

@@ -41,6 +41,7 @@ def check_adoptable(
     inventory: TableInventory,
     *,
     mapping_mode: str,
+    calendar: str = "hive3",
     case_sensitive: bool,
     wanted: PartitionFilter,
 ) -> None:
@@ -52,7 +53,11 @@ def check_adoptable(
     """
     previous = fmt.stored_mapping(target)
     mapping = build_mapping(
-        inventory, previous, mapping_mode=mapping_mode, case_sensitive=case_sensitive
+        inventory,
+        previous,
+        mapping_mode=mapping_mode,
+        case_sensitive=case_sensitive,
+        calendar=calendar,
     )
     source = inventory.qualified_name
     differences = column_differences(

@@ -134,6 +134,7 @@ def check_adoption(
             target,
             inventory,
             mapping_mode=settings.mapping_mode,
+            calendar=settings.calendar,
             case_sensitive=settings.name_case_sensitive,
             wanted=options.partitions,
         )
@@ -236,6 +237,7 @@ def plan_migration(
         inventory,
         previous,
         mapping_mode=settings.mapping_mode,
+        calendar=settings.calendar,
         case_sensitive=settings.name_case_sensitive,
     )
     done = fmt.backfilled(options.target) if exists else {}

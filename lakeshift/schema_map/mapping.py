@@ -43,6 +43,7 @@ def build_mapping(
     *,
     mapping_mode: str,
     case_sensitive: bool,
+    calendar: str = "hive3",
 ) -> FieldMapping:
     """The target schema with stable IDs; reuses ``previous`` IDs when given.
 
@@ -88,6 +89,7 @@ def build_mapping(
         last_id=ids.last_id,
         mapping_mode=mapping_mode,
         case_sensitive=case_sensitive,
+        calendar=calendar,
     )
 
 

@@ -63,6 +63,7 @@ class FieldMapping:
     char_padding: str = "pad"
     version: int = MAPPING_VERSION
     notes: tuple[str, ...] = field(default=())
+    calendar: str = "hive3"  # see Settings.calendar
 
     @property
     def fields(self) -> tuple[TargetField, ...]:
@@ -92,6 +93,7 @@ class FieldMapping:
             last_id=int(data["last_id"]),
             mapping_mode=data["mapping_mode"],
             case_sensitive=bool(data["case_sensitive"]),
+            calendar=data.get("calendar", "hive3"),
             char_padding=data.get("char_padding", "pad"),
             version=int(data.get("version", MAPPING_VERSION)),
             notes=tuple(data.get("notes", [])),

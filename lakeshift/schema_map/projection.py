@@ -43,6 +43,7 @@ class FileGroup:
     files: tuple[str, ...]  # relative to the partition location
     sources: tuple[ColumnSource, ...]
     text_layout: TextLayout | None = None  # how a text group's lines split into values
+    hybrid_labels: bool = False  # see hybrid_labels()
 
     @property
     def paths(self) -> list[str]:
@@ -59,6 +60,13 @@ def _by_position(file: FileInfo, mode: str) -> bool:
     if file.format == "text":
         return True
     return file.format == "orc" and (file.positional or mode == "position")
+
+
+def hybrid_labels(file: FileInfo, mapping: FieldMapping) -> bool:
+    """Whether the reader must show a file's early dates as Hive 2.x does although Spark (like
+    Hive 3.1+) reads them by the file's proleptic calendar: Hive 2.x counts every file's days
+    in the hybrid calendar."""
+    return mapping.calendar == "hive2" and file.format == "orc" and file.calendar == "proleptic"
 
 
 def _find(physical: tuple[Column, ...], name: str, case_sensitive: bool) -> int | None:
@@ -104,13 +112,14 @@ def file_groups(
             continue
         if not partition.migratable:
             continue
-        by_schema: dict[tuple[str, tuple[Column, ...], bool], list[str]] = defaultdict(list)
+        by_schema: dict[tuple[str, tuple[Column, ...], bool, bool], list[str]] = defaultdict(list)
         for file in partition.files:
             if file.format not in READABLE_FORMATS or not file.columns:
                 continue
             by_position = _by_position(file, mapping.mapping_mode)
-            by_schema[(file.format, file.columns, by_position)].append(file.path)
-        for (fmt, physical, by_position), paths in by_schema.items():
+            relabel = hybrid_labels(file, mapping)
+            by_schema[(file.format, file.columns, by_position, relabel)].append(file.path)
+        for (fmt, physical, by_position, relabel), paths in by_schema.items():
             layout = (
                 TextLayout.from_parameters(partition.serde_parameters, inventory.parameters)
                 if fmt == "text"
@@ -127,6 +136,7 @@ def file_groups(
                     files=tuple(paths),
                     sources=project(partition, physical, by_position, inventory.columns, mapping),
                     text_layout=layout,
+                    hybrid_labels=relabel,
                 )
             )
     return groups

@@ -57,6 +57,7 @@ def column_conversions(
             src_physical=True,
             orc_file=group.format == "orc",
             text_file=group.format == "text",
+            hybrid_labels=group.hybrid_labels,
             where=where,
         )
         as_table = convert(as_partition, partition_type, table_type, by_name=False, where=where)
@@ -97,7 +98,14 @@ def spark_file_path(location: str, relative: str) -> str:
 
 def signature(group: FileGroup) -> tuple[object, ...]:
     """Groups with one signature are read in one scan with one projection."""
-    return (group.format, group.physical, group.by_position, group.sources, group.text_layout)
+    return (
+        group.format,
+        group.physical,
+        group.by_position,
+        group.sources,
+        group.text_layout,
+        group.hybrid_labels,
+    )
 
 
 def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:

@@ -63,6 +63,52 @@ def _has_physical_timestamp(hive: HiveType) -> bool:
     return hive.kind == "timestamp" or any(_has_physical_timestamp(t) for _, t in hive.fields)
 
 
+def _has_dates(hive: HiveType) -> bool:
+    return hive.kind in ("date", "timestamp") or any(_has_dates(t) for _, t in hive.fields)
+
+
+def _let(value: str, body: object) -> str:
+    """SQL binding ``value`` to a fresh name for ``body(name)`` (Spark SQL has no LET)."""
+    name = f"j{next(_lambda_names)}"
+    return f"element_at(transform(array({value}), {name} -> {body(name)}), 1)"  # type: ignore[operator]
+
+
+def julian_label_date(days: str) -> str:
+    """SQL: the proleptic date bearing the Julian calendar date of day number ``days`` (the
+    Julian day-number formulas; a Julian-only day such as 1500-02-29 rolls to March 1)."""
+    return _let(
+        f"{days} + 2472670",  # the Julian day number + 32082
+        lambda c: _let(
+            f"(4 * {c} + 3) div 1461",
+            lambda d: _let(
+                f"{c} - (1461 * {d}) div 4",
+                lambda e: _let(
+                    f"(5 * {e} + 2) div 153",
+                    lambda m: (
+                        f"date_add(make_date({d} - 4800 + {m} div 10, "
+                        f"{m} + 3 - 12 * ({m} div 10), 1), "
+                        f"CAST({e} - (153 * {m} + 2) div 5 AS INT))"
+                    ),
+                ),
+            ),
+        ),
+    )
+
+
+def hybrid_label(expr: str, kind: str) -> str:
+    """SQL: a date or timestamp that Spark read by its file's proleptic calendar, shown as
+    Hive 2.x shows it (the day number counted in the hybrid calendar; from 1582-10-15 on the
+    two agree). Timestamps keep their time of day (sessions run in UTC)."""
+    if kind == "date":
+        return f"IF({expr} < DATE'1582-10-15', {julian_label_date(f'unix_date({expr})')}, {expr})"
+    day = f"to_date({expr})"
+    shifted = f"unix_date({julian_label_date(f'unix_date({day})')}) - unix_date({day})"
+    return (
+        f"IF({expr} < TIMESTAMP'1582-10-15 00:00:00', timestamp_micros(unix_micros({expr}) + "
+        f"CAST({shifted} AS BIGINT) * 86400000000), {expr})"
+    )
+
+
 _INTEGRAL = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 _STRING_KINDS = frozenset({"string", "char", "varchar"})
 #: Hive's ObjectInspector converters read these strings (any case) as false, every other
@@ -136,6 +182,7 @@ def convert(
     src_physical: bool = False,
     orc_file: bool = False,
     text_file: bool = False,
+    hybrid_labels: bool = False,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -146,6 +193,7 @@ def convert(
     partition's declared type), whose rules differ from Hive's ObjectInspector converters
     (partition to table) for integral and boolean targets. ``text_file``: the conversion parses
     a text file's fields as the partition's types (LazySimpleSerDe's map-key rule).
+    ``hybrid_labels``: dates and timestamps are shown as Hive 2.x shows them (``hybrid_label``).
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -154,8 +202,12 @@ def convert(
             hint="Fix the partition's or the table's declared type in Hive.",
         )
     if src.is_primitive and dst.is_primitive:
+        if hybrid_labels and src.kind in ("date", "timestamp"):
+            expr = hybrid_label(expr, src.kind)
         return _primitive(expr, src, dst, src_physical, orc_file)
-    if src == dst and not (src_physical and _has_physical_timestamp(src)):
+    if src == dst and not (
+        (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))
+    ):
         return expr
     kwargs = {
         "by_name": by_name,
@@ -163,6 +215,7 @@ def convert(
         "src_physical": src_physical,
         "orc_file": orc_file,
         "text_file": text_file,
+        "hybrid_labels": hybrid_labels,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"

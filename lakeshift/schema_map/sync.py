@@ -35,6 +35,7 @@ def sync_iceberg_target(
     *,
     home: Path,
     mapping_mode: str,
+    calendar: str = "hive3",
     case_sensitive: bool,
     properties: Mapping[str, str] | None = None,
 ) -> SyncResult:
@@ -51,7 +52,11 @@ def sync_iceberg_target(
         table = None
     previous = stored_mapping(table) if table is not None else None
     mapping = build_mapping(
-        inventory, previous, mapping_mode=mapping_mode, case_sensitive=case_sensitive
+        inventory,
+        previous,
+        mapping_mode=mapping_mode,
+        case_sensitive=case_sensitive,
+        calendar=calendar,
     )
     created = evolved = False
     if table is None:

@@ -120,6 +120,7 @@ def validate_table(
             stored,
             mapping_mode=stored.mapping_mode,
             case_sensitive=stored.case_sensitive,
+            calendar=stored.calendar,
         ),
         table=stored.table,
     ):

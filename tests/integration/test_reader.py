@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -452,47 +453,93 @@ def test_text_tables_with_hive_defaults(
     )
 
 
+def _days(*values: int | None) -> pa.Array:
+    return pa.array(values, pa.int32()).cast(pa.date32())
+
+
+# Day numbers as pyarrow writes them: proleptic 1000-01-01, 1582-10-04, 2020-01-01, and the
+# day a hybrid reader labels 1500-02-29 (a Julian-only date); nested: proleptic 0001-01-03.
+PRE_GREGORIAN = pa.table(
+    {
+        "d": _days(-354285, -141438, 18262, -171596),
+        "ds": pa.array([[dt.date(1, 1, 3)], None, [None, dt.date(1582, 10, 15)], []]),
+    }
+)
+
+
+@pytest.mark.parametrize("calendar", ["hive3", "hive2"])
 def test_dates_before_1582_read_as_java_orc_readers_read_them(
-    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path, calendar: str
 ) -> None:
-    """Day numbers count in the hybrid calendar unless the footer says proleptic (ORC's
-    ``writerUsedProlepticGregorian``), and Hive 3.1+ and Spark show hybrid days by their
-    calendar label: pyarrow's 1000-01-01 (no calendar field) shows as 0999-12-27."""
+    """Hive 3.1+ and Spark count a file's days in the hybrid calendar unless its footer says
+    proleptic (ORC's ``writerUsedProlepticGregorian``) and show hybrid days by their calendar
+    label: pyarrow's 1000-01-01 (no calendar field) shows as 0999-12-27. Hive 2.x counts
+    every file's days as hybrid. The independent reader agrees in both modes."""
+    import pyarrow.orc as orc
+
     from lakeshift.validate.fingerprints import source_fingerprints
     from lakeshift.validate.independent import independent_fingerprints
     from tests.helpers.hive_tables import mark_proleptic
 
     b = _builder(client, tables_root, [("d", "date"), ("ds", "array<date>")])
-    days = pa.table(
-        {
-            "d": pa.array([dt.date(1000, 1, 1), dt.date(1582, 10, 4), dt.date(2020, 1, 1)]),
-            "ds": pa.array([[dt.date(1, 1, 3)], None, [None, dt.date(1582, 10, 15)]]),
-        }
-    )
-    directory = b.add_partition(["hybrid"], {"000000_0": days})
-    b.add_partition(["proleptic"], {"000000_0": days})
-    path = b.partition_dir(["proleptic"]) / "000000_0"
-    import pyarrow.orc as orc
-
-    orc.write_table(days, str(path), compression="uncompressed")
+    b.add_partition(["hybrid"], {"000000_0": PRE_GREGORIAN})
+    path = b.add_partition(["proleptic"], {"000000_0": PRE_GREGORIAN}) / "000000_0"
+    orc.write_table(PRE_GREGORIAN, str(path), compression="uncompressed")
     mark_proleptic(path)
-    frame, inventory = _read(client, settings, spark, f"{b.db}.{b.name}")
-    assert directory.exists()
-    calendars = {p.name: p.files[0].calendar for p in inventory.partitions}
-    assert calendars == {"dt=hybrid": None, "dt=proleptic": "proleptic"}
+    inventory = inspect_table(client, f"{b.db}.{b.name}", replace(settings, calendar=calendar))
+    calendars = {
+        p.name: (p.files[0].calendar, p.files[0].pre_gregorian) for p in inventory.partitions
+    }
+    assert calendars == {"dt=hybrid": (None, True), "dt=proleptic": ("proleptic", True)}
+    before = {p.name: p for p in inventory.partitions}["dt=proleptic"].anomalies
+    assert [a.details for a in before if a.code == "calendar-before-1582"] == [
+        {"hybrid": 0, "proleptic": 1}
+    ]
+    mapping = build_mapping(
+        inventory, None, mapping_mode="auto", case_sensitive=False, calendar=calendar
+    )
+    frame = read_partitions(spark, inventory, mapping)
     shown = {
         (r["dt"], str(r["d"]), str(r["ds"]))
         for r in frame.selectExpr("dt", "CAST(d AS STRING) d", "CAST(ds AS STRING) ds").collect()
     }
-    assert shown == {
-        ("hybrid", "0999-12-27", "[0001-01-05]"),
-        ("hybrid", "1582-09-24", "None"),
-        ("hybrid", "2020-01-01", "[null, 1582-10-15]"),
-        ("proleptic", "1000-01-01", "[0001-01-03]"),
-        ("proleptic", "1582-10-04", "None"),
-        ("proleptic", "2020-01-01", "[null, 1582-10-15]"),
+    as_hybrid = {
+        ("0999-12-27", "[0001-01-05]"),
+        ("1582-09-24", "None"),
+        ("2020-01-01", "[null, 1582-10-15]"),
+        ("1500-03-01", "[]"),  # Julian 1500-02-29 has no proleptic twin: the next day
     }
-    mapping = build_mapping(inventory, None, mapping_mode="name", case_sensitive=False)
+    as_written = {
+        ("1000-01-01", "[0001-01-03]"),
+        ("1582-10-04", "None"),
+        ("2020-01-01", "[null, 1582-10-15]"),
+        ("1500-03-10", "[]"),
+    }
+    proleptic_shown = as_written if calendar == "hive3" else as_hybrid
+    assert shown == {("hybrid", *r) for r in as_hybrid} | {
+        ("proleptic", *r) for r in proleptic_shown
+    }
     names = [p.name for p in inventory.partitions]
     same = independent_fingerprints(spark, inventory, mapping, names, lambda t: t)
     assert same == source_fingerprints(spark, inventory, mapping, names, lambda t: t)
+    if calendar == "hive2":
+        from lakeshift.schema_map.spark_sql import hybrid_label
+
+        stamp = hybrid_label("TIMESTAMP'1000-01-01 10:30:00.5'", "timestamp")
+        later = hybrid_label("TIMESTAMP'1582-10-15 00:00:00'", "timestamp")
+        row = spark.sql(f"SELECT CAST({stamp} AS STRING) a, CAST({later} AS STRING) b").first()
+        assert (row["a"], row["b"]) == ("0999-12-27 10:30:00.5", "1582-10-15 00:00:00")
+        return
+    # A known limit: Spark reads a proleptic file's days through the hybrid calendar, which
+    # has no 1582-10-05..14, so proleptic 1582-10-14 shows as 1582-10-24 where Hive 3.1+
+    # shows 1582-10-14. lakeshift cannot undo it after Spark's read; the independent level
+    # catches it.
+    hole = pa.table({"d": _days(-141428), "ds": pa.array([None], pa.list_(pa.date32()))})
+    path = b.add_partition(["hole"], {"000000_0": hole}) / "000000_0"
+    orc.write_table(hole, str(path), compression="uncompressed")
+    mark_proleptic(path)
+    inventory = inspect_table(client, f"{b.db}.{b.name}", settings)
+    frame = read_partitions(spark, inventory, mapping, ["dt=hole"])
+    assert [str(r["d"]) for r in frame.collect()] == ["1582-10-24"]
+    independent = independent_fingerprints(spark, inventory, mapping, ["dt=hole"], lambda t: t)
+    assert independent != source_fingerprints(spark, inventory, mapping, ["dt=hole"], lambda t: t)

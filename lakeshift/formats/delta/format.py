@@ -162,6 +162,7 @@ class DeltaFormat(TargetFormat):
             inventory,
             previous,
             mapping_mode=settings.mapping_mode,
+            calendar=settings.calendar,
             case_sensitive=settings.name_case_sensitive,
         )
         schema = delta_schema(mapping, state.schema if state else None)

@@ -139,6 +139,7 @@ class HudiFormat(TargetFormat):
             inventory,
             previous,
             mapping_mode=settings.mapping_mode,
+            calendar=settings.calendar,
             case_sensitive=settings.name_case_sensitive,
         )
         if previous is not None:

@@ -146,7 +146,10 @@ def plan_files(
                     ),
                     keys=keys,
                     text_types=tuple(c.type for c in file.columns) if text else (),
-                    hybrid_days=file.format == "orc" and file.calendar != "proleptic",
+                    # Java readers count days as hybrid unless the footer says proleptic;
+                    # Hive 2.x counts every file's days as hybrid.
+                    hybrid_days=file.format == "orc"
+                    and (file.calendar != "proleptic" or mapping.calendar == "hive2"),
                     text_parameters=tuple(
                         {**inventory.parameters, **partition.serde_parameters}.items()
                     )
