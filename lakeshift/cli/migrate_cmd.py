@@ -138,6 +138,20 @@ def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
             else "duration unknown until a first batch ran"
         )
     )
+    early = plan.anomalies.get("calendar-before-1582", 0)
+    if early:
+        rules = "Hive 3.1+" if plan.mapping.calendar == "hive3" else "Hive 2.x"
+        shifted = plan.anomalies.get("calendar-shifted-dates", 0)
+        out.message(
+            f"calendar: {early} partition(s) hold dates or timestamps before 1582-10-15, read "
+            f"as {rules} reads them (setting [bold]calendar[/] = {plan.mapping.calendar})"
+            + (
+                f"; {shifted} of them from proleptic writers that Hive reads shifted "
+                "(anomaly calendar-shifted-dates)"
+                if shifted
+                else ""
+            )
+        )
     shown = [p for p in plan.partitions if p.state != "unchanged"][: max(limit, 0) or None]
     out.table(
         "Partitions",

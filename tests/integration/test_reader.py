@@ -469,7 +469,13 @@ PRE_GREGORIAN = pa.table(
 
 @pytest.mark.parametrize("calendar", ["hive3", "hive2"])
 def test_dates_before_1582_read_as_java_orc_readers_read_them(
-    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path, calendar: str
+    client: MetastoreClient,
+    settings: Settings,
+    spark: Any,
+    tables_root: Path,
+    calendar: str,
+    metastore_uri: str,
+    tmp_path: Path,
 ) -> None:
     """Hive 3.1+ and Spark count a file's days in the hybrid calendar unless its footer says
     proleptic (ORC's ``writerUsedProlepticGregorian``) and show hybrid days by their calendar
@@ -498,6 +504,20 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
     mapping = build_mapping(
         inventory, None, mapping_mode="auto", case_sensitive=False, calendar=calendar
     )
+    from click.testing import CliRunner
+
+    from lakeshift.cli.main import cli
+
+    planned = CliRunner(env={"LAKESHIFT_CALENDAR": calendar}).invoke(
+        cli,
+        [
+            *("--home", str(tmp_path), "--metastore-uri", metastore_uri),
+            *("plan", f"{b.db}.{b.name}"),
+        ],
+    )
+    rules = "Hive 3.1+" if calendar == "hive3" else "Hive 2.x"
+    assert "2 partition(s) hold dates or timestamps before 1582-10-15" in planned.output
+    assert f"as {rules} reads them" in planned.output, planned.output
     frame = read_partitions(spark, inventory, mapping)
     shown = {
         (r["dt"], str(r["d"]), str(r["ds"]))
