@@ -50,6 +50,13 @@ def render_validation(out: Output, report: ValidationReport, *, show_equal: bool
             f"[yellow]{total:,} source value(s) in {len(nulled)} partition(s) read as NULL by "
             "Hive's type conversions[/], as Hive shows them (per column below)"
         )
+    truncated = [p for p in report.partitions if p.truncated]
+    if truncated:
+        total = sum(n for p in truncated for n in p.truncated.values())
+        out.message(
+            f"{total:,} source string(s) in {len(truncated)} partition(s) cut to their "
+            "VARCHAR/CHAR width, as Hive shows them (per column below)"
+        )
     rows = [
         (
             p.partition,
@@ -59,7 +66,7 @@ def render_validation(out: Output, report: ValidationReport, *, show_equal: bool
             p.detail,
         )
         for p in report.partitions
-        if show_equal or not p.ok or p.nulled
+        if show_equal or not p.ok or p.nulled or p.truncated
     ]
     if rows:
         out.table(

@@ -1,4 +1,5 @@
-"""Count the values Hive's read-time conversions turn into NULL ('abc' read as int).
+"""Count the values Hive's read-time conversions turn into NULL ('abc' read as int), and the
+strings they cut to a VARCHAR or CHAR width.
 
 Such a conversion is what Hive shows, so the migration copies the NULL; but the user must
 know it happened. Only file groups whose projection converts a column (a physical type other
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lakeshift.inspect.model import TableInventory
+from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import FileGroup, file_groups
 from lakeshift.schema_map.reader import (
@@ -27,7 +29,8 @@ from lakeshift.schema_map.reader import (
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-Nulled = dict[str, dict[str, int]]  # partition -> column -> values read as NULL
+Nulled = dict[str, dict[str, int]]  # partition -> column -> values read as NULL (or truncated)
+_WIDTHS = ("varchar", "char")
 
 
 def converted_columns(group: FileGroup) -> list[int]:
@@ -55,44 +58,77 @@ def nulled_aggregates(
     return out
 
 
+def truncated_aggregates(
+    group: FileGroup, inventory: TableInventory, mapping: FieldMapping
+) -> dict[str, str]:
+    """Column -> SQL aggregate counting the non-NULL values longer than the narrowest VARCHAR
+    or CHAR width the conversions cut them to (partition's or table's declared type)."""
+    conversions = column_conversions(group, inventory, mapping)
+    out = {}
+    for position in converted_columns(group):
+        source = group.sources[position]
+        widths = [
+            t.params[0]
+            for t in (
+                parse_hive_type(source.partition_type or ""),
+                parse_hive_type(source.table_type),
+            )
+            if t.kind in _WIDTHS and t.params
+        ]
+        name, physical, _ = conversions[position]
+        if widths and physical is not None:
+            out[name] = f"count_if(length(CAST({physical} AS STRING)) > {min(widths)})"
+    return out
+
+
 def nulled_by_conversion(
     spark: SparkSession,
     inventory: TableInventory,
     mapping: FieldMapping,
     partitions: list[str],
-) -> Nulled:
-    """Partition -> column -> values Hive's conversions read as NULL (non-zero counts only)."""
+) -> tuple[Nulled, Nulled]:
+    """Partition -> column -> values Hive's conversions read as NULL, and values they truncate
+    to a VARCHAR/CHAR width (non-zero counts only)."""
     from pyspark.sql import functions as F
 
     by_signature: dict[tuple[object, ...], list[FileGroup]] = {}
     for group in file_groups(inventory, mapping, partitions):
         if converted_columns(group):
             by_signature.setdefault(signature(group), []).append(group)
-    out: Nulled = {}
+    nulled: Nulled = {}
+    truncated: Nulled = {}
     for groups in by_signature.values():
         first = groups[0]
-        aggregates = nulled_aggregates(first, inventory, mapping)
+        counters = [
+            (nulled, name, aggregate)
+            for name, aggregate in nulled_aggregates(first, inventory, mapping).items()
+        ] + [
+            (truncated, name, aggregate)
+            for name, aggregate in truncated_aggregates(first, inventory, mapping).items()
+        ]
         owner = {spark_file_path(g.location, f): g.partition for g in groups for f in g.files}
-        names = list(aggregates)
         rows = (
             scan_groups(spark, groups)
             .withColumnRenamed(FILE_KEY, "file")
             .groupBy("file")
-            .agg(*[F.expr(f"{a} AS `n{i}`") for i, a in enumerate(aggregates.values())])
+            .agg(*[F.expr(f"{a} AS `n{i}`") for i, (_, _, a) in enumerate(counters)])
             .collect()
         )
         for row in rows:
             partition = owner.get(row["file"])
-            for i, name in enumerate(names):
+            for i, (out, name, _) in enumerate(counters):
                 count = int(row[f"n{i}"] or 0)
                 if count and partition is not None:
                     columns = out.setdefault(partition, {})
                     columns[name] = columns.get(name, 0) + count
-    return out
+    return nulled, truncated
 
 
-def describe(nulled: dict[str, int]) -> str:
+def describe(nulled: dict[str, int], what: str = "read as NULL by Hive's type conversions") -> str:
     """``3 value(s) read as NULL by Hive's type conversions (id: 2, amount: 1)``."""
     total = sum(nulled.values())
     columns = ", ".join(f"{c}: {n:,}" for c, n in sorted(nulled.items()))
-    return f"{total:,} value(s) read as NULL by Hive's type conversions ({columns})"
+    return f"{total:,} value(s) {what} ({columns})"
+
+
+TRUNCATED = "cut to their VARCHAR/CHAR width, as Hive reads them"

@@ -41,6 +41,8 @@ class PartitionValidation:
     diff: RowDiff | None = None
     # column -> source values Hive's type conversions read as NULL (so the target holds NULL)
     nulled: dict[str, int] = field(default_factory=dict)
+    # column -> source strings cut to a VARCHAR/CHAR width (as Hive shows them)
+    truncated: dict[str, int] = field(default_factory=dict)
     # level independent: the second reader's fingerprint, and which opinions agree
     independent_checksum: Fingerprint | None = None
     agree: tuple[str, ...] = ()

@@ -25,7 +25,7 @@ from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.nulled import describe, nulled_by_conversion
+from lakeshift.schema_map.nulled import TRUNCATED, describe, nulled_by_conversion
 from lakeshift.schema_map.source_frame import source_frame
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.drilldown import partition_diff
@@ -237,13 +237,21 @@ def _with_nulled(
     """Count the values Hive's conversions read as NULL in the partitions compared (a scan of
     the files whose types differ only; none for a table without type drift)."""
     compared = [n for n, r in results.items() if r.status in (EQUAL, MISMATCH)]
-    nulled = nulled_by_conversion(spark, inventory, mapping, compared) if compared else {}
-    for name, columns in nulled.items():
+    if not compared:
+        return results
+    nulled, truncated = nulled_by_conversion(spark, inventory, mapping, compared)
+    for name in sorted(set(nulled) | set(truncated)):
         result = results[name]
+        said = [result.detail] if result.detail else []
+        if name in nulled:
+            said.append(describe(nulled[name]))
+        if name in truncated:
+            said.append(describe(truncated[name], TRUNCATED))
         results[name] = replace(
             result,
-            nulled=columns,
-            detail=f"{result.detail}; {describe(columns)}" if result.detail else describe(columns),
+            nulled=nulled.get(name, {}),
+            truncated=truncated.get(name, {}),
+            detail="; ".join(said),
         )
     return results
 

@@ -1,5 +1,6 @@
 """One rule for type changes, shown the same way by inspect, migrate and validate; values that
-Hive's conversions read as NULL are counted per partition and column."""
+Hive's conversions read as NULL or cut to a VARCHAR width are counted per partition and
+column."""
 
 from __future__ import annotations
 
@@ -31,7 +32,11 @@ def test_an_unreadable_file_type_refuses_its_partition_and_nulled_values_are_cou
     lakeshift_home: Path,
 ) -> None:
     b = HiveTableBuilder(
-        client, tables_root, "type_rule", unique_name("t"), [("id", "int"), ("note", "string")]
+        client,
+        tables_root,
+        "type_rule",
+        unique_name("t"),
+        [("id", "int"), ("note", "varchar(2)")],
     )
     notes = pa.array(["a", "b"], pa.string())
     b.add_partition(
@@ -40,7 +45,8 @@ def test_an_unreadable_file_type_refuses_its_partition_and_nulled_values_are_cou
     arrays = pa.array([[1], [2, 3]], pa.list_(pa.int32()))
     b.add_partition(["1"], {"000000_0": pa.table({"id": arrays, "note": notes})})
     texts = pa.array(["7", "abc"], pa.string())
-    b.add_partition(["2"], {"000000_0": pa.table({"id": texts, "note": notes})})
+    longer = pa.array(["abc", None], pa.string())  # 'abc' reads as 'ab'
+    b.add_partition(["2"], {"000000_0": pa.table({"id": texts, "note": longer})})
     source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_ice"
 
     inventory = inspect_table(client, source, settings)
@@ -65,4 +71,6 @@ def test_an_unreadable_file_type_refuses_its_partition_and_nulled_values_are_cou
     )
     assert by_name["dt=2"].status == EQUAL and by_name["dt=2"].nulled == {"id": 1}
     assert "1 value(s) read as NULL" in by_name["dt=2"].detail
-    assert by_name["dt=0"].nulled == {} and not report.ok
+    assert by_name["dt=2"].truncated == {"note": 1}
+    assert "1 value(s) cut to their VARCHAR/CHAR width" in by_name["dt=2"].detail
+    assert by_name["dt=0"].nulled == {} and by_name["dt=0"].truncated == {} and not report.ok

@@ -18,3 +18,18 @@ def test_the_example_bulk_file_loads_with_its_defaults_and_maintenance() -> None
     assert spec.tables[2].validate == "count" and spec.tables[0].validate == "checksum"
     assert spec.maintain == MaintainOptions(compact=True, expire_days=7, orphan_hours=72)
     assert all(t.maintain for t in spec.tables)
+
+
+def test_a_table_chooses_its_calendar_and_a_wrong_one_is_named(tmp_path: Path) -> None:
+    import pytest
+
+    from lakeshift.errors import BulkFileError
+
+    good = tmp_path / "good.toml"
+    good.write_text('[[tables]]\nsource = "a.b"\ncalendar = "hive2"\n[[tables]]\nsource = "a.c"\n')
+    spec = load_bulk_spec(good)
+    assert [t.calendar for t in spec.tables] == ["hive2", None]
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[tables]]\nsource = "a.b"\ncalendar = "julian"\n')
+    with pytest.raises(BulkFileError, match="calendar"):
+        load_bulk_spec(bad)

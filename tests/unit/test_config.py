@@ -42,6 +42,7 @@ def test_env_home_and_explicit_config_file(tmp_path: Path) -> None:
     [
         ({"output": "xml"}, "output"),
         ({"mapping_mode": "guess"}, "mapping_mode"),
+        ({"calendar": "julian"}, "calendar must be one of"),
         ({"metastore_uri": "http://hms:9083"}, "thrift://"),
         ({"metastore_port": "abc"}, "metastore_port"),
     ],
