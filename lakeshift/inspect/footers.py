@@ -28,9 +28,12 @@ class TextPartition:
     serde_parameters: dict[str, str]
     table_parameters: dict[str, str]
     columns: tuple[Column, ...]
+    container: str = "text"  # or sequence
 
     def layout(self) -> TextLayout:
-        return TextLayout.from_parameters(self.serde_parameters, self.table_parameters)
+        return TextLayout.from_parameters(
+            self.serde_parameters, self.table_parameters, self.container
+        )
 
 
 def sniff_format(fs: pafs.FileSystem, path: str, size: int) -> str:
@@ -72,7 +75,7 @@ def read_footer(
         if fmt == "text" and text is not None:
             return FileInfo(
                 **base,
-                format="text",
+                format=text.container,
                 columns=text.columns,
                 rows=count_records(fs, full, text.layout()),
                 compression=compression_of(listed.path),

@@ -37,7 +37,7 @@ from lakeshift.inspect.table_checks import check_supported, storage_format, tabl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
 from lakeshift.platform.state_dir import write_json
-from lakeshift.text.layout import LAZY_SIMPLE_SERDES
+from lakeshift.text.layout import LAZY_SIMPLE_SERDES, TEXT_FORMATS
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Partition, StorageDescriptor, Table
@@ -104,8 +104,8 @@ def _inspect_partition(
     serde_parameters = dict(sd.serdeInfo.parameters or {}) if sd.serdeInfo else {}
     fmt = storage_format(sd.inputFormat, serde)
     text = (
-        TextPartition(serde_parameters, table_parameters, _columns(sd))
-        if fmt == "text" and serde in LAZY_SIMPLE_SERDES
+        TextPartition(serde_parameters, table_parameters, _columns(sd), fmt)
+        if fmt in TEXT_FORMATS and serde in LAZY_SIMPLE_SERDES
         else None
     )
     files = tuple(read_footer(fs, root, f, text) for f in listing.files)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from lakeshift.errors import UnsupportedTable
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly
-from lakeshift.text.layout import LAZY_SIMPLE_SERDES
+from lakeshift.text.layout import LAZY_SIMPLE_SERDES, TEXT_FORMATS
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Table
@@ -15,11 +15,12 @@ _INPUT_FORMATS = {
     "orc": ("OrcInputFormat",),
     "parquet": ("MapredParquetInputFormat", "ParquetInputFormat"),
     "text": ("TextInputFormat",),
+    "sequence": ("SequenceFileInputFormat",),
 }
 
 
 def storage_format(input_format: str | None, serde: str | None) -> str:
-    """``orc``, ``parquet``, ``text`` or ``other`` from a storage descriptor."""
+    """``orc``, ``parquet``, ``text``, ``sequence`` or ``other`` from a storage descriptor."""
     name = (input_format or "").rsplit(".", 1)[-1]
     for fmt, classes in _INPUT_FORMATS.items():
         if name in classes:
@@ -57,11 +58,11 @@ def check_supported(table: Table) -> None:
         sd.serdeInfo.serializationLib if sd and sd.serdeInfo else None,
     )
     serde = sd.serdeInfo.serializationLib if sd and sd.serdeInfo else None
-    if fmt != "orc" and not (fmt == "text" and serde in LAZY_SIMPLE_SERDES):
+    if fmt != "orc" and not (fmt in TEXT_FORMATS and serde in LAZY_SIMPLE_SERDES):
         stored = serde or (sd.inputFormat if sd else None) or "no storage descriptor"
         raise UnsupportedTable(
             f"{name} is stored as {fmt} ({stored}); lakeshift migrates ORC tables and "
-            "LazySimpleSerDe text tables.",
+            "LazySimpleSerDe text and SequenceFile tables.",
             hint="Copy it into an ORC table in Hive (CREATE TABLE ... STORED AS ORC AS SELECT).",
         )
 

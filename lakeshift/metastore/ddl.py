@@ -24,10 +24,13 @@ PARQUET_SERDE = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
 TEXT_INPUT = "org.apache.hadoop.mapred.TextInputFormat"
 TEXT_OUTPUT = "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat"
 TEXT_SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+SEQUENCE_INPUT = "org.apache.hadoop.mapred.SequenceFileInputFormat"
+SEQUENCE_OUTPUT = "org.apache.hadoop.hive.ql.io.HiveSequenceFileOutputFormat"
 FORMATS = {
     "orc": (ORC_INPUT, ORC_OUTPUT, ORC_SERDE),
     "parquet": (PARQUET_INPUT, PARQUET_OUTPUT, PARQUET_SERDE),
     "text": (TEXT_INPUT, TEXT_OUTPUT, TEXT_SERDE),
+    "sequence": (SEQUENCE_INPUT, SEQUENCE_OUTPUT, TEXT_SERDE),
 }
 Columns = Sequence[tuple[str, str]]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.text.layout import TextLayout
+from lakeshift.text.layout import TEXT_FORMATS, TextLayout
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class FileGroup:
     partition: str
     values: tuple[str | None, ...]
     location: str
-    format: str  # orc, parquet or text
+    format: str  # orc, parquet, text or sequence
     physical: tuple[Column, ...]
     by_position: bool
     files: tuple[str, ...]  # relative to the partition location
@@ -51,13 +51,13 @@ class FileGroup:
         return [f"{base}/{f}" for f in self.files]
 
 
-READABLE_FORMATS = ("orc", "parquet", "text")
+READABLE_FORMATS = ("orc", "parquet", *TEXT_FORMATS)
 
 
 def _by_position(file: FileInfo, mode: str) -> bool:
     """ORC files map by position when old writers named them _colN or the table says so;
     a text file's fields are the partition's columns in order."""
-    if file.format == "text":
+    if file.format in TEXT_FORMATS:
         return True
     return file.format == "orc" and (file.positional or mode == "position")
 
@@ -121,8 +121,8 @@ def file_groups(
             by_schema[(file.format, file.columns, by_position, relabel)].append(file.path)
         for (fmt, physical, by_position, relabel), paths in by_schema.items():
             layout = (
-                TextLayout.from_parameters(partition.serde_parameters, inventory.parameters)
-                if fmt == "text"
+                TextLayout.from_parameters(partition.serde_parameters, inventory.parameters, fmt)
+                if fmt in TEXT_FORMATS
                 else None
             )
             groups.append(

@@ -56,7 +56,7 @@ def column_conversions(
             case_sensitive=mapping.case_sensitive,
             src_physical=True,
             orc_file=group.format == "orc",
-            text_file=group.format == "text",
+            text_file=group.text_layout is not None,
             hybrid_labels=group.hybrid_labels,
             where=where,
         )
@@ -68,7 +68,7 @@ def column_conversions(
 def physical_type(group: FileGroup, column: Column) -> HiveType:
     """The type the scan gives a file column (a text file gives text; see ``text_type``)."""
     declared = parse_hive_type(column.type)
-    return text_type(declared) if group.format == "text" else declared
+    return text_type(declared) if group.text_layout is not None else declared
 
 
 def group_select_exprs(
@@ -112,7 +112,7 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
     """The physical rows of the files of groups sharing one projection, with each row's file
     in ``FILE_KEY`` (as :func:`spark_file_path` spells it)."""
     first = groups[0]
-    if first.format == "text" and first.text_layout is not None:
+    if first.text_layout is not None:
         files = [
             (f"{g.location.rstrip('/')}/{f}", spark_file_path(g.location, f))
             for g in groups

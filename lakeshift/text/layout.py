@@ -23,6 +23,9 @@ LAZY_SIMPLE_SERDES = frozenset(
         "org.apache.hadoop.hive.serde2.MetadataTypedColumnsetSerDe",
     }
 )
+#: Partition formats whose records LazySimpleSerDe parses: lines of text files, or the values
+#: of SequenceFiles.
+TEXT_FORMATS = ("text", "sequence")
 DEFAULT_NULL = "\\N"
 _JAVA_BYTE = re.compile(r"[+-]?[0-9]+")
 # Hive's nesting levels past the three configurable delimiters (LazySerDeParameters).
@@ -56,10 +59,14 @@ class TextLayout:
     encoding: str
     skip_header: int
     skip_footer: int
+    container: str = "text"  # text (lines) or sequence (SequenceFile values)
 
     @classmethod
     def from_parameters(
-        cls, serde: Mapping[str, str], table: Mapping[str, str] | None = None
+        cls,
+        serde: Mapping[str, str],
+        table: Mapping[str, str] | None = None,
+        container: str = "text",
     ) -> TextLayout:
         """The layout from a partition's SerDe parameters (and the table's properties, where
         Hive reads the header and footer counts)."""
@@ -87,6 +94,7 @@ class TextLayout:
             encoding=encoding,
             skip_header=_count(params, "skip.header.line.count"),
             skip_footer=_count(params, "skip.footer.line.count"),
+            container=container,
         )
 
 

@@ -20,6 +20,7 @@ import pyarrow.fs as pafs
 
 from lakeshift.errors import RefusedInput
 from lakeshift.text.layout import TextLayout
+from lakeshift.text.sequence import sequence_values
 
 _CHUNK = 8 << 20
 # Hadoop codecs whose framing pyarrow and the standard library do not read.
@@ -105,7 +106,9 @@ def records(fs: pafs.FileSystem, path: str, layout: TextLayout) -> Iterator[byte
     """The records Hive reads from one file, as UTF-8 bytes (headers and footers skipped,
     other encodings transcoded as Hive's encoding-aware SerDe does)."""
     with open_text(fs, path) as handle:
-        lines = _raw_lines(handle)
+        lines = (
+            sequence_values(handle, path) if layout.container == "sequence" else _raw_lines(handle)
+        )
         for _ in range(layout.skip_header):
             if next(lines, None) is None:
                 return

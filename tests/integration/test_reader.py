@@ -563,3 +563,55 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
     assert [str(r["d"]) for r in frame.collect()] == ["1582-10-24"]
     independent = independent_fingerprints(spark, inventory, mapping, ["dt=hole"], lambda t: t)
     assert independent != source_fingerprints(spark, inventory, mapping, ["dt=hole"], lambda t: t)
+
+
+SEQUENCE_CODECS = {
+    "plain": {},
+    "record": {"mapreduce.output.fileoutputformat.compress.type": "RECORD"},
+    "block": {"mapreduce.output.fileoutputformat.compress.type": "BLOCK"},
+    "snappy": {
+        "mapreduce.output.fileoutputformat.compress.type": "BLOCK",
+        "mapreduce.output.fileoutputformat.compress.codec": "org.apache.hadoop.io.compress."
+        "SnappyCodec",
+    },
+}
+
+
+def test_sequence_files_as_hive_reads_them(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+) -> None:
+    """SequenceFiles written by Hadoop's own writer (through Spark): plain, record- and
+    block-compressed (zlib) and Snappy; each value is one record, even one holding a newline."""
+    from lakeshift.validate.fingerprints import source_fingerprints
+    from lakeshift.validate.independent import independent_fingerprints
+
+    b = _builder(client, tables_root, [("n", "int"), ("s", "string"), ("tags", "array<int>")])
+    values = ["1\x01one\x011\x022", "\\N\x01two\nlines\x01", "3"] + [
+        f"{i}\x01x" for i in range(4, 300)
+    ]
+    for name, conf in SEQUENCE_CODECS.items():
+        directory = b.partition_dir([name])
+        compress = {"mapreduce.output.fileoutputformat.compress": "true"} if conf else {}
+        spark.sparkContext.parallelize([("", v) for v in values], 2).saveAsNewAPIHadoopFile(
+            str(directory),
+            "org.apache.hadoop.mapreduce.lib.output.SequenceFileOutputFormat",
+            keyClass="org.apache.hadoop.io.Text",
+            valueClass="org.apache.hadoop.io.Text",
+            conf={**compress, **conf},
+        )
+        b.add_partition([name], fmt="sequence")
+    frame, inventory = _read(client, settings, spark, f"{b.db}.{b.name}")
+    assert {p.format for p in inventory.partitions} == {"sequence"}
+    assert all(p.migratable and p.rows == 299 for p in inventory.partitions), [
+        (p.name, p.rows, p.refusal) for p in inventory.partitions
+    ]
+    rows = {(r["dt"], r["n"], r["s"], str(r["tags"])) for r in frame.collect()}
+    for name in SEQUENCE_CODECS:
+        assert (name, 1, "one", "[1, 2]") in rows
+        assert (name, None, "two\nlines", "[]") in rows
+        assert (name, 3, None, "None") in rows
+    assert len(rows) == 4 * 299
+    mapping = build_mapping(inventory, None, mapping_mode="auto", case_sensitive=False)
+    names = [p.name for p in inventory.partitions]
+    same = independent_fingerprints(spark, inventory, mapping, names, lambda t: t)
+    assert same == source_fingerprints(spark, inventory, mapping, names, lambda t: t)

@@ -20,7 +20,8 @@ from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 
 _POSITIONAL = re.compile(r"_col\d+")
-DATA_FORMATS = ("orc", "parquet", "text")
+TEXT_FILES = ("text", "sequence")  # lines of text, or SequenceFile values
+DATA_FORMATS = ("orc", "parquet", *TEXT_FILES)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def plan_files(
                 file.format == "orc"
                 and not (_positional(file) or mapping.mapping_mode == "position")
             )
-            text = file.format == "text"
+            text = file.format in TEXT_FILES
             tasks.append(
                 FileTask(
                     partition=partition.name,

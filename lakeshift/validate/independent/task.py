@@ -15,17 +15,20 @@ from lakeshift.validate.independent.arrow_hash import fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import hybrid_dates
 from lakeshift.validate.independent.convert import convert, repeat
-from lakeshift.validate.independent.plan import FileTask
+from lakeshift.validate.independent.plan import TEXT_FILES, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
 
 PARTITION_COLUMN = "partitionpath"
 
 
 def _read(task: FileTask) -> pa.Table:
-    if task.format == "text":
+    if task.format in TEXT_FILES:
         declared = [parse_hive_type(t) for t in task.text_types]
         return read_text_file(
-            task.path, dict(task.text_parameters), list(zip(task.file_columns, declared))
+            task.path,
+            dict(task.text_parameters),
+            list(zip(task.file_columns, declared)),
+            sequence=task.format == "sequence",
         )
     fs, path = filesystem_for(task.path)
     wanted = sorted({c.file_index for c in task.columns if c.file_index is not None})
@@ -83,12 +86,12 @@ def target_columns(task: FileTask) -> list[tuple[str, pa.Array, HiveType]]:
             file_type = parse_hive_type(column.file_type or "")
             as_partition = convert(
                 raw,
-                text_file_type(file_type) if task.format == "text" else file_type,
+                text_file_type(file_type) if task.format in TEXT_FILES else file_type,
                 declared,
                 by_name=task.by_name,
                 case_sensitive=task.case_sensitive,
                 orc_file=task.format == "orc",
-                text_file=task.format == "text",
+                text_file=task.format in TEXT_FILES,
             )
             as_table = convert(as_partition, declared, table_type, by_name=False)
             values = convert(as_table, table_type, target, by_name=False)

@@ -13,6 +13,7 @@ import base64
 import binascii
 import bz2
 import gzip
+import io
 import re
 import zlib
 from collections.abc import Mapping
@@ -23,6 +24,7 @@ import pyarrow as pa
 from lakeshift.errors import RefusedInput
 from lakeshift.inspect.files import filesystem_for
 from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.text.sequence import sequence_values
 from lakeshift.validate.independent.arrow_types import arrow_type
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -187,14 +189,23 @@ def _whole(path: str) -> bytes:
 
 
 def read_text_file(
-    path: str, params: Mapping[str, str], columns: list[tuple[str, HiveType]]
+    path: str,
+    params: Mapping[str, str],
+    columns: list[tuple[str, HiveType]],
+    *,
+    sequence: bool = False,
 ) -> pa.Table:
-    """The file's rows in the text types of the declared ``columns``."""
+    """The file's rows in the text types of the declared ``columns`` (``sequence``: the
+    records are a SequenceFile's values; its container is decoded by the shared reader, the
+    SerDe rules here are this module's own)."""
     serde = _Serde(params)
     data = _whole(path)
-    lines = _LINE_END.split(data)
-    if lines and lines[-1] == b"":
-        lines.pop()  # the last terminator ends the last line, it does not start one
+    if sequence:
+        lines = list(sequence_values(io.BytesIO(data), path))
+    else:
+        lines = _LINE_END.split(data)
+        if lines and lines[-1] == b"":
+            lines.pop()  # the last terminator ends the last line, it does not start one
     lines = lines[serde.header : len(lines) - serde.footer]
     if serde.encoding.lower().replace("-", "").replace("_", "") != "utf8":
         lines = [line.decode(serde.encoding, "replace").encode() for line in lines]
