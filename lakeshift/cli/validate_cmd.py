@@ -43,20 +43,20 @@ def render_validation(out: Output, report: ValidationReport, *, show_equal: bool
         )
     for problem in report.table_problems:
         out.message(f"[bold red]table:[/] {problem}")
-    nulled = [p for p in report.partitions if p.nulled]
-    if nulled:
-        total = sum(n for p in nulled for n in p.nulled.values())
-        out.message(
-            f"[yellow]{total:,} source value(s) in {len(nulled)} partition(s) read as NULL by "
-            "Hive's type conversions[/], as Hive shows them (per column below)"
-        )
-    truncated = [p for p in report.partitions if p.truncated]
-    if truncated:
-        total = sum(n for p in truncated for n in p.truncated.values())
-        out.message(
-            f"{total:,} source string(s) in {len(truncated)} partition(s) cut to their "
-            "VARCHAR/CHAR width, as Hive shows them (per column below)"
-        )
+    for counted, said in (
+        (
+            "nulled",
+            "[yellow]{} source value(s) in {} partition(s) read as NULL by Hive's type "
+            "conversions[/]",
+        ),
+        ("truncated", "{} source string(s) in {} partition(s) cut to their VARCHAR/CHAR width"),
+    ):
+        found = [p for p in report.partitions if getattr(p, counted)]
+        if found:
+            total = sum(n for p in found for n in getattr(p, counted).values())
+            out.message(
+                said.format(f"{total:,}", len(found)) + ", as Hive shows them (per column below)"
+            )
     rows = [
         (
             p.partition,
