@@ -13,6 +13,7 @@ ground truth; the format's reader must agree with them except where it is known 
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,53 @@ SOURCE = {
     ),
 }
 COLUMN_NAMES = [name for name, _ in COLUMNS]
+
+
+def _random_rows(count: int, seed: int = 18) -> dict[str, list[Any]]:
+    """Generated rows (a seeded property check): every value, element, field, map value and
+    container is NULL with probability 1/5, collections hold 0-3 entries."""
+    rng = random.Random(seed)
+
+    def maybe(make: Any) -> Any:
+        return None if rng.random() < 0.2 else make()
+
+    def some(make: Any) -> list[Any]:
+        return [make() for _ in range(rng.randint(0, 3))]
+
+    def keyed(make: Any) -> list[tuple[str, Any]]:
+        return [(k, make()) for k in rng.sample("abcdef", rng.randint(0, 3))]
+
+    def small() -> Any:
+        return maybe(lambda: rng.randint(-5, 5))
+
+    def text() -> Any:
+        return maybe(lambda: rng.choice(["", "x", "yz", "\u00e9"]))
+
+    rows: dict[str, list[Any]] = {name: [] for name in COLUMN_NAMES}
+    for i in range(count):
+        rows["id"].append(1000 + i)
+        rows["items"].append(
+            maybe(lambda: some(lambda: maybe(lambda: {"a": small(), "b": text()})))
+        )
+        rows["tags"].append(maybe(lambda: some(text)))
+        rows["attrs"].append(maybe(lambda: keyed(lambda: maybe(lambda: some(small)))))
+        rows["nest"].append(
+            maybe(
+                lambda: {
+                    "x": small(),
+                    "ys": maybe(lambda: some(small)),
+                    "m": maybe(lambda: keyed(small)),
+                }
+            )
+        )
+    return rows
+
+
+RANDOM = _random_rows(200)
+SOURCE = {
+    name: pa.concat_arrays([SOURCE[name], pa.array(RANDOM[name], SOURCE[name].type)])
+    for name in COLUMN_NAMES
+}
 
 
 def _plain(value: Any) -> Any:
@@ -162,7 +210,13 @@ def test_null_stays_null_at_every_depth(
     if fmt != "iceberg":
         assert own == expected
         return
-    # pyiceberg reads the NULL array<struct> and NULL maps of row 0 as empty ones although the
-    # files hold NULL (see module docstring); every other value agrees with the files.
+
+    # pyiceberg reads a top-level NULL array<struct> or map as an empty one although the files
+    # hold NULL (see module docstring); every other value agrees with the files.
+    def known_bug(row: tuple[Any, ...]) -> tuple[Any, ...]:
+        items, tags, attrs, nest = row
+        return (items or ("list", ()), tags, attrs or ("list", ()), nest)
+
     wrong = {i for i in expected if own[i] != expected[i]}
-    assert wrong <= {0}, f"pyiceberg differs from the files beyond its known NULL bug: {wrong}"
+    assert 0 in wrong, "pyiceberg's known NULL bug is fixed: tighten this test"
+    assert all(known_bug(own[i]) == known_bug(expected[i]) for i in wrong), wrong
