@@ -2,7 +2,7 @@
 
 Writes ``benchmarks/results/<timestamp>.json``, appends to ``history.jsonl`` and prints a
 Markdown table. Scenarios (``BENCH_SCENARIOS``, default
-``large,small,inspect,tiny,bulk,independent``) and sizes come from environment variables
+``large,small,inspect,tiny,bulk,independent,text``) and sizes come from environment variables
 (defaults in parentheses):
 
 * ``large``: few large partitions, ``BENCH_LARGE_PARTITIONS`` (4) x ``BENCH_LARGE_ROWS``
@@ -16,7 +16,9 @@ Markdown table. Scenarios (``BENCH_SCENARIOS``, default
 * ``bulk``: ``BENCH_BULK_TABLES`` (4) tables of ``BENCH_BULK_PARTITIONS`` (20) x
   ``BENCH_BULK_ROWS`` (5000) rows, migrated and validated with ``parallel = 1`` and ``= N``;
 * ``independent``: ``BENCH_INDEPENDENT_PARTITIONS`` (20) x ``BENCH_INDEPENDENT_ROWS`` (50000)
-  rows, migrated once, then validated at ``checksum`` and ``independent`` (``bench_independent``).
+  rows, migrated once, then validated at ``checksum`` and ``independent`` (``bench_independent``);
+* ``text``: ``BENCH_TEXT_PARTITIONS`` (4) x ``BENCH_TEXT_ROWS`` (100000) rows as ORC and as a
+  LazySimpleSerDe text twin, both migrated, and a bare Spark copy of the text (``bench_text``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from benchmarks import (
     bench_independent,
     bench_inspect,
     bench_migrate,
+    bench_text,
     bench_tiny,
 )
 from benchmarks.synthetic import build_table
@@ -97,7 +100,7 @@ def main() -> None:
     settings = load_settings({"home": home, "spark_master": "local[2]", "shuffle_partitions": 4})
     ctx = Context(settings)
     scenarios = os.environ.get(
-        "BENCH_SCENARIOS", "large,small,inspect,tiny,bulk,independent"
+        "BENCH_SCENARIOS", "large,small,inspect,tiny,bulk,independent,text"
     ).split(",")
     tables = home / "tables"
     results = []
@@ -175,6 +178,17 @@ def main() -> None:
         )
         print(f"built {table.qualified_name}: {table.rows:,} rows in {table.seconds_to_build}s")
         results.append(bench_independent.run(ctx.spark, ctx, settings, table, home))
+        print(json.dumps(results[-1], indent=1))
+    if "text" in scenarios:
+        table = build_table(
+            ctx.metastore,
+            tables,
+            "text_source",
+            partitions=_env("BENCH_TEXT_PARTITIONS", 4),
+            files_per_partition=1,
+            rows_per_file=_env("BENCH_TEXT_ROWS", 100_000),
+        )
+        results.append(bench_text.run(ctx.spark, ctx, settings, table, home))
         print(json.dumps(results[-1], indent=1))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     document = {"at": stamp, "machine": machine(), "results": results, "epoch": time.time()}
