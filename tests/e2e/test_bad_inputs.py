@@ -165,6 +165,32 @@ def parquet_table(env: Env) -> Case:
     return Case(_migrate(t), EXIT_REFUSED, [t, "parquet", "ORC"], table=t, target=f"{t}_lake")
 
 
+def csv_serde_table(env: Env) -> Case:
+    """A text table read by a SerDe other than LazySimpleSerDe is refused whole."""
+
+    def csv(entry: Any) -> None:
+        entry.sd.inputFormat = ddl.TEXT_INPUT
+        entry.sd.serdeInfo.serializationLib = "org.apache.hadoop.hive.serde2.OpenCSVSerde"
+
+    t = env.raw_table(csv)
+    return Case(_migrate(t), EXIT_REFUSED, [t, "OpenCSVSerde", "ORC"], target=f"{t}_lake")
+
+
+def text_file_with_unreadable_codec(env: Env) -> Case:
+    """A text partition whose file uses a Hadoop codec lakeshift cannot read (Snappy framing)
+    is refused, naming the file and the codec; the other partitions migrate."""
+    b = env.good()
+    b.add_partition(["8"], {"000000_0.snappy": b"\x00\x00\x00\x05garbage"}, fmt="text")
+    t = f"{b.db}.{b.name}"
+    return Case(
+        _migrate(t),
+        EXIT_PARTIAL,
+        ["dt=8", "000000_0.snappy", "Snappy"],
+        table=t,
+        committed={"dt=0", "dt=1"},
+    )
+
+
 def managed_table_cutover(env: Env) -> Case:
     """Managed tables migrate (validate and switch too); their cutover is refused at once
     (renaming a managed table moves its files)."""
@@ -357,6 +383,8 @@ CASES = [
     acid_table,
     bucketed_table,
     parquet_table,
+    csv_serde_table,
+    text_file_with_unreadable_codec,
     managed_table_cutover,
     garbage_orc_file,
     truncated_orc_file,
