@@ -84,6 +84,14 @@ def spark_conf(settings: Settings, metastore_uri: str, warehouse: Path | None) -
         "spark.sql.adaptive.enabled": "true",
         # Bulk runs migrate several tables at once; FAIR shares the executors between them.
         "spark.scheduler.mode": "FAIR",
+        # Lake tables hold proleptic Gregorian days (Iceberg's, Delta's and Hudi's Parquet);
+        # Spark's default refuses to write or read dates before 1582-10-15 (and INT96
+        # timestamps before 1900) in Parquet files without its own metadata rather than pick.
+        # Values are written and read as they are; Parquet *source* partitions choose per read.
+        "spark.sql.parquet.datetimeRebaseModeInWrite": "CORRECTED",
+        "spark.sql.parquet.int96RebaseModeInWrite": "CORRECTED",
+        "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
+        "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
     }
     if warehouse is not None:
         conf["spark.sql.warehouse.dir"] = warehouse.resolve().as_uri()

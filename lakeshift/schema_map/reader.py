@@ -124,7 +124,12 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
         for c in first.physical
     )
     paths = [glob_escaped(p) for g in groups for p in g.paths]
-    scan = spark.read.schema(physical_ddl).format(first.format).load(paths)
+    reader = spark.read.schema(physical_ddl).format(first.format)
+    if first.format == "parquet":
+        # Hive (2.x, and 3.1+ by default) counts a Parquet file's days as hybrid unless the
+        # file says otherwise, as Spark's LEGACY mode does for files it did not write.
+        reader = reader.option("datetimeRebaseMode", "LEGACY").option("int96RebaseMode", "LEGACY")
+    scan = reader.load(paths)
     return scan.selectExpr("*", f"url_decode(_metadata.file_path) AS {quote(FILE_KEY)}")
 
 

@@ -149,8 +149,11 @@ def plan_files(
                     text_types=tuple(c.type for c in file.columns) if text else (),
                     # Java readers count days as hybrid unless the footer says proleptic;
                     # Hive 2.x counts every file's days as hybrid.
-                    hybrid_days=file.format == "orc"
-                    and (file.calendar != "proleptic" or mapping.calendar == "hive2"),
+                    hybrid_days=file.format == "parquet"
+                    or (
+                        file.format == "orc"
+                        and (file.calendar != "proleptic" or mapping.calendar == "hive2")
+                    ),
                     text_parameters=tuple(
                         {**inventory.parameters, **partition.serde_parameters}.items()
                     )

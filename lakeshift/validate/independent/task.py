@@ -37,16 +37,16 @@ def _read(task: FileTask) -> pa.Table:
             reader = orc.ORCFile(handle)
             names = tuple(reader.schema.names)
             columns = [names[i] for i in wanted if i < len(names)]
-            table = _read_orc(reader, columns, task.path) if columns else None
-            if table is not None and task.hybrid_days:
-                table = pa.table({n: hybrid_dates(table.column(n)) for n in table.column_names})
+            table = _read_file(reader, columns, task.path) if columns else None
             rows = reader.nrows
         else:
             parquet = pq.ParquetFile(handle)
             names = tuple(parquet.schema_arrow.names)
             columns = [names[i] for i in wanted if i < len(names)]
-            table = parquet.read(columns=columns) if columns else None
+            table = _read_file(parquet, columns, task.path) if columns else None
             rows = parquet.metadata.num_rows
+    if table is not None and task.hybrid_days:
+        table = pa.table({n: hybrid_dates(table.column(n)) for n in table.column_names})
     if names != task.file_columns:
         raise RefusedInput(
             f"{task.path}: its columns changed since the table was inspected "
@@ -57,7 +57,7 @@ def _read(task: FileTask) -> pa.Table:
     return pa.table(out) if out else pa.table({"__rows": pa.nulls(rows)})
 
 
-def _read_orc(reader: orc.ORCFile, columns: list[str], path: str) -> pa.Table:
+def _read_file(reader: orc.ORCFile | pq.ParquetFile, columns: list[str], path: str) -> pa.Table:
     try:
         return reader.read(columns=columns)
     except pa.ArrowInvalid as e:
@@ -65,7 +65,8 @@ def _read_orc(reader: orc.ORCFile, columns: list[str], path: str) -> pa.Table:
             raise
         raise RefusedInput(
             f"{path}: the independent reader cannot read its timestamps ({e}): pyarrow reads "
-            "ORC timestamps as nanoseconds, which end before 1677-09-21 and after 2262-04-11.",
+            "ORC and INT96 timestamps as nanoseconds, which end before 1677-09-21 and after "
+            "2262-04-11.",
             hint="Validate this partition at the checksum level (the Spark reader reads it).",
         ) from e
 
