@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
+from lakeshift.errors import RefusedInput
 from lakeshift.formats import FormatServices, format_of, load_format
+from lakeshift.formats.hudi.properties import read_properties, write_properties
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
@@ -139,6 +142,27 @@ def test_hudi_target_end_to_end(
     )
     revert(services, settings, journal, names)
     assert format_of(client, source) == "hive"
+
+    # A real Hudi writer touched the table: lakeshift refuses to write, before rolling back
+    # anything (the pending instant could be that writer's).
+    hoodie = root / ".hoodie"
+    saved = (hoodie / "hoodie.properties").read_bytes()
+    upgraded = {**read_properties(hoodie), "hoodie.table.version": "8"}
+    write_properties(hoodie, upgraded)
+    (hoodie / "20991231235959999.commit.requested").touch()
+    with pytest.raises(RefusedInput, match=r"hoodie\.table\.version: 6 -> 8") as caught:
+        fmt.expire(target, datetime.now(timezone.utc))
+    assert "another writer" in str(caught.value) and "--target" in (caught.value.hint or "")
+    assert (hoodie / "20991231235959999.commit.requested").exists()
+    (hoodie / "hoodie.properties").write_bytes(saved)
+    (hoodie / "metadata").mkdir()
+    with pytest.raises(RefusedInput, match="metadata table"):
+        migrate(
+            spark, client, None, settings, journal, source, MigrateOptions(target, format="hudi")
+        )
+    (hoodie / "metadata").rmdir()
+    fmt.expire(target, datetime.now(timezone.utc))  # writable again: the stale instant goes
+    assert not (hoodie / "20991231235959999.commit.requested").exists()
 
 
 def _orc(table: pa.Table) -> bytes:

@@ -153,7 +153,16 @@ class HudiFormat(TargetFormat):
                 root, properties.table_properties(db, name, create_schema(schema))
             )
             log.info("created Hudi table %s at %s", target, root)
-        self._write_sidecar(target, {"source": source, "mapping": mapping.to_json()})
+        else:
+            self._check_writable(target)
+        # What lakeshift wrote (or, for a table an older lakeshift made, what it found first):
+        # any later change means another writer or an upgrade (see _check_writable).
+        written = self._sidecar(target).get("properties") or properties.read_properties(
+            root / properties.HOODIE
+        )
+        self._write_sidecar(
+            target, {"source": source, "mapping": mapping.to_json(), "properties": written}
+        )
         self._register(target, source, inventory, mapping)
         save_mapping(mapping, settings.home)
         return SyncResult(mapping, created, previous is not None and previous != mapping)
@@ -225,9 +234,42 @@ class HudiFormat(TargetFormat):
             commits.append((int(instant.time), {k: str(v) for k, v in extra.items()}))
         return latest_backfills(reversed(commits))  # newest first
 
+    def _check_writable(self, target: str) -> None:
+        """Refuse to write into a table a real Hudi writer has touched: one with a metadata
+        table (lakeshift would leave it stale, and Hudi readers that use it would miss
+        lakeshift's commits), or whose ``hoodie.properties`` changed since lakeshift wrote it
+        (another writer, a Hudi upgrade to another table version)."""
+        hoodie = self.root(target) / properties.HOODIE
+        current = properties.read_properties(hoodie)
+        if (hoodie / "metadata").exists() or current.get("hoodie.table.metadata.partitions"):
+            raise RefusedInput(
+                f"Hudi table {target} has a metadata table (.hoodie/metadata): a Hudi writer with "
+                "hoodie.metadata.enable=true wrote to it. lakeshift writes no metadata table, so "
+                "its commits would leave that one stale and Hudi readers using it would miss them.",
+                hint="Keep writing this table with Hudi, or delete its metadata table with Hudi "
+                "(a write with hoodie.metadata.enable=false) before lakeshift writes again.",
+            )
+        expected = self._sidecar(target).get("properties")
+        if not expected:
+            return
+        changed = sorted(k for k in {*expected, *current} if expected.get(k) != current.get(k))
+        if changed:
+            shown = ", ".join(
+                f"{k}: {expected.get(k, '(none)')} -> {current.get(k, '(none)')}"
+                for k in changed[:4]
+            )
+            raise RefusedInput(
+                f"hoodie.properties of Hudi table {target} changed since lakeshift wrote it "
+                f"({shown}): another writer or a Hudi upgrade changed the table.",
+                hint="Keep writing this table with Hudi, or migrate into a new --target; "
+                "lakeshift writes only the table version it created.",
+            )
+
     def _rollback_pending(self, target: str) -> None:
         """Remove what crashed writes left: their pending instants and every file carrying
-        their instant time (never visible: readers take completed instants only)."""
+        their instant time (never visible: readers take completed instants only). First of
+        every write: it refuses tables another writer changed (``_check_writable``)."""
+        self._check_writable(target)
         root = self.root(target)
         timeline = self._timeline(target)
         for instant in timeline.pending():
