@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from lakeshift.errors import RefusedInput
 from lakeshift.schema_map.hive_types import HiveType, to_arrow
 from lakeshift.text.layout import TextLayout
+from lakeshift.text.timestamps import rewrite
 
 _STRINGS = frozenset({"string", "varchar", "char"})
 _KEPT = frozenset({"boolean", "binary"})
@@ -74,6 +75,7 @@ class RecordParser:
             layout.escape is None
             and layout.separators[0] < 128
             and all(t.is_primitive and t.kind != "binary" for t in types)
+            and not (layout.timestamp_formats and any(t.kind == "timestamp" for t in types))
         )
 
     def _split(self, data: bytes, level: int, limit: int | None = None) -> list[bytes]:
@@ -126,6 +128,8 @@ class RecordParser:
             return lazy_boolean(raw)
         if kind == "binary":
             return lazy_binary(raw)
+        if kind == "timestamp" and self.layout.timestamp_formats:
+            return rewrite(raw.decode("utf-8", errors="replace"), self.layout.timestamp_formats)
         if hive.is_primitive:
             return raw.decode("utf-8", errors="replace")
         if kind == "array":

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lakeshift.errors import RefusedInput
+from lakeshift.text.timestamps import compile_formats, split_formats
 
 LAZY_SIMPLE_SERDES = frozenset(
     {
@@ -60,6 +61,7 @@ class TextLayout:
     skip_header: int
     skip_footer: int
     container: str = "text"  # text (lines) or sequence (SequenceFile values)
+    timestamp_formats: tuple[str, ...] = ()  # strptime forms of timestamp.formats (or millis)
 
     @classmethod
     def from_parameters(
@@ -95,6 +97,7 @@ class TextLayout:
             skip_header=_count(params, "skip.header.line.count"),
             skip_footer=_count(params, "skip.footer.line.count"),
             container=container,
+            timestamp_formats=compile_formats(split_formats(params.get("timestamp.formats"))),
         )
 
 

@@ -178,3 +178,29 @@ def test_text_types_keep_booleans_and_binary_and_make_the_rest_text() -> None:
     declared = parse_hive_type("struct<a:int,b:boolean,c:map<date,binary>,d:varchar(3)>")
     expected = "struct<a:string,b:boolean,c:map<string,binary>,d:string>"
     assert str(text_type(declared)) == str(text_file_type(declared)) == expected
+
+
+def test_timestamp_formats_are_tried_before_hives_default(tmp_path: Path) -> None:
+    params = {
+        "field.delim": "|",
+        "timestamp.formats": "yyyy-MM-dd'T'HH:mm:ss.SSSZ,dd/MM/yyyy HH:mm,millis",
+    }
+    rows = _both(
+        tmp_path,
+        b"2020-01-02T03:04:05.123+0100|a\n05/01/2020 10:30|b\n1577836800000|c\n"
+        b"2020-01-01 00:00:00|d\njunk|e\n",
+        params,
+        [("t", "timestamp"), ("s", "string")],
+    )
+    assert [r["t"] for r in rows] == [
+        "2020-01-02 02:04:05.123000",  # the zone gives the UTC wall clock
+        "2020-01-05 10:30:00.000000",
+        "2020-01-01 00:00:00.000000",  # millis
+        "2020-01-01 00:00:00",  # no pattern matches: left to Hive's default rule
+        "junk",  # read as NULL by the timestamp conversion
+    ]
+
+
+def test_a_timestamp_pattern_lakeshift_cannot_translate_is_refused() -> None:
+    with pytest.raises(RefusedInput, match="'ww'"):
+        TextLayout.from_parameters({"timestamp.formats": "yyyy ww"})
