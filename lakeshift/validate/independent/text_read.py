@@ -138,8 +138,8 @@ _JODA = {
 
 
 def _joda_regex(pattern: str) -> re.Pattern[str] | None:
-    """A regex for a Joda pattern of the common numeric letters (None for others: such a
-    pattern is then not tried here, and the main reader refuses it at inspection)."""
+    """A regex for a Joda pattern of the numeric letters (None for others: names, AM/PM, day
+    of year, which this reader does not check)."""
     out, i = [], 0
     while i < len(pattern):
         ch = pattern[i]
@@ -175,7 +175,13 @@ def _hive_timestamp(text: str, formats: list[str]) -> str:
                 return moment.isoformat(sep=" ", timespec="microseconds")
             continue
         regex = _joda_regex(pattern)
-        found = regex.fullmatch(text) if regex else None
+        if regex is None:
+            raise RefusedInput(
+                f"timestamp.formats pattern {pattern!r}: the independent reader checks only "
+                "numeric Joda letters (y M d H m s S Z).",
+                hint="Validate this table at the checksum level.",
+            )
+        found = regex.fullmatch(text)
         if not found:
             continue
         g = found.groupdict()
