@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import count
 
 from lakeshift.errors import SchemaMappingError
+from lakeshift.schema_map.calendar_sql import hybrid_label
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.hive_types import HiveType
 
@@ -65,48 +66,6 @@ def _has_physical_timestamp(hive: HiveType) -> bool:
 
 def _has_dates(hive: HiveType) -> bool:
     return hive.kind in ("date", "timestamp") or any(_has_dates(t) for _, t in hive.fields)
-
-
-def _let(value: str, body: object) -> str:
-    """SQL binding ``value`` to a fresh name for ``body(name)`` (Spark SQL has no LET)."""
-    name = f"j{next(_lambda_names)}"
-    return f"element_at(transform(array({value}), {name} -> {body(name)}), 1)"  # type: ignore[operator]
-
-
-def julian_label_date(days: str) -> str:
-    """SQL: the proleptic date bearing the Julian calendar date of day number ``days`` (the
-    Julian day-number formulas; a Julian-only day such as 1500-02-29 rolls to March 1)."""
-    return _let(
-        f"{days} + 2472670",  # the Julian day number + 32082
-        lambda c: _let(
-            f"(4 * {c} + 3) div 1461",
-            lambda d: _let(
-                f"{c} - (1461 * {d}) div 4",
-                lambda e: _let(
-                    f"(5 * {e} + 2) div 153",
-                    lambda m: (
-                        f"date_add(make_date({d} - 4800 + {m} div 10, "
-                        f"{m} + 3 - 12 * ({m} div 10), 1), "
-                        f"CAST({e} - (153 * {m} + 2) div 5 AS INT))"
-                    ),
-                ),
-            ),
-        ),
-    )
-
-
-def hybrid_label(expr: str, kind: str) -> str:
-    """SQL: a date or timestamp that Spark read by its file's proleptic calendar, shown as
-    Hive 2.x shows it (the day number counted in the hybrid calendar; from 1582-10-15 on the
-    two agree). Timestamps keep their time of day (sessions run in UTC)."""
-    if kind == "date":
-        return f"IF({expr} < DATE'1582-10-15', {julian_label_date(f'unix_date({expr})')}, {expr})"
-    day = f"to_date({expr})"
-    shifted = f"unix_date({julian_label_date(f'unix_date({day})')}) - unix_date({day})"
-    return (
-        f"IF({expr} < TIMESTAMP'1582-10-15 00:00:00', timestamp_micros(unix_micros({expr}) + "
-        f"CAST({shifted} AS BIGINT) * 86400000000), {expr})"
-    )
 
 
 _INTEGRAL = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}

@@ -543,7 +543,7 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
     same = independent_fingerprints(spark, inventory, mapping, names, lambda t: t)
     assert same == source_fingerprints(spark, inventory, mapping, names, lambda t: t)
     if calendar == "hive2":
-        from lakeshift.schema_map.spark_sql import hybrid_label
+        from lakeshift.schema_map.calendar_sql import hybrid_label
 
         stamp = hybrid_label("TIMESTAMP'1000-01-01 10:30:00.5'", "timestamp")
         later = hybrid_label("TIMESTAMP'1582-10-15 00:00:00'", "timestamp")

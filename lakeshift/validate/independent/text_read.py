@@ -26,6 +26,7 @@ from lakeshift.inspect.files import filesystem_for
 from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.text.sequence import sequence_values
 from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.text_timestamps import hive_timestamp
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _NESTING = bytes([*range(4, 9), 11, *range(14, 27), *range(28, 32), *range(128, 256)])
@@ -118,95 +119,6 @@ class _Serde:
         return bytes(out)
 
 
-# Joda letter runs as regex groups (restated for this reader: a regex per pattern, not strptime).
-_JODA = {
-    "yyyy": r"(?P<Y>\d{4})",
-    "yy": r"(?P<y>\d{2})",
-    "MM": r"(?P<m>\d{1,2})",
-    "M": r"(?P<m>\d{1,2})",
-    "dd": r"(?P<d>\d{1,2})",
-    "d": r"(?P<d>\d{1,2})",
-    "HH": r"(?P<H>\d{1,2})",
-    "H": r"(?P<H>\d{1,2})",
-    "mm": r"(?P<M>\d{1,2})",
-    "m": r"(?P<M>\d{1,2})",
-    "ss": r"(?P<S>\d{1,2})",
-    "s": r"(?P<S>\d{1,2})",
-    "Z": r"(?P<z>Z|[+-]\d{2}:?\d{2})",
-    "ZZ": r"(?P<z>Z|[+-]\d{2}:?\d{2})",
-}
-
-
-def _joda_regex(pattern: str) -> re.Pattern[str] | None:
-    """A regex for a Joda pattern of the numeric letters (None for others: names, AM/PM, day
-    of year, which this reader does not check)."""
-    out, i = [], 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "'":
-            end = pattern.find("'", i + 1)
-            literal = pattern[i + 1 : end] if end > i else ""
-            out.append(re.escape(literal) if literal else "'")
-            i = (end if end > i else i) + 1
-            continue
-        run = ch
-        while i + len(run) < len(pattern) and pattern[i + len(run)] == ch:
-            run += ch
-        i += len(run)
-        if ch == "S":
-            out.append(r"(?P<f>\d{1,9})")
-        elif ch.isalpha():
-            if run not in _JODA:
-                return None
-            out.append(_JODA[run])
-        else:
-            out.append(re.escape(run))
-    return re.compile("".join(out))
-
-
-def _hive_timestamp(text: str, formats: list[str]) -> str:
-    """The field in Hive's default timestamp form when a timestamp.formats pattern matches."""
-    import datetime as dt
-
-    for pattern in formats:
-        if pattern == "millis":
-            if re.fullmatch(r"[+-]?[0-9]+", text.strip()):
-                moment = dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=int(text))
-                return moment.isoformat(sep=" ", timespec="microseconds")
-            continue
-        regex = _joda_regex(pattern)
-        if regex is None:
-            raise RefusedInput(
-                f"timestamp.formats pattern {pattern!r}: the independent reader checks only "
-                "numeric Joda letters (y M d H m s S Z).",
-                hint="Validate this table at the checksum level.",
-            )
-        found = regex.fullmatch(text)
-        if not found:
-            continue
-        g = found.groupdict()
-        year = int(g["Y"]) if g.get("Y") else 2000 + int(g["y"]) if g.get("y") else 1970
-        try:
-            moment = dt.datetime(
-                year,
-                int(g.get("m") or 1),
-                int(g.get("d") or 1),
-                int(g.get("H") or 0),
-                int(g.get("M") or 0),
-                int(g.get("S") or 0),
-                int(((g.get("f") or "") + "000000")[:6]),
-            )
-        except ValueError:
-            continue
-        zone = g.get("z")
-        if zone and zone != "Z":
-            sign = -1 if zone[0] == "-" else 1
-            digits = zone[1:].replace(":", "")
-            moment -= sign * dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-        return moment.isoformat(sep=" ", timespec="microseconds")
-    return text
-
-
 def _boolean(raw: bytes) -> bool | None:
     return {b"true": True, b"false": False}.get(raw.lower())
 
@@ -233,7 +145,7 @@ def _value(serde: _Serde, raw: bytes | None, hive: HiveType, level: int) -> Any:
     if hive.kind == "binary":
         return _binary(raw)
     if hive.kind == "timestamp" and serde.formats:
-        return _hive_timestamp(raw.decode("utf-8", "replace"), serde.formats)
+        return hive_timestamp(raw.decode("utf-8", "replace"), serde.formats)
     if hive.kind == "array":
         return (
             [_value(serde, e, hive.fields[0][1], level + 1) for e in serde.cut(raw, level)]
