@@ -13,6 +13,7 @@ and bytes. Hand-written: no Python library reads SequenceFiles.
 from __future__ import annotations
 
 import bz2
+import gzip
 import zlib
 from collections.abc import Callable, Iterator
 from typing import IO
@@ -99,6 +100,7 @@ def _lz4(chunk: bytes, size: int) -> bytes:
 _CODECS: dict[str, Callable[[bytes], bytes]] = {
     "org.apache.hadoop.io.compress.DefaultCodec": zlib.decompress,
     "org.apache.hadoop.io.compress.DeflateCodec": zlib.decompress,
+    "org.apache.hadoop.io.compress.GzipCodec": gzip.decompress,
     "org.apache.hadoop.io.compress.BZip2Codec": bz2.decompress,
     "org.apache.hadoop.io.compress.SnappyCodec": _hadoop_blocks(_snappy),
     "org.apache.hadoop.io.compress.Lz4Codec": _hadoop_blocks(_lz4),
