@@ -569,6 +569,16 @@ SEQUENCE_CODECS = {
     "plain": {},
     "record": {"mapreduce.output.fileoutputformat.compress.type": "RECORD"},
     "block": {"mapreduce.output.fileoutputformat.compress.type": "BLOCK"},
+    "bzip2": {
+        "mapreduce.output.fileoutputformat.compress.type": "BLOCK",
+        "mapreduce.output.fileoutputformat.compress.codec": "org.apache.hadoop.io.compress."
+        "BZip2Codec",
+    },
+    "lz4": {
+        "mapreduce.output.fileoutputformat.compress.type": "RECORD",
+        "mapreduce.output.fileoutputformat.compress.codec": "org.apache.hadoop.io.compress."
+        "Lz4Codec",
+    },
     "snappy": {
         "mapreduce.output.fileoutputformat.compress.type": "BLOCK",
         "mapreduce.output.fileoutputformat.compress.codec": "org.apache.hadoop.io.compress."
@@ -581,7 +591,8 @@ def test_sequence_files_as_hive_reads_them(
     client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
 ) -> None:
     """SequenceFiles written by Hadoop's own writer (through Spark): plain, record- and
-    block-compressed (zlib) and Snappy; each value is one record, even one holding a newline."""
+    block-compressed zlib, block BZip2, record LZ4 and block Snappy; each value is one record,
+    even one holding a newline."""
     from lakeshift.validate.fingerprints import source_fingerprints
     from lakeshift.validate.independent import independent_fingerprints
 
