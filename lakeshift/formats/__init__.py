@@ -45,7 +45,11 @@ __all__ = [
 ]
 
 
+_REGISTRY = {"FORMATS", "format_of", "load_format", "require_target", "target_format"}
+
+
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        return getattr(import_module("lakeshift.formats.registry"), name)
+        home = "registry" if name in _REGISTRY else "base"
+        return getattr(import_module(f"lakeshift.formats.{home}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,31 +8,8 @@ from __future__ import annotations
 from importlib import import_module
 
 from lakeshift.errors import RefusedInput, UsageError
-from lakeshift.formats.base import (
-    Backfilled,
-    BatchResult,
-    CommitRecord,
-    FormatServices,
-    LakeSide,
-    SyncResult,
-    TargetFormat,
-)
+from lakeshift.formats.base import FormatServices, TargetFormat
 from lakeshift.metastore.client import MetastoreClient
-
-__all__ = [
-    "FORMATS",
-    "Backfilled",
-    "BatchResult",
-    "CommitRecord",
-    "FormatServices",
-    "LakeSide",
-    "SyncResult",
-    "TargetFormat",
-    "format_of",
-    "load_format",
-    "require_target",
-    "target_format",
-]
 
 #: Format name -> "module:class" (imported on first use: each pulls in its own libraries).
 FORMATS = {
