@@ -62,6 +62,13 @@ def load(state: CliState, replace: bool, source: Path | None) -> None:
 @click.option("--drift", is_flag=True, help="Add a column half-way (ADD COLUMNS without CASCADE).")
 @click.option("--seed", type=int, default=7, show_default=True, help="Same seed, same rows.")
 @click.option(
+    "--text-partitions",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Keep the oldest N partitions as Hive text files (LazySimpleSerDe).",
+)
+@click.option(
     "--location",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
@@ -76,6 +83,7 @@ def generate(
     files_per_partition: int,
     drift: bool,
     seed: int,
+    text_partitions: int,
     location: Path | None,
 ) -> None:
     """Create a Hive external ORC table of your own (orders by day) to migrate.
@@ -84,6 +92,7 @@ def generate(
     Examples:
       lakeshift sample generate shop.orders --partitions 60 --rows 5000 --drift
       lakeshift sample generate shop.returns --partitions 10 --location /data/returns
+      lakeshift sample generate shop.legacy --partitions 20 --text-partitions 5
     """
     ctx = state.context
     db, name = split_table_name(table)
@@ -96,9 +105,10 @@ def generate(
         files_per_partition=files_per_partition,
         drift=drift,
         seed=seed,
+        text_partitions=text_partitions,
     )
     state.output.message(
-        f"created [bold]{result.table}[/]: {result.partitions} partitions, {result.files} ORC "
+        f"created [bold]{result.table}[/]: {result.partitions} partitions, {result.files} data "
         f"files, {result.rows:,} rows at {result.location}"
         + (f"; column channel added from dt={result.drift_from}" if result.drift_from else "")
     )

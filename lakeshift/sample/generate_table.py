@@ -5,8 +5,10 @@ customer string, amount decimal(12,2), status string, created_at timestamp)`` pa
 ``dt string`` (``2024-01-01``, ``2024-01-02``, ...). With ``drift`` the later half of the
 partitions was written after ``ALTER TABLE ... ADD COLUMNS (channel string)`` without CASCADE:
 the table has the column, the older partitions' metastore entries and files do not, so Hive
-shows NULL there, which is what the migration must reproduce. Values come from a seeded
-generator, so the same arguments always give the same rows.
+shows NULL there, which is what the migration must reproduce. With ``text_partitions`` the
+oldest partitions are kept as Hive text files (LazySimpleSerDe, ``|`` between fields, ``\\N`` for
+NULL), as tables converted to ORC often keep them. Values come from a seeded generator, so the
+same arguments always give the same rows.
 """
 
 from __future__ import annotations
@@ -69,6 +71,25 @@ def _rows(rng: random.Random, day: date, index: int, count: int, drift: bool) ->
     return pa.table(data)
 
 
+TEXT_DELIMITER = "|"
+
+
+def _text_lines(table: pa.Table) -> str:
+    """Rows as Hive's text SerDe writes them: ``|`` between fields, ``\\N`` for NULL."""
+    lines = []
+    for row in table.to_pylist():
+        fields = []
+        for value in row.values():
+            if value is None:
+                fields.append("\\N")
+            elif isinstance(value, datetime):
+                fields.append(value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3])
+            else:
+                fields.append(str(value))
+        lines.append(TEXT_DELIMITER.join(fields))
+    return "\n".join(lines) + "\n"
+
+
 def generate_table(
     client: MetastoreClient,
     qualified: str,
@@ -79,6 +100,7 @@ def generate_table(
     files_per_partition: int = 2,
     drift: bool = False,
     seed: int = 7,
+    text_partitions: int = 0,
 ) -> GeneratedTable:
     """Write the ORC files under ``location`` and register the external table and partitions."""
     db, name = split_table_name(qualified)
@@ -108,13 +130,26 @@ def generate_table(
         count = max(1, rows_per_partition + rng.randint(-spread, spread))
         table = _rows(rng, day, index, count, has_drift)
         per_file = -(-count // max(1, files_per_partition))
+        text = index < text_partitions
         for part, offset in enumerate(range(0, count, per_file)):
-            orc.write_table(table.slice(offset, per_file), str(directory / f"{part:06d}_0"))
+            piece = table.slice(offset, per_file)
+            if text:
+                (directory / f"{part:06d}_0").write_text(_text_lines(piece))
+            else:
+                orc.write_table(piece, str(directory / f"{part:06d}_0"))
             files += 1
         total += count
         own_columns = columns if has_drift else BASE_COLUMNS
         registered.append(
-            ddl.partition(db, name, [day.isoformat()], own_columns, ddl.location_uri(directory))
+            ddl.partition(
+                db,
+                name,
+                [day.isoformat()],
+                own_columns,
+                ddl.location_uri(directory),
+                "text" if text else "orc",
+                serde_parameters={"field.delim": TEXT_DELIMITER} if text else None,
+            )
         )
     ddl.ensure_database(client, db)
     client.create_table(
