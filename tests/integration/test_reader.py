@@ -626,3 +626,33 @@ def test_sequence_files_as_hive_reads_them(
     names = [p.name for p in inventory.partitions]
     same = independent_fingerprints(spark, inventory, mapping, names, lambda t: t)
     assert same == source_fingerprints(spark, inventory, mapping, names, lambda t: t)
+
+
+@pytest.mark.parametrize("calendar", ["hive3", "hive2"])
+def test_timestamps_before_1582_follow_the_same_calendar_rule(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path, calendar: str
+) -> None:
+    """As for dates: a file without the proleptic footer shows its early timestamps by their
+    hybrid-calendar label (the time of day kept); ``hive2`` does so for every file."""
+    import pyarrow.orc as orc
+
+    from tests.helpers.hive_tables import mark_proleptic
+
+    # Whole seconds: Java's ORC reader fails on the C++ writer's fractions before 1970.
+    stamps = pa.table({"t": pa.array([dt.datetime(1000, 1, 1, 10, 30)], pa.timestamp("us"))})
+    b = _builder(client, tables_root, [("t", "timestamp")])
+    b.add_partition(["hybrid"], {"000000_0": stamps})
+    path = b.add_partition(["proleptic"], {"000000_0": stamps}) / "000000_0"
+    orc.write_table(stamps, str(path), compression="uncompressed")
+    mark_proleptic(path)
+    inventory = inspect_table(client, f"{b.db}.{b.name}", replace(settings, calendar=calendar))
+    mapping = build_mapping(
+        inventory, None, mapping_mode="auto", case_sensitive=False, calendar=calendar
+    )
+    frame = read_partitions(spark, inventory, mapping).selectExpr("dt", "CAST(t AS STRING) t")
+    shown = {r["dt"]: r["t"] for r in frame.collect()}
+    hybrid = "0999-12-27 10:30:00"
+    assert shown == {
+        "hybrid": hybrid,
+        "proleptic": "1000-01-01 10:30:00" if calendar == "hive3" else hybrid,
+    }
