@@ -66,6 +66,7 @@ def hybrid_dates(array: pa.Array) -> pa.Array:
 
 
 def has_dates(kind: pa.DataType) -> bool:
+    """Whether values of ``kind`` hold a date at any depth (what ``hybrid_dates`` changes)."""
     if pa.types.is_date32(kind):
         return True
     if pa.types.is_struct(kind):

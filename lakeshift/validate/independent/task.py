@@ -13,7 +13,7 @@ from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
-from lakeshift.validate.independent.calendar import hybrid_dates
+from lakeshift.validate.independent.calendar import has_dates, hybrid_dates
 from lakeshift.validate.independent.convert import convert, repeat
 from lakeshift.validate.independent.plan import TEXT_FILES, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
@@ -46,7 +46,9 @@ def _read(task: FileTask) -> pa.Table:
             table = _read_file(parquet, columns, task.path) if columns else None
             rows = parquet.metadata.num_rows
     if table is not None and task.hybrid_days:
-        table = pa.table({n: hybrid_dates(table.column(n)) for n in table.column_names})
+        for index, field in enumerate(table.schema):
+            if has_dates(field.type):  # other columns are left as read, never copied
+                table = table.set_column(index, field, hybrid_dates(table.column(index)))
     if names != task.file_columns:
         raise RefusedInput(
             f"{task.path}: its columns changed since the table was inspected "
