@@ -24,7 +24,7 @@ from lakeshift.inspect.orc_tail import proleptic_writer
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.text.layout import LAZY_SIMPLE_SERDES, TEXT_FORMATS
+from lakeshift.text.layout import read_as_text
 
 
 @dataclass(frozen=True)
@@ -197,9 +197,7 @@ def _calendar_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
 def readable_format(p: PartitionInfo) -> bool:
     """ORC, Parquet, and text or SequenceFile read by LazySimpleSerDe (not CSV, JSON or regex
     SerDes)."""
-    if p.format in TEXT_FORMATS:
-        return p.serde in LAZY_SIMPLE_SERDES
-    return p.format in ("orc", "parquet")
+    return p.format in ("orc", "parquet") or read_as_text(p.format, p.serde)
 
 
 def _file_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import pyarrow as pa
@@ -23,13 +24,15 @@ from lakeshift.text.lines import compression_of, count_records
 @dataclass(frozen=True)
 class TextPartition:
     """What reading a text partition's files needs: its SerDe and table parameters and its
-    declared columns."""
+    declared columns. The layout is built once for all its files (a bad parameter raises for
+    each file, which then records the error)."""
 
     serde_parameters: dict[str, str]
     table_parameters: dict[str, str]
     columns: tuple[Column, ...]
     container: str = "text"  # or sequence
 
+    @cached_property
     def layout(self) -> TextLayout:
         return TextLayout.from_parameters(
             self.serde_parameters, self.table_parameters, self.container
@@ -77,7 +80,7 @@ def read_footer(
                 **base,
                 format=text.container,
                 columns=text.columns,
-                rows=count_records(fs, full, text.layout()),
+                rows=count_records(fs, full, text.layout),
                 compression=compression_of(listed.path),
             )
         if fmt == "orc":

@@ -37,7 +37,7 @@ from lakeshift.inspect.table_checks import check_supported, storage_format, tabl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
 from lakeshift.platform.state_dir import write_json
-from lakeshift.text.layout import LAZY_SIMPLE_SERDES, TEXT_FORMATS
+from lakeshift.text.layout import read_as_text
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Partition, StorageDescriptor, Table
@@ -105,7 +105,7 @@ def _inspect_partition(
     fmt = storage_format(sd.inputFormat, serde)
     text = (
         TextPartition(serde_parameters, table_parameters, _columns(sd), fmt)
-        if fmt in TEXT_FORMATS and serde in LAZY_SIMPLE_SERDES
+        if read_as_text(fmt, serde)
         else None
     )
     files = tuple(read_footer(fs, root, f, text) for f in listing.files)

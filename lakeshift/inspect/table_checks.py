@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from lakeshift.errors import UnsupportedTable
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly
-from lakeshift.text.layout import LAZY_SIMPLE_SERDES, TEXT_FORMATS
+from lakeshift.text.layout import read_as_text
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Table
@@ -53,12 +53,9 @@ def check_supported(table: Table) -> None:
             "migrated yet.",
             hint="Copy it into a non-bucketed external table first.",
         )
-    fmt = storage_format(
-        sd.inputFormat if sd else None,
-        sd.serdeInfo.serializationLib if sd and sd.serdeInfo else None,
-    )
     serde = sd.serdeInfo.serializationLib if sd and sd.serdeInfo else None
-    if fmt != "orc" and not (fmt in TEXT_FORMATS and serde in LAZY_SIMPLE_SERDES):
+    fmt = storage_format(sd.inputFormat if sd else None, serde)
+    if fmt != "orc" and not read_as_text(fmt, serde):
         stored = serde or (sd.inputFormat if sd else None) or "no storage descriptor"
         raise UnsupportedTable(
             f"{name} is stored as {fmt} ({stored}); lakeshift migrates ORC tables and "

@@ -27,6 +27,14 @@ LAZY_SIMPLE_SERDES = frozenset(
 #: Partition formats whose records LazySimpleSerDe parses: lines of text files, or the values
 #: of SequenceFiles.
 TEXT_FORMATS = ("text", "sequence")
+
+
+def read_as_text(storage: str, serde: str | None) -> bool:
+    """Whether lakeshift reads a storage descriptor's files as LazySimpleSerDe records (text
+    or SequenceFile; not the CSV, JSON or regex SerDes)."""
+    return storage in TEXT_FORMATS and serde in LAZY_SIMPLE_SERDES
+
+
 DEFAULT_NULL = "\\N"
 _JAVA_BYTE = re.compile(r"[+-]?[0-9]+")
 # Hive's nesting levels past the three configurable delimiters (LazySerDeParameters).
