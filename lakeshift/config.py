@@ -37,6 +37,7 @@ KEY_INSPECT_WORKERS = "inspect_workers"
 KEY_SMALL_FILE_BYTES = "small_file_bytes"
 KEY_PARTITION_BATCH = "partition_batch"
 KEY_FORMAT = "format"
+KEY_HUDI_TABLE_VERSION = "hudi_table_version"
 KEY_TARGET_FILE_BYTES = "target_file_bytes"
 KEY_RETIRE_PROBATION_DAYS = "retire_probation_days"
 
@@ -47,6 +48,8 @@ MAPPING_MODES = ("auto", "position", "name")
 CALENDARS = ("hive3", "hive2")
 #: Target formats lakeshift writes (``lakeshift.formats.FORMATS`` holds their code).
 FORMAT_CHOICES = ("iceberg", "delta", "hudi")
+#: Hudi table versions lakeshift writes: 6 (Hudi 0.14/0.15 readers) and 8 (Hudi 1.0+ only).
+HUDI_TABLE_VERSIONS = (6, 8)
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,10 @@ class Settings:
         inspect_workers: threads listing directories and reading ORC footers.
         small_file_bytes: files below this size count as small in anomaly reports.
         partition_batch: partitions fetched per metastore call.
-        format: target format of new migrations (``iceberg`` or ``delta``); an existing
-            target keeps its own.
+        format: target format of new migrations (``iceberg``, ``delta`` or ``hudi``); an
+            existing target keeps its own.
+        hudi_table_version: table version of new Hudi targets: 6 (read by Hudi 0.14 and
+            later) or 8 (Hudi 1.0 and later); an existing table keeps its own.
         target_file_bytes: size the backfill aims its data files at (one file per partition
             below it), instead of one file per Spark task.
         retire_probation_days: days after the cutover before ``retire`` may drop the legacy
@@ -96,6 +101,7 @@ class Settings:
     small_file_bytes: int = 8 * 1024 * 1024
     partition_batch: int = 500
     format: str = "iceberg"
+    hudi_table_version: int = 6
     target_file_bytes: int = 128 * 1024 * 1024
     retire_probation_days: int = 7
 
@@ -104,6 +110,11 @@ class Settings:
             raise ConfigError(f"output must be one of {OUTPUT_CHOICES}, got {self.output!r}")
         if self.format not in FORMAT_CHOICES:
             raise ConfigError(f"format must be one of {FORMAT_CHOICES}, got {self.format!r}")
+        if self.hudi_table_version not in HUDI_TABLE_VERSIONS:
+            raise ConfigError(
+                f"hudi_table_version must be one of {HUDI_TABLE_VERSIONS}, "
+                f"got {self.hudi_table_version!r}"
+            )
         if self.retire_probation_days < 0:
             raise ConfigError(
                 f"retire_probation_days must be 0 or more, got {self.retire_probation_days}"

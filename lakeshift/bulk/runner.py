@@ -167,6 +167,8 @@ def _run_table(
         settings = replace(settings, mapping_mode=spec.mapping_mode)
     if spec.calendar:
         settings = replace(settings, calendar=spec.calendar)
+    if spec.hudi_table_version:
+        settings = replace(settings, hudi_table_version=spec.hudi_table_version)
     ctx = base.worker(settings)
     threading.current_thread().name = f"bulk:{spec.source}"
     try:

@@ -29,7 +29,7 @@ from typing import Any
 
 import tomllib
 
-from lakeshift.config import CALENDARS, FORMAT_CHOICES, MAPPING_MODES
+from lakeshift.config import CALENDARS, FORMAT_CHOICES, HUDI_TABLE_VERSIONS, MAPPING_MODES
 from lakeshift.errors import BulkFileError, LakeshiftError
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -54,6 +54,7 @@ class TableSpec:
         format: target format, ``iceberg``, ``delta`` or ``hudi``.
         mapping_mode: ``auto``/``position``/``name``; ``None`` keeps the global setting.
         calendar: ``hive3``/``hive2`` (dates before 1582); ``None`` keeps the global setting.
+        hudi_table_version: 6 or 8 for a new Hudi target; ``None`` keeps the global setting.
         partitions: partition filter (README "Partition filters"); ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).
         key: ``uuid`` or ``deterministic`` record keys.
@@ -70,6 +71,7 @@ class TableSpec:
     format: str = "iceberg"
     mapping_mode: str | None = None
     calendar: str | None = None
+    hudi_table_version: int | None = None
     partitions: str | None = None
     batch_rows: int = DEFAULT_BATCH_ROWS
     key: str = "uuid"
@@ -207,7 +209,12 @@ def _check_unknown_keys(data: dict[str, Any], path: Path) -> None:
 
 def _table(where: str, values: dict[str, Any]) -> TableSpec:
     for key, value in values.items():
-        expected = {"batch_rows": int, "quarantine": bool, "maintain": bool}.get(key, str)
+        expected = {
+            "batch_rows": int,
+            "hudi_table_version": int,
+            "quarantine": bool,
+            "maintain": bool,
+        }.get(key, str)
         if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
             raise BulkFileError(f"{where}: {key} must be a {expected.__name__}, got {value!r}")
     for key, choices in _CHOICES.items():
@@ -215,6 +222,11 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
             raise BulkFileError(
                 f"{where}: {key} must be one of {', '.join(choices)}, got {values[key]!r}"
             )
+    if values.get("hudi_table_version", HUDI_TABLE_VERSIONS[0]) not in HUDI_TABLE_VERSIONS:
+        raise BulkFileError(
+            f"{where}: hudi_table_version must be one of "
+            f"{', '.join(map(str, HUDI_TABLE_VERSIONS))}, got {values['hudi_table_version']!r}"
+        )
     if values.get("batch_rows", 1) < 1:
         raise BulkFileError(f"{where}: batch_rows must be >= 1")
     try:

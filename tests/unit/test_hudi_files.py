@@ -4,31 +4,19 @@ and a table built only from it, read back by hudi-rs."""
 from __future__ import annotations
 
 import json
-import zipfile
 from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
 from lakeshift.formats.hudi import properties
 from lakeshift.formats.hudi.avro_schema import avro_schema, create_schema, with_meta_fields
 from lakeshift.formats.hudi.base_file import META_COLUMNS, new_file_id, write_base_file
 from lakeshift.formats.hudi.bloom import BloomFilter, murmur_hash, positions
-from lakeshift.formats.hudi.commit_metadata import BULK_INSERT, commit_metadata, write_stat
+from lakeshift.formats.hudi.commit_metadata import commit_metadata, write_stat
 from lakeshift.formats.hudi.timeline import COMMIT, COMPLETED, Instant, Timeline
-
-REFERENCES = Path(__file__).resolve().parents[3] / "shared" / "reference-tables" / "hudi"
-
-
-@pytest.fixture(scope="module")
-def references(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("hudi-reference")
-    for archive in sorted(REFERENCES.glob("*.zip")):
-        with zipfile.ZipFile(archive) as z:
-            z.extractall(root, [n for n in z.namelist() if not n.startswith("__MACOSX")])
-    return root
+from tests.helpers.hudi_build import commit_rows
 
 
 def _base_files(root: Path) -> list[Path]:
@@ -114,50 +102,13 @@ def test_avro_schema_names_and_decimals_as_spark_avro_does() -> None:
     assert [f["name"] for f in with_meta_fields(schema)["fields"]][:5] == list(META_COLUMNS)
 
 
-def _commit(base: Path, partitions: dict[str, list[str]], timeline: Timeline) -> str:
-    instant = timeline.new_instant_time()
-    timeline.write_requested(instant, COMMIT)
-    timeline.write_inflight(instant, COMMIT, {"partitionToWriteStats": {}})
-    arrow_schema = pa.schema(
-        [("uuid", pa.string()), ("v", pa.int64()), ("partitionpath", pa.string())]
-    )
-    schema = avro_schema("t", arrow_schema)
-    stats = []
-    for partition, keys in partitions.items():
-        rows = pa.table(
-            {"uuid": keys, "v": list(range(len(keys))), "partitionpath": [partition] * len(keys)},
-            schema=arrow_schema,
-        )
-        properties.write_partition_metadata(base / partition, instant, partition.count("/") + 1)
-        written = write_base_file(
-            rows,
-            base / partition,
-            partition_path=partition,
-            instant=instant,
-            file_id=new_file_id(),
-            write_token="0-1-0",
-            avro_schema=with_meta_fields(schema),
-        )
-        stats.append(
-            write_stat(
-                file_id=written.file_id,
-                path=f"{partition}/{written.name}",
-                partition=partition,
-                rows=written.rows,
-                size=written.size,
-            )
-        )
-    timeline.write_completed(instant, COMMIT, commit_metadata(stats, schema, BULK_INSERT, {}))
-    return instant
-
-
 def test_a_table_built_from_these_files_reads_back_in_hudi_rs(tmp_path: Path) -> None:
     import hudi
 
     schema = avro_schema("t", pa.schema([("uuid", pa.string()), ("v", pa.int64())]))
     properties.init_table(tmp_path, properties.table_properties("db", "t", create_schema(schema)))
     timeline = Timeline(tmp_path)
-    _commit(tmp_path, {"dt=1": ["a", "b"], "dt=2": ["c"]}, timeline)
+    commit_rows(tmp_path, {"dt=1": ["a", "b"], "dt=2": ["c"]}, timeline)
     # A crashed second write: requested and inflight, a file on disk, never completed.
     crashed = timeline.new_instant_time()
     timeline.write_requested(crashed, COMMIT)
@@ -221,7 +172,7 @@ def test_a_delete_rewrite_keeps_meta_columns_and_cleaning_finds_the_old_slice(
     )
     properties.init_table(tmp_path, properties.table_properties("db", "t", create_schema(schema)))
     timeline = Timeline(tmp_path)
-    first = _commit(tmp_path, {"dt=1": ["a", "bb", "ccc", "dddd"]}, timeline)
+    first = commit_rows(tmp_path, {"dt=1": ["a", "bb", "ccc", "dddd"]}, timeline)
     [old] = (tmp_path / "dt=1").glob("*.parquet")
     before = {r["_hoodie_record_key"]: r for r in pq.read_table(old).to_pylist()}
 

@@ -10,12 +10,12 @@ Written with fastavro (no Hudi jars here).
 
 from __future__ import annotations
 
-import io
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from lakeshift.formats.hudi.cleaning import BaseFile
+from lakeshift.formats.hudi.instant_schemas import avro_bytes
 from lakeshift.formats.hudi.timeline import (
     CLEAN,
     COMPLETED,
@@ -116,15 +116,6 @@ METADATA_SCHEMA = {
         },
     ],
 }
-
-
-def avro_bytes(schema: dict[str, Any], record: dict[str, Any]) -> bytes:
-    """One record as an Avro container file (no codec)."""
-    import fastavro
-
-    out = io.BytesIO()
-    fastavro.writer(out, fastavro.parse_schema(schema), [record], codec="null")
-    return out.getvalue()
 
 
 def clean(

@@ -1,5 +1,6 @@
-"""The JSON a completed Hudi commit holds (table version 6): write stats per partition, the
-write schema and lakeshift's own record in ``extraMetadata``."""
+"""What a Hudi commit holds: write stats per partition, the write schema and lakeshift's own
+record in ``extraMetadata`` (spelled as table version 6's JSON; the timeline encodes it as
+Avro from version 8)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,11 @@ def write_stat(
     num_deletes: int = 0,
     num_update_writes: int = 0,
     num_inserts: int | None = None,
+    prev_base_file: str | None = None,
 ) -> dict[str, Any]:
-    """One file's write stat, every key in the order Hudi 0.14/0.15 writes them."""
-    return {
+    """One file's write stat, every key in the order Hudi 0.14/0.15 writes them;
+    ``prev_base_file`` (the slice a rewrite replaced) is a version 8 key, left out if None."""
+    stat: dict[str, Any] = {
         "fileId": file_id,
         "path": path,
         "cdcStats": None,
@@ -51,6 +54,19 @@ def write_stat(
         "minEventTime": None,
         "maxEventTime": None,
         "runtimeStats": {"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
+    }
+    if prev_base_file is not None:
+        stat["prevBaseFile"] = prev_base_file
+    return stat
+
+
+def inflight_metadata(operation: str) -> dict[str, Any]:
+    """An inflight instant's content: the operation, no write stats yet."""
+    return {
+        "partitionToWriteStats": {},
+        "compacted": False,
+        "extraMetadata": {},
+        "operationType": operation,
     }
 
 

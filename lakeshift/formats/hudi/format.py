@@ -45,6 +45,7 @@ from lakeshift.formats.hudi.base_file import (
     META_COLUMNS,
     PARTITION_PATH,
     RECORD_KEY,
+    file_id_of,
     instant_of,
 )
 from lakeshift.formats.hudi.clean import clean as write_clean
@@ -53,8 +54,10 @@ from lakeshift.formats.hudi.commit_metadata import (
     DELETE,
     INSERT_OVERWRITE,
     commit_metadata,
+    inflight_metadata,
     write_stat,
 )
+from lakeshift.formats.hudi.instant_schemas import requested_replace
 from lakeshift.formats.hudi.routing import drop_old_route_dirs, link_slices
 from lakeshift.formats.hudi.task_writer import REWRITE_DDL, STATS_DDL, rewrite_task, task_writer
 from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
@@ -79,7 +82,7 @@ MAX_FILE_ROWS = 60_000
 
 
 class HudiFormat(TargetFormat):
-    """Hudi copy-on-write tables (table version 6), written by lakeshift itself."""
+    """Hudi copy-on-write tables (table version 6, or 8 by setting), written by lakeshift."""
 
     name = "hudi"
     label = "Hudi table"
@@ -149,12 +152,21 @@ class HudiFormat(TargetFormat):
         if created:
             db, _, name = target.partition(".")
             schema = avro_schema(name, self._arrow_schema(inventory, mapping))
-            properties.init_table(
-                root, properties.table_properties(db, name, create_schema(schema))
-            )
-            log.info("created Hudi table %s at %s", target, root)
+            version = settings.hudi_table_version
+            props = properties.table_properties(db, name, create_schema(schema), version)
+            properties.init_table(root, props)
+            log.info("created Hudi table %s (table version %d) at %s", target, version, root)
         else:
             self._check_writable(target)
+            version, _ = properties.layout_of(root / properties.HOODIE)
+            if version != settings.hudi_table_version:
+                log.warning(
+                    "Hudi table %s keeps its table version %d (setting hudi_table_version=%d "
+                    "applies to new tables)",
+                    target,
+                    version,
+                    settings.hudi_table_version,
+                )
         # What lakeshift wrote (or, for a table an older lakeshift made, what it found first):
         # any later change means another writer or an upgrade (see _check_writable).
         written = self._sidecar(target).get("properties") or properties.read_properties(
@@ -340,8 +352,8 @@ class HudiFormat(TargetFormat):
         if replaced and operation == BULK_INSERT:
             operation = INSERT_OVERWRITE
         instant = timeline.new_instant_time()
-        timeline.write_requested(instant, action)
-        timeline.write_inflight(instant, action)
+        timeline.write_requested(instant, action, requested_replace() if replaced else b"")
+        timeline.write_inflight(instant, action, inflight_metadata(operation))
         _, _, name = target.partition(".")
         stats: list[Any] = []
         schema: dict[str, Any] = {}
@@ -548,8 +560,13 @@ class HudiFormat(TargetFormat):
         timeline = self._timeline(target)
         action = REPLACE if replaced is not None else COMMIT
         instant = timeline.new_instant_time()
-        timeline.write_requested(instant, action)
-        timeline.write_inflight(instant, action)
+        if replaced is None:
+            timeline.write_requested(instant, COMMIT)
+            timeline.write_inflight(instant, COMMIT, inflight_metadata(operation))
+        else:  # a clustering: its plan first (v8 names the pending instant "clustering")
+            plan = self._clustering_plan(target, jobs)
+            timeline.write_requested(instant, timeline.clustering_action, plan)
+            timeline.write_inflight(instant, timeline.clustering_action)
         frame = self.spark.createDataFrame(
             jobs, "partition string, file_id string, sources array<string>, prev string"
         ).repartition(max(1, len(jobs)))
@@ -557,6 +574,7 @@ class HudiFormat(TargetFormat):
         done = stats.collect()
         written = {(s["partition"], s["name"]) for s in done}
         _drop_unreported(root, {j["partition"] for j in jobs}, instant, written)
+        sources = {(j["partition"], j["file_id"]): j["sources"] for j in jobs}
         write_stats = [
             write_stat(
                 file_id=s["file_id"],
@@ -567,6 +585,11 @@ class HudiFormat(TargetFormat):
                 prev_commit=s["prev"],
                 num_deletes=s["dropped"],
                 num_inserts=s["rows"] if s["prev"] == "null" else 0,
+                prev_base_file=(
+                    posixpath.basename(sources[(s["partition"], s["file_id"])][0])
+                    if timeline.avro and s["prev"] != "null"
+                    else None
+                ),
             )
             for s in done
         ]
@@ -576,6 +599,22 @@ class HudiFormat(TargetFormat):
         )
         self._complete(target, instant, action, metadata, replaced or {})
         return instant
+
+    def _clustering_plan(self, target: str, jobs: list[dict[str, Any]]) -> bytes:
+        """The requested clustering's plan: one input group (the slices it merges) per job."""
+        location = self.location(target).rstrip("/")
+        groups = [
+            [
+                {
+                    "dataFilePath": f"{location}/{path.lstrip('/')}",
+                    "fileId": file_id_of(posixpath.basename(path)),
+                    "partitionPath": job["partition"],
+                }
+                for path in job["sources"]
+            ]
+            for job in jobs
+        ]
+        return requested_replace(groups)
 
     def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
         """A ``DELETE`` commit: every current slice holding one of ``keys`` is rewritten

@@ -18,16 +18,19 @@ from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 
 PROPERTIES = "hoodie.properties"
 HOODIE = ".hoodie"
+#: Table versions lakeshift writes: 6 (Hudi 0.14/0.15) by default, 8 (Hudi 1.0) as an option.
+TABLE_VERSIONS = (6, 8)
 TABLE_VERSION = 6
-#: Empty directories Hudi 0.14/0.15 creates under ``.hoodie`` (table version 6).
-SKELETON = (
-    ".aux/.bootstrap/.partitions",
-    ".aux/.bootstrap/.fileids",
-    ".schema",
-    ".temp",
-    "archived",
-)
+#: Empty directories Hudi creates under ``.hoodie``, per table version (v8: the timeline and
+#: its history, no ``archived``).
+_AUX = (".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids", ".schema", ".temp")
+SKELETON = {6: (*_AUX, "archived"), 8: (*_AUX, "timeline/history")}
 CHECKSUM_KEY = "hoodie.table.checksum"
+VERSION_KEY = "hoodie.table.version"
+TIMELINE_PATH_KEY = "hoodie.timeline.path"
+#: Hudi 1.0's record merge strategy id for event-time ordering (``HoodieRecordMerger``'s
+#: ``EVENT_TIME_BASED_MERGE_STRATEGY_UUID``), written with the merge mode from version 8.
+EVENT_TIME_MERGE_STRATEGY = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
 
 
 def table_checksum(database: str, table: str) -> int:
@@ -35,20 +38,43 @@ def table_checksum(database: str, table: str) -> int:
     return zlib.crc32(f"{database}.{table}".encode())
 
 
-def table_properties(database: str, table: str, create_schema: dict[str, Any]) -> dict[str, str]:
-    """What a Hudi 0.14+ ``bulk_insert`` into a new copy-on-write table writes, for the recipe
-    lakeshift follows: record key ``uuid``, partition path ``partitionpath`` (its values are
-    the Hive partition names, so directories are not hive-style), SimpleKeyGenerator."""
+def table_properties(
+    database: str, table: str, create_schema: dict[str, Any], version: int = TABLE_VERSION
+) -> dict[str, str]:
+    """What a Hudi ``bulk_insert`` into a new copy-on-write table writes (Hudi 0.14+ for
+    version 6, 1.0 for version 8), for the recipe lakeshift follows: record key ``uuid``,
+    partition path ``partitionpath`` (its values are the Hive partition names, so directories
+    are not hive-style), SimpleKeyGenerator."""
+    if version not in TABLE_VERSIONS:
+        raise ValueError(f"Hudi table version {version} is not one of {TABLE_VERSIONS}")
+    if version >= 8:
+        # Hudi 1.0 names the key generator by type and states the merge rule it applies.
+        layout = {
+            "hoodie.timeline.layout.version": "2",
+            "hoodie.table.initial.version": str(version),
+            "hoodie.timeline.path": "timeline",
+            "hoodie.timeline.history.path": "history",
+            "hoodie.table.keygenerator.type": "SIMPLE",
+            "hoodie.record.merge.mode": "EVENT_TIME_ORDERING",
+            "hoodie.record.merge.strategy.id": EVENT_TIME_MERGE_STRATEGY,
+            "hoodie.compaction.payload.class": (
+                "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+            ),
+        }
+    else:
+        layout = {
+            "hoodie.timeline.layout.version": "1",
+            "hoodie.table.keygenerator.class": "org.apache.hudi.keygen.SimpleKeyGenerator",
+        }
     return {
         "hoodie.table.name": table,
         "hoodie.database.name": database,
         "hoodie.table.type": "COPY_ON_WRITE",
-        "hoodie.table.version": str(TABLE_VERSION),
-        "hoodie.timeline.layout.version": "1",
+        VERSION_KEY: str(version),
+        **layout,
         "hoodie.table.recordkey.fields": UUID_COLUMN,
         "hoodie.table.partition.fields": PARTITIONPATH_COLUMN,
         "hoodie.table.precombine.field": UUID_COLUMN,
-        "hoodie.table.keygenerator.class": "org.apache.hudi.keygen.SimpleKeyGenerator",
         "hoodie.archivelog.folder": "archived",
         "hoodie.datasource.write.hive_style_partitioning": "false",
         "hoodie.datasource.write.partitionpath.urlencode": "false",
@@ -151,11 +177,21 @@ def _unescape(text: str) -> str:
     return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
 
 
+def layout_of(hoodie_dir: Path) -> tuple[int, str]:
+    """A table's version and its timeline directory relative to ``.hoodie`` ("" before
+    version 8), from ``hoodie.properties`` (version 6 while it does not exist yet)."""
+    if not (hoodie_dir / PROPERTIES).exists():
+        return TABLE_VERSION, ""
+    props = read_properties(hoodie_dir)
+    version = int(props.get(VERSION_KEY, TABLE_VERSION))
+    return version, props.get(TIMELINE_PATH_KEY, "timeline") if version >= 8 else ""
+
+
 def init_table(base: Path, props: dict[str, str]) -> None:
     """Create ``.hoodie`` with its empty directories and ``hoodie.properties`` (last, so a
     table whose properties exist is complete)."""
     hoodie = base / HOODIE
-    for relative in SKELETON:
+    for relative in SKELETON[int(props[VERSION_KEY])]:
         (hoodie / relative).mkdir(parents=True, exist_ok=True)
     write_properties(hoodie, props)
 

@@ -1,10 +1,15 @@
-"""The Hudi timeline under ``.hoodie`` (table version 6): instants, their states, their JSON.
+"""The Hudi timeline: instants, their states and their content, for table versions 6 and 8.
 
 An action moves through ``<t>.<action>.requested`` → ``<t>.<action>.inflight`` (for
-``commit`` just ``<t>.inflight``) → ``<t>.<action>``; only the completed file makes it visible,
-so it is written last and atomically, after every base file is in place. A requested or
-inflight instant without its completed file is a crashed write that the next writer rolls
-back (its files are never read: readers only take file slices of completed instants).
+``commit`` just ``<t>.inflight``) → completed; only the completed file makes it visible, so it
+is written last and atomically, after every base file is in place. A requested or inflight
+instant without its completed file is a crashed write that the next writer rolls back (its
+files are never read: readers only take file slices of completed instants).
+
+Version 6 keeps the instants in ``.hoodie``, names a completed one ``<t>.<action>`` and writes
+commits as JSON. Version 8 (timeline layout 2) keeps them in ``.hoodie/timeline``, names a
+completed one ``<t>_<completion time>.<action>``, writes commits as Avro and plans clustering
+as a ``clustering`` action that completes as a ``replacecommit``.
 """
 
 from __future__ import annotations
@@ -14,16 +19,18 @@ import os
 import re
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from lakeshift.formats.hudi.properties import HOODIE
+from lakeshift.formats.hudi import instant_schemas
+from lakeshift.formats.hudi.properties import HOODIE, layout_of
 
-_INSTANT = re.compile(r"^(\d{17})\.(.+)$")
-COMMIT, REPLACE, CLEAN = "commit", "replacecommit", "clean"
+_INSTANT = re.compile(r"^(\d{17})(?:_(\d{17}))?\.(.+)$")
+COMMIT, REPLACE, CLEAN, CLUSTERING = "commit", "replacecommit", "clean", "clustering"
 REQUESTED, INFLIGHT, COMPLETED = "requested", "inflight", "completed"
+_COMPLETED_ACTIONS = (COMMIT, REPLACE, CLEAN, "deltacommit", "rollback", "savepoint")
 
 
 @dataclass(frozen=True)
@@ -31,19 +38,23 @@ class Instant:
     time: str
     action: str
     state: str
+    #: When it completed (version 8 names completed instants with it), else None.
+    completion: str | None = field(default=None, compare=False)
 
 
 def _parse(name: str) -> Instant | None:
     match = _INSTANT.match(name)
     if not match:
         return None
-    stamp, rest = match.groups()
+    stamp, completion, rest = match.groups()
+    if completion is not None:
+        return Instant(stamp, rest, COMPLETED, completion) if rest in _COMPLETED_ACTIONS else None
     if rest == "inflight":
         return Instant(stamp, COMMIT, INFLIGHT)
     for suffix, state in ((".requested", REQUESTED), (".inflight", INFLIGHT)):
         if rest.endswith(suffix):
             return Instant(stamp, rest[: -len(suffix)], state)
-    if rest in (COMMIT, REPLACE, CLEAN, "deltacommit", "rollback", "savepoint"):
+    if rest in _COMPLETED_ACTIONS:
         return Instant(stamp, rest, COMPLETED)
     return None
 
@@ -54,20 +65,33 @@ def jackson_json(value: Any) -> bytes:
 
 
 class Timeline:
-    """The instants of one table (``base`` is the table's root directory)."""
+    """The instants of one table (``base`` is the table's root directory); its layout is read
+    from the table's ``hoodie.properties``."""
 
     def __init__(self, base: Path) -> None:
         self.base = base
         self.hoodie = base / HOODIE
+        self.version, timeline_path = layout_of(self.hoodie)
+        self.directory = self.hoodie / timeline_path if timeline_path else self.hoodie
+
+    @property
+    def avro(self) -> bool:
+        """Whether commits are Avro (table version 8 and later) rather than JSON."""
+        return self.version >= 8
+
+    @property
+    def clustering_action(self) -> str:
+        """The action a pending clustering carries (it always completes as a replacecommit)."""
+        return CLUSTERING if self.version >= 8 else REPLACE
 
     def _instants(self) -> list[Instant]:
-        if not self.hoodie.is_dir():
+        if not self.directory.is_dir():
             return []
-        found = [_parse(p.name) for p in self.hoodie.iterdir() if p.is_file()]
+        found = [_parse(p.name) for p in self.directory.iterdir() if p.is_file()]
         return sorted((i for i in found if i), key=lambda i: (i.time, i.state != COMPLETED))
 
     def completed(self, actions: set[str] | None = None) -> list[Instant]:
-        """Completed instants, oldest first."""
+        """Completed instants, oldest (by instant time) first."""
         return [
             i
             for i in self._instants()
@@ -75,55 +99,74 @@ class Timeline:
         ]
 
     def pending(self) -> list[Instant]:
-        """Requested or inflight instants that never completed."""
-        done = {(i.time, i.action) for i in self.completed()}
-        pending: dict[tuple[str, str], Instant] = {}
+        """Requested or inflight instants that never completed (an instant time names one
+        action: a clustering completes as a replacecommit)."""
+        done = {i.time for i in self.completed()}
+        pending: dict[str, Instant] = {}
         for instant in self._instants():
-            if instant.state != COMPLETED and (instant.time, instant.action) not in done:
-                pending[(instant.time, instant.action)] = instant
+            if instant.state != COMPLETED and instant.time not in done:
+                pending[instant.time] = instant
         return list(pending.values())
 
     def new_instant_time(self) -> str:
-        """A 17-digit UTC instant (``yyyyMMddHHmmssSSS``) later than every instant here."""
-        latest = max((i.time for i in self._instants()), default="0")
+        """A 17-digit UTC time (``yyyyMMddHHmmssSSS``) later than every instant and completion
+        time here: new instants and completions both take one."""
+        latest = max(
+            (t for i in self._instants() for t in (i.time, i.completion) if t), default="0"
+        )
         while True:
             now = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S%f")[:17]
             if now > latest:
                 return now
             time.sleep(0.002)
 
-    def _file(self, instant_time: str, action: str, state: str) -> Path:
-        if state == COMPLETED:
-            return self.hoodie / f"{instant_time}.{action}"
-        if state == INFLIGHT and action == COMMIT:
-            return self.hoodie / f"{instant_time}.inflight"
-        return self.hoodie / f"{instant_time}.{action}.{state}"
+    def _file(self, instant: Instant) -> Path:
+        if instant.state == COMPLETED:
+            if instant.completion:
+                return self.directory / f"{instant.time}_{instant.completion}.{instant.action}"
+            return self.directory / f"{instant.time}.{instant.action}"
+        if instant.state == INFLIGHT and instant.action == COMMIT:
+            return self.directory / f"{instant.time}.inflight"
+        return self.directory / f"{instant.time}.{instant.action}.{instant.state}"
 
     def _write(self, path: Path, payload: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         partial.write_bytes(payload)
         os.replace(partial, path)
 
+    def _encode(self, action: str, metadata: Any) -> bytes:
+        if self.avro:
+            return instant_schemas.avro_commit(metadata, replace=action == REPLACE)
+        return jackson_json(metadata)
+
     def write_requested(self, instant_time: str, action: str, payload: bytes = b"") -> None:
-        self._write(self._file(instant_time, action, REQUESTED), payload)
+        self._write(self._file(Instant(instant_time, action, REQUESTED)), payload)
 
     def write_inflight(self, instant_time: str, action: str, metadata: Any = None) -> None:
-        body = b"" if metadata is None else jackson_json(metadata)
-        self._write(self._file(instant_time, action, INFLIGHT), body)
+        """The inflight file: in version 6 empty or the given JSON, in version 8 a commit's
+        Avro record (no write stats yet) for commits and replacecommits, empty otherwise."""
+        if self.avro and action in (COMMIT, REPLACE):
+            body = self._encode(COMMIT, metadata or {})  # Hudi writes it as a plain commit
+        else:
+            body = b"" if metadata is None else jackson_json(metadata)
+        self._write(self._file(Instant(instant_time, action, INFLIGHT)), body)
 
     def write_completed(self, instant_time: str, action: str, metadata: Any) -> Instant:
-        """Complete an instant: the one write that makes it visible."""
-        self._write(self._file(instant_time, action, COMPLETED), jackson_json(metadata))
-        return Instant(instant_time, action, COMPLETED)
+        """Complete a commit or replacecommit: the one write that makes it visible."""
+        return self.write_state(instant_time, action, COMPLETED, self._encode(action, metadata))
 
-    def write_state(self, instant_time: str, action: str, state: str, payload: bytes) -> None:
-        """Write one state's file with a ready payload (e.g. an Avro clean plan)."""
-        self._write(self._file(instant_time, action, state), payload)
+    def write_state(self, instant_time: str, action: str, state: str, payload: bytes) -> Instant:
+        """Write one state's file with a ready payload (e.g. an Avro clean plan); completing
+        takes a completion time in version 8."""
+        completion = self.new_instant_time() if state == COMPLETED and self.avro else None
+        instant = Instant(instant_time, action, state, completion)
+        self._write(self._file(instant), payload)
+        return instant
 
     def metadata(self, instant: Instant) -> dict[str, Any]:
-        """An instant's content: JSON (commits) or an Avro container's first record (cleans)."""
-        path = self._file(instant.time, instant.action, instant.state)
-        text = path.read_bytes()
+        """An instant's content: JSON or an Avro container's first record."""
+        text = self._file(instant).read_bytes()
         if text.startswith(b"Obj\x01"):
             import io
 
@@ -136,7 +179,7 @@ class Timeline:
     def remove_pending(self, instant: Instant) -> None:
         """Forget a crashed instant: its requested/inflight files and its markers."""
         for state in (INFLIGHT, REQUESTED):
-            self._file(instant.time, instant.action, state).unlink(missing_ok=True)
+            self._file(Instant(instant.time, instant.action, state)).unlink(missing_ok=True)
         shutil.rmtree(self.marker_dir(instant.time), ignore_errors=True)
 
     def marker_dir(self, instant_time: str) -> Path:
