@@ -7,10 +7,19 @@ from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 from lakeshift.formats import format_of
 from lakeshift.formats.paths import local_path
 from lakeshift.metastore.client import MetastoreClient
+
+#: (format, Hudi table version) for tests that cover every format: Hudi in both versions.
+FORMAT_CASES = [
+    pytest.param("iceberg", 6, id="iceberg"),
+    pytest.param("delta", 6, id="delta"),
+    pytest.param("hudi", 6, id="hudi"),
+    pytest.param("hudi", 8, id="hudi-v8"),
+]
 
 
 def delta_root(client: MetastoreClient, target: str) -> str:

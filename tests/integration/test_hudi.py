@@ -54,10 +54,16 @@ def _multiset(table: pa.Table) -> Counter[tuple[Any, ...]]:
     return Counter((r["id"], r["v"], r["dt"]) for r in table.select(list(columns)).to_pylist())
 
 
+@pytest.mark.parametrize("version", [6, 8])
 def test_hudi_target_end_to_end(
-    spark: Any, client: MetastoreClient, settings: Settings, tables_root: Path, tmp_path: Path
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    tables_root: Path,
+    tmp_path: Path,
+    version: int,
 ) -> None:
-    settings = replace(settings, home=tmp_path)
+    settings = replace(settings, home=tmp_path, hudi_table_version=version)
     journal = Journal(tmp_path / "journal.sqlite")
     services = FormatServices(spark, client, settings)
     hive = HiveTableBuilder(
@@ -77,6 +83,9 @@ def test_hudi_target_end_to_end(
     assert len(result.backfilled) == 3 and format_of(client, target) == "hudi"
     fmt = load_format("hudi", services)
     root = fmt.root(target)  # type: ignore[attr-defined]
+    timeline = fmt._timeline(target)  # type: ignore[attr-defined]
+    assert read_properties(root / ".hoodie")["hoodie.table.version"] == str(version)
+    assert len(timeline.completed()) == 1 and timeline.avro == (version == 8)
     lake = _hudi_rows(root)
     expected = Counter(
         (p * 1000 + i, f"v{p * 1000 + i}", f"2024-01-0{p + 1}")
@@ -147,13 +156,16 @@ def test_hudi_target_end_to_end(
     # anything (the pending instant could be that writer's).
     hoodie = root / ".hoodie"
     saved = (hoodie / "hoodie.properties").read_bytes()
-    upgraded = {**read_properties(hoodie), "hoodie.table.version": "8"}
+    upgraded = {**read_properties(hoodie), "hoodie.table.version": str(version + 1)}
     write_properties(hoodie, upgraded)
-    (hoodie / "20991231235959999.commit.requested").touch()
-    with pytest.raises(RefusedInput, match=r"hoodie\.table\.version: 6 -> 8") as caught:
+    foreign = timeline.directory / "20991231235959999.commit.requested"
+    foreign.touch()
+    with pytest.raises(
+        RefusedInput, match=rf"hoodie\.table\.version: {version} -> {version + 1}"
+    ) as caught:
         fmt.expire(target, datetime.now(timezone.utc))
     assert "another writer" in str(caught.value) and "--target" in (caught.value.hint or "")
-    assert (hoodie / "20991231235959999.commit.requested").exists()
+    assert foreign.exists()
     (hoodie / "hoodie.properties").write_bytes(saved)
     (hoodie / "metadata").mkdir()
     with pytest.raises(RefusedInput, match="metadata table"):
@@ -162,7 +174,7 @@ def test_hudi_target_end_to_end(
         )
     (hoodie / "metadata").rmdir()
     fmt.expire(target, datetime.now(timezone.utc))  # writable again: the stale instant goes
-    assert not (hoodie / "20991231235959999.commit.requested").exists()
+    assert not foreign.exists()
 
 
 def _orc(table: pa.Table) -> bytes:

@@ -68,14 +68,18 @@ def _command(home: Path, uri: str, source: str, target: str, fmt: str) -> list[s
         "--batch-rows",
         "250",
         "--format",
-        fmt,
+        fmt.split("-")[0],  # "hudi-v8": Hudi, table version 8 (set in the environment)
     ]
 
 
-def _run(cmd: list[str], fault: str | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    cmd: list[str], fault: str | None = None, case: str = ""
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "LAKESHIFT_FAULT"}
     if fault:
         env["LAKESHIFT_FAULT"] = fault
+    if case == "hudi-v8":
+        env["LAKESHIFT_HUDI_TABLE_VERSION"] = "8"
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
 
 
@@ -85,6 +89,7 @@ FAULTS = {
     "delta": ["before-commit:2", "before-log-commit:2", "after-commit:2", "between-batches:1"],
     # Hudi: base files and markers in place, the instant requested and inflight, not completed.
     "hudi": ["before-commit:2", "before-log-commit:2", "after-commit:2", "between-batches:1"],
+    "hudi-v8": ["before-commit:2", "before-log-commit:2", "after-commit:2", "between-batches:1"],
 }
 # Each case costs two JVM starts (~45 s); `make test` runs one per format (committed but not yet
 # journaled; files landed but not yet committed), `make faults` runs them all.
@@ -92,6 +97,7 @@ FAST = {
     ("iceberg", "after-commit:2"),
     ("delta", "before-log-commit:2"),
     ("hudi", "before-log-commit:2"),
+    ("hudi-v8", "before-log-commit:2"),
 }
 
 
@@ -119,20 +125,39 @@ def test_crash_point_then_resume(
     tmp_path: Path,
 ) -> None:
     b = _table(client, tables_root)
-    source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_{fmt}"
+    source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_{fmt.replace('-', '_')}"
     before = source_snapshot(client, b.db, b.name)
     cmd = _command(tmp_path, metastore_uri, source, target, fmt)
-    killed = _run(cmd, fault)
+    killed = _run(cmd, fault, fmt)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
-    resumed = _run(cmd)
+    resumed = _run(cmd, case=fmt)
     assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
     assert source_snapshot(client, b.db, b.name) == before
     assert_table_migrated(spark, source, target)
     rows = read_lake(client, target)
     assert unique_keys(rows) and rows.num_rows == 660
+    if fmt.startswith("hudi"):
+        _assert_hudi_clean(client, target, 8 if fmt == "hudi-v8" else 6)
     if fault.startswith("after-commit"):
         # Batch 2 landed before the kill: it is reconciled from the snapshot, not redone.
         assert "2 partitions backfilled" in resumed.stdout and "4 unchanged" in resumed.stdout
+
+
+def _assert_hudi_clean(client: MetastoreClient, target: str, version: int) -> None:
+    """The killed instant was rolled back: nothing pending, no marker left, and every base
+    file on disk is one a completed instant wrote (no orphan of the killed attempt)."""
+    from lakeshift.formats.hudi.cleaning import base_files, written_rows
+    from lakeshift.formats.hudi.properties import read_properties
+    from lakeshift.formats.hudi.timeline import Timeline
+    from lakeshift.formats.paths import local_path
+
+    db, name = target.split(".")
+    root = local_path(client.get_table(db, name).sd.location)
+    timeline = Timeline(root)
+    assert read_properties(root / ".hoodie")["hoodie.table.version"] == str(version)
+    assert timeline.pending() == [] and not any((root / ".hoodie" / ".temp").iterdir())
+    written = written_rows(timeline)
+    assert {f"{f.partition}/{f.path.name}" for f in base_files(root)} <= set(written)
 
 
 @pytest.mark.faults  # random kills from outside run in `make faults` too (test_random_kills)
@@ -166,3 +191,5 @@ def test_killed_from_outside_mid_run(
     assert_table_migrated(spark, source, target)
     rows = read_lake(client, target)
     assert unique_keys(rows) and rows.num_rows == 660
+    if fmt.startswith("hudi"):
+        _assert_hudi_clean(client, target, 8 if fmt == "hudi-v8" else 6)

@@ -31,7 +31,7 @@ from lakeshift.migrate.journal import Journal
 from lakeshift.route.router import switch
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
-from tests.helpers.lake import read_lake
+from tests.helpers.lake import FORMAT_CASES, read_lake
 
 pytestmark = pytest.mark.slow
 PARTITIONS, FILES = 20, 5
@@ -64,6 +64,30 @@ def _view_rows(spark: Any, view: str) -> Counter[tuple[Any, ...]]:
     return Counter(tuple(r) for r in spark.table(view).select("id", "v", "dt").collect())
 
 
+def _assert_clustering_planned(fmt: Any, target: str, version: int) -> None:
+    """The clustering's requested instant holds Hudi's plan: one input group per new file
+    group, whose slices are exactly the file groups the replacecommit replaced; version 8
+    names the pending instant ``clustering`` as Hudi 1.0 does."""
+    from lakeshift.formats.hudi.timeline import REPLACE, REQUESTED, Instant
+
+    timeline = fmt._timeline(target)
+    [clustered] = [
+        i
+        for i in timeline.completed({REPLACE})
+        if timeline.metadata(i)["operationType"] == "CLUSTER"
+    ]
+    action = "clustering" if version == 8 else REPLACE
+    plan = timeline.metadata(Instant(clustered.time, action, REQUESTED))
+    assert plan["operationType"] == "CLUSTER"
+    groups = plan["clusteringPlan"]["inputGroups"]
+    planned = {(s["partitionPath"], s["fileId"]) for g in groups for s in g["slices"]}
+    replaced = timeline.metadata(clustered)["partitionToReplaceFileIds"]
+    assert planned == {(p, f) for p, ids in replaced.items() for f in ids}
+    assert len(groups) == sum(
+        len(v) for v in timeline.metadata(clustered)["partitionToWriteStats"].values()
+    )
+
+
 def _fragment_iceberg(spark: Any, target: str) -> None:
     """Rewrite the same rows as several small files per partition (as many small appends by
     the writers that moved to the lake table would leave them)."""
@@ -72,16 +96,17 @@ def _fragment_iceberg(spark: Any, target: str) -> None:
     frame.repartition(FILES).sortWithinPartitions("dt").writeTo(target).overwritePartitions()
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+@pytest.mark.parametrize(("fmt", "hudi_version"), FORMAT_CASES)
 def test_compact_expire_orphans_keep_rows_and_the_view(
     fmt: str,
+    hudi_version: int,
     spark: Any,
     client: MetastoreClient,
     settings: Settings,
     tables_root: Path,
     tmp_path: Path,
 ) -> None:
-    settings = replace(settings, home=tmp_path)
+    settings = replace(settings, home=tmp_path, hudi_table_version=hudi_version)
     journal = Journal(tmp_path / "journal.sqlite")
     services = FormatServices(spark, client, settings)
     hive = _table(client, tables_root)
@@ -141,6 +166,7 @@ def test_compact_expire_orphans_keep_rows_and_the_view(
     assert after["rows"] == PARTITIONS * FILES * 2
     if fmt == "hudi":  # the replaced backfill files are gone: only the clustering is readable
         assert after["versions"] == document["before"]["versions"] == 1
+        _assert_clustering_planned(load_format(fmt, services), target, hudi_version)
     else:
         assert after["versions"] > document["before"]["versions"]
     assert _lake_rows(client, target) == rows
