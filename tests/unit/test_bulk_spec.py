@@ -33,3 +33,21 @@ def test_a_table_chooses_its_calendar_and_a_wrong_one_is_named(tmp_path: Path) -
     bad.write_text('[[tables]]\nsource = "a.b"\ncalendar = "julian"\n')
     with pytest.raises(BulkFileError, match="calendar"):
         load_bulk_spec(bad)
+
+
+def test_a_table_chooses_its_hudi_table_version_and_a_wrong_one_is_named(tmp_path: Path) -> None:
+    import pytest
+
+    from lakeshift.errors import BulkFileError
+
+    good = tmp_path / "good.toml"
+    good.write_text(
+        '[bulk]\nformat = "hudi"\n[[tables]]\nsource = "a.b"\nhudi_table_version = 8\n'
+        '[[tables]]\nsource = "a.c"\n'
+    )
+    assert [t.hudi_table_version for t in load_bulk_spec(good).tables] == [8, None]
+    for value, problem in (("9", "must be one of 6, 8"), ('"8"', "must be a int")):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(f'[[tables]]\nsource = "a.b"\nhudi_table_version = {value}\n')
+        with pytest.raises(BulkFileError, match=f"table #1: hudi_table_version {problem}"):
+            load_bulk_spec(bad)

@@ -43,6 +43,7 @@ def test_env_home_and_explicit_config_file(tmp_path: Path) -> None:
         ({"output": "xml"}, "output"),
         ({"mapping_mode": "guess"}, "mapping_mode"),
         ({"calendar": "julian"}, "calendar must be one of"),
+        ({"hudi_table_version": "7"}, "hudi_table_version must be one of"),
         ({"metastore_uri": "http://hms:9083"}, "thrift://"),
         ({"metastore_port": "abc"}, "metastore_port"),
     ],
@@ -50,6 +51,12 @@ def test_env_home_and_explicit_config_file(tmp_path: Path) -> None:
 def test_bad_values_name_the_key(tmp_path: Path, flags: dict[str, str], fragment: str) -> None:
     with pytest.raises(ConfigError, match=fragment):
         load_settings({"home": tmp_path, **flags}, env={})
+
+
+def test_hudi_table_version_from_the_environment(tmp_path: Path) -> None:
+    settings = load_settings({"home": tmp_path}, env={"LAKESHIFT_HUDI_TABLE_VERSION": "8"})
+    assert settings.hudi_table_version == 8
+    assert load_settings({"home": tmp_path}, env={}).hudi_table_version == 6
 
 
 def test_unknown_config_keys_are_refused(tmp_path: Path) -> None:
