@@ -41,7 +41,8 @@ def commit_rows(
     instant = timeline.new_instant_time()
     action = REPLACE if replaced else COMMIT
     operation = INSERT_OVERWRITE if replaced else BULK_INSERT
-    timeline.write_requested(instant, action, requested_replace() if replaced else b"")
+    requested = requested_replace(timeline.version) if replaced else b""
+    timeline.write_requested(instant, action, requested)
     timeline.write_inflight(instant, action, inflight_metadata(operation))
     schema = avro_schema("t", ARROW_SCHEMA)
     stats = []

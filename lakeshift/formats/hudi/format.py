@@ -352,7 +352,8 @@ class HudiFormat(TargetFormat):
         if replaced and operation == BULK_INSERT:
             operation = INSERT_OVERWRITE
         instant = timeline.new_instant_time()
-        timeline.write_requested(instant, action, requested_replace() if replaced else b"")
+        requested = requested_replace(timeline.version) if replaced else b""
+        timeline.write_requested(instant, action, requested)
         timeline.write_inflight(instant, action, inflight_metadata(operation))
         _, _, name = target.partition(".")
         stats: list[Any] = []
@@ -614,7 +615,7 @@ class HudiFormat(TargetFormat):
             ]
             for job in jobs
         ]
-        return requested_replace(groups)
+        return requested_replace(self._timeline(target).version, groups)
 
     def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
         """A ``DELETE`` commit: every current slice holding one of ``keys`` is rewritten

@@ -134,40 +134,48 @@ _CLUSTERING_GROUP = {
         _version(),
     ],
 }
-_CLUSTERING_PLAN = {
-    "type": "record",
-    "name": "HoodieClusteringPlan",
-    "fields": [
-        _optional("inputGroups", {"type": "array", "items": _CLUSTERING_GROUP}),
-        _optional(
-            "strategy",
-            {
-                "type": "record",
-                "name": "HoodieClusteringStrategy",
-                "fields": [
-                    _optional("strategyClassName", STRING),
-                    _optional("strategyParams", _string_map(STRING)),
-                    _version(),
-                ],
-            },
-        ),
-        _EXTRA,
-        _version(),
-        _optional("preserveHoodieMetadata", "boolean"),
-        _optional("missingSchedulePartitions", {"type": "array", "items": STRING}),
-    ],
-}
-REQUESTED_REPLACE_SCHEMA: dict[str, Any] = {
-    "type": "record",
-    "name": "HoodieRequestedReplaceMetadata",
-    "namespace": NAMESPACE,
-    "fields": [
-        _optional("operationType", STRING),
-        _optional("clusteringPlan", _CLUSTERING_PLAN),
-        _EXTRA,
-        _version(),
-    ],
-}
+_PLAN_FIELDS: list[dict[str, Any]] = [
+    _optional("inputGroups", {"type": "array", "items": _CLUSTERING_GROUP}),
+    _optional(
+        "strategy",
+        {
+            "type": "record",
+            "name": "HoodieClusteringStrategy",
+            "fields": [
+                _optional("strategyClassName", STRING),
+                _optional("strategyParams", _string_map(STRING)),
+                _version(),
+            ],
+        },
+    ),
+    _EXTRA,
+    _version(),
+    _optional("preserveHoodieMetadata", "boolean"),
+    # Hudi 1.0 added this field; Hudi 0.14/0.15 (table version 6) files do not have it.
+    _optional("missingSchedulePartitions", {"type": "array", "items": STRING}),
+]
+
+
+def requested_replace_schema(version: int) -> dict[str, Any]:
+    """``HoodieRequestedReplaceMetadata`` as the Hudi release of table ``version`` writes it."""
+    plan = _PLAN_FIELDS if version >= 8 else _PLAN_FIELDS[:-1]
+    return {
+        "type": "record",
+        "name": "HoodieRequestedReplaceMetadata",
+        "namespace": NAMESPACE,
+        "fields": [
+            _optional("operationType", STRING),
+            _optional(
+                "clusteringPlan",
+                {"type": "record", "name": "HoodieClusteringPlan", "fields": plan},
+            ),
+            _EXTRA,
+            _version(),
+        ],
+    }
+
+
+REQUESTED_REPLACE_SCHEMA = requested_replace_schema(8)
 #: Hudi's default clustering execution strategy (sizes file groups; lakeshift sorts nothing).
 CLUSTERING_STRATEGY = (
     "org.apache.hudi.client.clustering.run.strategy.SparkSortAndSizeExecutionStrategy"
@@ -240,13 +248,14 @@ def avro_commit(metadata: dict[str, Any], replace: bool) -> bytes:
     return avro_bytes(COMMIT_SCHEMA, record)
 
 
-def requested_replace(clustering: list[list[dict[str, Any]]] | None = None) -> bytes:
+def requested_replace(version: int, clustering: list[list[dict[str, Any]]] | None = None) -> bytes:
     """A replace's requested file: empty of content for an insert_overwrite (as Hudi writes
     it), or a clustering plan with one input group per new file group (``clustering``: lists
     of ``{dataFilePath, fileId, partitionPath}`` slices)."""
+    schema = requested_replace_schema(version)
     if clustering is None:
         empty = dict.fromkeys(("operationType", "clusteringPlan", "extraMetadata", "version"))
-        return avro_bytes(REQUESTED_REPLACE_SCHEMA, empty)
+        return avro_bytes(schema, empty)
     groups = [
         {
             "slices": [
@@ -259,13 +268,14 @@ def requested_replace(clustering: list[list[dict[str, Any]]] | None = None) -> b
         }
         for group in clustering
     ]
-    plan = {
+    plan: dict[str, Any] = {
         "inputGroups": groups,
         "strategy": {"strategyClassName": CLUSTERING_STRATEGY, "strategyParams": {}, "version": 1},
         "extraMetadata": {},
         "version": 1,
         "preserveHoodieMetadata": True,
-        "missingSchedulePartitions": [],
     }
+    if version >= 8:
+        plan["missingSchedulePartitions"] = []
     record = {"operationType": "CLUSTER", "clusteringPlan": plan, "extraMetadata": {}, "version": 1}
-    return avro_bytes(REQUESTED_REPLACE_SCHEMA, record)
+    return avro_bytes(schema, record)

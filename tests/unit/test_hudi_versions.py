@@ -1,6 +1,7 @@
-"""Hudi table version 8 as lakeshift writes it, against the real v8/v9 tables of
-../shared/reference-tables/hudi: properties, directory skeleton, instant file names, the Avro
-records of the timeline; and a table built from these files, read back by hudi-rs."""
+"""Hudi table versions 6 and 8 as lakeshift writes them, against the real tables of
+../shared/reference-tables/hudi: properties, directory skeleton, instant file names, the JSON
+(v6) and Avro (v8) records of the timeline, base-file names, meta columns and footers; and a
+v8 table built from these files, read back by hudi-rs."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from lakeshift.formats.hudi import instant_schemas, properties
 from lakeshift.formats.hudi.clean import clean
 from lakeshift.formats.hudi.cleaning import base_files, superseded
+from lakeshift.formats.hudi.instant_schemas import requested_replace_schema
 from lakeshift.formats.hudi.timeline import CLEAN, COMMIT, REPLACE, Timeline
 from tests.helpers.hudi_build import commit_rows, new_table
 
@@ -50,51 +52,87 @@ def _shape(name: str) -> str:
     return re.sub(r"^\d{17}", "T", re.sub(r"_\d{17}\.", "_C.", name))
 
 
-def _avro_files(root: Path) -> list[Path]:
-    return [
-        p
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "timeline" in p.parts and p.read_bytes()[:4] == b"Obj\x01"
-    ]
+def _instant_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.is_file() and p.name[:1].isdigit())
 
 
-def test_v8_properties_and_skeleton_are_hudi_1_0s(references: Path, tmp_path: Path) -> None:
-    real = properties.read_properties(references / "v8_simplekeygen_nonhivestyle" / ".hoodie")
-    timeline = new_table(tmp_path, version=8)
-    ours = properties.read_properties(tmp_path / ".hoodie")
-    assert set(real) - set(ours) == set()
-    assert {k: ours[k] for k in LAYOUT_KEYS} == {k: real[k] for k in LAYOUT_KEYS}
-    assert ours["hoodie.table.checksum"] == str(properties.table_checksum("db", "t"))
-    # The same directories under .hoodie (v8: a timeline with its history, no "archived").
-    ref_dirs = {
-        p.relative_to(references / "v8_simplekeygen_nonhivestyle" / ".hoodie")
-        for p in (references / "v8_simplekeygen_nonhivestyle" / ".hoodie").rglob("*")
-        if p.is_dir()
-    }
-    our_dirs = {
-        p.relative_to(tmp_path / ".hoodie") for p in (tmp_path / ".hoodie").rglob("*") if p.is_dir()
-    }
-    assert ref_dirs == our_dirs
-    assert timeline.directory == tmp_path / ".hoodie" / "timeline" and timeline.avro
-    with pytest.raises(ValueError, match="table version 7"):
-        properties.table_properties("db", "t", {}, version=7)
+def test_a_v6_table_names_and_spells_instants_as_hudi_0_14_does(
+    references: Path, tmp_path: Path
+) -> None:
+    """File-name grammar, and every JSON record's keys in Jackson's order, per action."""
+    timeline = new_table(tmp_path, version=6)
+    commit_rows(tmp_path, {"20": ["a", "bb"], "30": ["ccc"]}, timeline)
+    current = {f.partition: f.file_id for f in base_files(tmp_path)}
+    commit_rows(tmp_path, {"20": ["dd"]}, timeline, replaced={"20": [current["20"]]})
+    ours = _instant_files(tmp_path / ".hoodie")
+    real = _instant_files(references / "v6_simplekeygen_nonhivestyle_overwritetable" / ".hoodie")
+    assert sorted({_shape(p.name) for p in ours}) == sorted({_shape(p.name) for p in real})
+
+    def by_shape(files: list[Path]) -> dict[str, bytes]:
+        return {_shape(p.name): p.read_bytes() for p in files}
+
+    mine, theirs = by_shape(ours), by_shape(real)
+    for shape in ("T.commit", "T.replacecommit", "T.inflight", "T.replacecommit.inflight"):
+        ours_json, real_json = json.loads(mine[shape]), json.loads(theirs[shape])
+        assert list(ours_json) == list(real_json), shape
+        if shape in ("T.commit", "T.replacecommit"):
+            [our_stat] = ours_json["partitionToWriteStats"]["20"]
+            real_stat = next(iter(real_json["partitionToWriteStats"].values()))[0]
+            assert list(our_stat) == list(real_stat), shape  # the 23 keys, in order
+
+    # The requested replace is Hudi 0.14's Avro record: the same header and data block; only
+    # the random sync marker (which closes the header and each block) differs.
+    def split(container: bytes) -> tuple[bytes, bytes]:
+        sync = container[-16:]
+        end = container.index(sync)
+        return container[:end], container[end + 16 : -16]
+
+    assert split(mine["T.replacecommit.requested"]) == split(theirs["T.replacecommit.requested"])
+
+
+@pytest.mark.parametrize(
+    ("version", "reference"),
+    [(6, "v6_simplekeygen_nonhivestyle"), (8, "v8_simplekeygen_nonhivestyle")],
+)
+def test_base_files_have_the_real_tables_names_meta_columns_and_footer_keys(
+    references: Path, tmp_path: Path, version: int, reference: str
+) -> None:
+    import pyarrow.parquet as pq
+
+    grammar = re.compile(
+        r"^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}-\d+_\d+-\d+-\d+_\d{17}\.parquet$"
+    )
+    timeline = new_table(tmp_path, version=version)
+    commit_rows(tmp_path, {"20": ["a", "bb"]}, timeline)
+    [ours] = base_files(tmp_path)
+    real = base_files(references / reference)
+    assert real and all(grammar.match(f.path.name) for f in [ours, *real])
+    footer = set(pq.read_metadata(ours.path).metadata or {})
+    for f in real:
+        assert set(pq.read_metadata(f.path).metadata or {}) == footer, f.path
+        assert pq.read_schema(f.path).names[:5] == pq.read_schema(ours.path).names[:5]
 
 
 def test_timeline_records_are_written_with_the_real_files_writer_schemas(
     references: Path,
 ) -> None:
     """Java reads each instant with the schema its file carries: lakeshift's schemas are the
-    ones in the real files, character for character."""
-    seen: dict[str, int] = {}
-    for path in _avro_files(references):
-        with path.open("rb") as handle:
-            reader = fastavro.reader(handle)
-            raw = reader.metadata["avro.schema"]
-        name = json.loads(raw)["name"]
-        if name in OURS:
-            assert json.dumps(OURS[name], separators=(",", ":")) == raw, path
-            seen[name] = seen.get(name, 0) + 1
-    assert set(seen) == set(OURS) and seen["HoodieCommitMetadata"] >= 20, seen
+    ones in the real files of the same table version, character for character."""
+    seen: dict[tuple[str, int], int] = {}
+    for hoodie in sorted(references.glob("*/.hoodie")):
+        version = min(int(properties.read_properties(hoodie)["hoodie.table.version"]), 8)
+        ours = {**OURS, "HoodieRequestedReplaceMetadata": requested_replace_schema(version)}
+        for path in sorted(hoodie.rglob("*")):
+            if not path.is_file() or path.read_bytes()[:4] != b"Obj\x01":
+                continue
+            with path.open("rb") as handle:
+                raw = fastavro.reader(handle).metadata["avro.schema"]
+            name = json.loads(raw)["name"]
+            if name in ours and "metadata" not in path.parts:
+                assert json.dumps(ours[name], separators=(",", ":")) == raw, path
+                seen[(name, version)] = seen.get((name, version), 0) + 1
+    assert set(seen) == {(name, 8) for name in OURS} | {("HoodieRequestedReplaceMetadata", 6)}
+    assert seen[("HoodieCommitMetadata", 8)] >= 20, seen
 
 
 def test_a_v8_table_names_and_encodes_instants_as_hudi_1_0_does(
