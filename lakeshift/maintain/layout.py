@@ -220,7 +220,7 @@ class HudiLayout(TableLayout):
 
     def version_times(self, target: str) -> list[float]:
         """Completed instants a time-travel read can still serve: every file they wrote is
-        still there (lakeshift removes replaced groups at once, superseded slices at expiry)."""
+        still there (superseded and replaced slices go at the automatic clean or expiry)."""
         from lakeshift.formats.hudi.cleaning import instant_datetime
         from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
 

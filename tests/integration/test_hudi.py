@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import pytest
 from lakeshift.config import Settings
 from lakeshift.errors import RefusedInput
 from lakeshift.formats import FormatServices, format_of, load_format
+from lakeshift.formats.hudi import format as hudi_format
 from lakeshift.formats.hudi.properties import read_properties, write_properties
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
@@ -42,11 +43,17 @@ def _rows(p: int, n: int, tag: str = "") -> pa.Table:
     )
 
 
-def _hudi_rows(root: Path) -> pa.Table:
+def _hudi_rows(root: Path, as_of: str | None = None) -> pa.Table:
     import hudi
 
     table = hudi.HudiTableBuilder.from_base_uri(str(root)).build()
-    return pa.Table.from_batches(table.read())
+    if as_of is None:
+        return pa.Table.from_batches(table.read())
+    return pa.Table.from_batches(table.read(hudi.HudiReadOptions().with_as_of_timestamp(as_of)))
+
+
+def _partition_count(table: pa.Table, dt: str) -> int:
+    return sum(1 for d in table.column("dt").to_pylist() if d == dt)
 
 
 def _multiset(table: pa.Table) -> Counter[tuple[Any, ...]]:
@@ -62,6 +69,7 @@ def test_hudi_target_end_to_end(
     tables_root: Path,
     tmp_path: Path,
     version: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     settings = replace(settings, home=tmp_path, hudi_table_version=version)
     journal = Journal(tmp_path / "journal.sqlite")
@@ -125,13 +133,29 @@ def test_hudi_target_end_to_end(
     seen = Counter((r.id, r.v, r.dt) for r in spark.table(view).select("id", "v", "dt").collect())
     assert seen == expected
 
-    # A changed source partition: backfilled again as one replacecommit; old slice removed.
+    # A changed source partition: backfilled again as one replacecommit. The replaced slice
+    # stays for the retention (time travel still reads it) until a clean removes it.
     (hive.partition_dir(["2024-01-02"]) / "000001_0").write_bytes(_orc(_rows(1, 5, "x")))
+    [first] = timeline.completed()
+    replaced = sorted((root / "dt=2024-01-02").glob("*.parquet"))
     migrate(spark, client, None, settings, journal, source, MigrateOptions(target, format="hudi"))
-    actions = [i.action for i in fmt._timeline(target).completed()]  # type: ignore[attr-defined]
-    assert actions.count("replacecommit") == 1
+    assert [i.action for i in timeline.completed()] == ["commit", "replacecommit"]
+    assert _partition_count(_hudi_rows(root), "2024-01-02") == 46
+    assert all(p.exists() for p in replaced)
+    assert _partition_count(_hudi_rows(root, as_of=first.time), "2024-01-02") == 41
+    # The clean after the next commit removes what was superseded longer ago than the
+    # retention (here: no retention), the slices that commit replaced included.
+    monkeypatch.setattr(hudi_format, "CLEAN_RETAIN", timedelta(0))
+    (hive.partition_dir(["2024-01-03"]) / "000001_0").write_bytes(_orc(_rows(2, 3, "y")))
+    replaced += sorted((root / "dt=2024-01-03").glob("*.parquet"))
+    migrate(spark, client, None, settings, journal, source, MigrateOptions(target, format="hudi"))
+    assert not any(p.exists() for p in replaced)
+    [clean] = timeline.completed({"clean"})
+    outcome = timeline.metadata(clean)["partitionMetadata"]
+    deleted = {name for p in outcome.values() for name in p["successDeleteFiles"]}
+    assert deleted == {p.name for p in replaced}
     lake = _hudi_rows(root)
-    assert sum(1 for d in lake.column("dt").to_pylist() if d == "2024-01-02") == 46
+    assert (_partition_count(lake, "2024-01-02"), _partition_count(lake, "2024-01-03")) == (46, 45)
     old = [p for p in (root / "dt=2024-01-02").glob("*.parquet")]
     assert len({p.name.split("_")[0] for p in old}) == len(old)  # one slice per file group
     again = validate_table(spark, client, None, settings, journal, source, target)

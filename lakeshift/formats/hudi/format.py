@@ -2,8 +2,8 @@
 timeline (no Hudi jars can be had here).
 
 Each batch is one instant: ``commit`` (BULK_INSERT) for partitions new to the table, else
-``replacecommit`` (INSERT_OVERWRITE) naming the partitions' current file groups, whose files are
-then removed (lakeshift keeps no older slices: nothing reads them). Files a task attempt wrote
+``replacecommit`` (INSERT_OVERWRITE) naming the partitions' current file groups, whose files a
+clean removes once the retention has passed (Hudi's automatic cleaner). Files a task attempt wrote
 but the job did not report are deleted before the instant completes (Hudi's marker
 reconciliation), and an instant left pending by a crash is rolled back by the next write.
 Current file slices are planned by hudi-rs. Engines without Hudi (this machine's Spark) read
@@ -19,7 +19,7 @@ import os
 import posixpath
 import shutil
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +58,7 @@ from lakeshift.formats.hudi.commit_metadata import (
     write_stat,
 )
 from lakeshift.formats.hudi.instant_schemas import requested_replace
-from lakeshift.formats.hudi.routing import drop_old_route_dirs, link_slices
+from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS, drop_old_route_dirs, link_slices
 from lakeshift.formats.hudi.task_writer import REWRITE_DDL, STATS_DDL, rewrite_task, task_writer
 from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
 from lakeshift.formats.paths import local_path
@@ -79,6 +79,11 @@ ROUTE_DIR = SIDECAR / "route"
 ROUTE_TABLE_PARAM = "lakeshift.route-table"
 #: Rows per base file at most: one bloom-filter row (Hudi's DYNAMIC_V0 default capacity).
 MAX_FILE_ROWS = 60_000
+#: Slices a later instant superseded or replaced stay this long, then the clean after a later
+#: commit removes them (Hudi's automatic KEEP_LATEST_BY_HOURS cleaner): a Hudi reader planned
+#: on them may still be reading, and time travel reaches them meanwhile. The routing view's link
+#: directories to them are kept as long.
+CLEAN_RETAIN = timedelta(seconds=ROUTE_GRACE_SECONDS)
 
 
 class HudiFormat(TargetFormat):
@@ -384,40 +389,27 @@ class HudiFormat(TargetFormat):
         )
         # Files in place, instant not completed (Delta's point of the same name).
         faults.crash_point("before-log-commit", batch)
-        self._complete(target, instant, action, metadata, replaced)
+        self._complete(target, instant, action, metadata)
         return instant
 
-    def _complete(
-        self,
-        target: str,
-        instant: str,
-        action: str,
-        metadata: dict[str, Any],
-        replaced: dict[str, list[str]],
-    ) -> None:
+    def _complete(self, target: str, instant: str, action: str, metadata: dict[str, Any]) -> None:
         """Complete ``instant`` (the one write that makes it visible), then what follows every
-        commit: markers removed (as Hudi does), replaced groups cleaned, Hive sync, routing."""
+        commit: markers removed (as Hudi does), the automatic clean of slices superseded more
+        than ``CLEAN_RETAIN`` ago, Hive sync, routing."""
         timeline = self._timeline(target)
         timeline.write_completed(instant, action, metadata)
         shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
-        if replaced:
-            self._drop_replaced(target, replaced, instant)
+        cutoff = datetime.now(timezone.utc) - CLEAN_RETAIN
+        self._clean(target, cleaning.superseded(self.root(target), timeline, cutoff))
         current = self.current_slices(target)  # planned once for both
         self._hive_sync(target, instant, current)
         self.sync_routing(target, current)
 
-    def _drop_replaced(self, target: str, replaced: dict[str, list[str]], instant: str) -> None:
-        """Clean the replaced file groups' files at once (lakeshift keeps no older slices)."""
-        doomed = [
-            f
-            for f in cleaning.base_files(self.root(target))
-            if f.file_id in set(replaced.get(f.partition, ())) and f.instant < instant
-        ]
-        self._clean(target, doomed)
-
     def _clean(self, target: str, files: list[cleaning.BaseFile]) -> list[str]:
         """Delete ``files`` under a ``clean`` instant (the earliest commit kept is the oldest
         one whose files all remain); returns their paths."""
+        if not files:
+            return []
         timeline = self._timeline(target)
         gone = {(f.partition, f.path.name) for f in files}
         retained = [
@@ -553,8 +545,8 @@ class HudiFormat(TargetFormat):
         Each job is ``{partition, file_id, sources, prev}`` (see ``rewrite_task``). Without
         ``replaced`` the instant is a ``commit`` whose files are new slices of existing file
         groups (an erasure: ``DELETE``); with it, a ``replacecommit`` whose new file groups
-        replace the named ones (clustering; the replaced groups' files are then removed, as
-        after a re-backfill). Slices superseded by an erasure stay until ``expire``.
+        replace the named ones (clustering). Superseded and replaced slices stay until the
+        automatic clean after ``CLEAN_RETAIN``, or ``expire``.
         """
         self._rollback_pending(target)
         root = self.root(target)
@@ -598,7 +590,7 @@ class HudiFormat(TargetFormat):
         metadata = commit_metadata(
             write_stats, self.latest_schema(target), operation, extra, replaced
         )
-        self._complete(target, instant, action, metadata, replaced or {})
+        self._complete(target, instant, action, metadata)
         return instant
 
     def _clustering_plan(self, target: str, jobs: list[dict[str, Any]]) -> bytes:
