@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +44,23 @@ def _rows(p: int, n: int, tag: str = "") -> pa.Table:
     )
 
 
-def _hudi_rows(root: Path, as_of: str | None = None) -> pa.Table:
+def _hudi_rows(
+    root: Path, as_of: str | None = None, between: tuple[str, str] | None = None
+) -> pa.Table:
+    """hudi-rs's snapshot, time-travel (``as_of``) or incremental (``between``) read."""
     import hudi
 
     table = hudi.HudiTableBuilder.from_base_uri(str(root)).build()
-    if as_of is None:
-        return pa.Table.from_batches(table.read())
-    return pa.Table.from_batches(table.read(hudi.HudiReadOptions().with_as_of_timestamp(as_of)))
+    options = hudi.HudiReadOptions()
+    if as_of is not None:
+        options = options.with_as_of_timestamp(as_of)
+    if between is not None:
+        options = (
+            options.with_query_type(hudi.HudiQueryType.Incremental)
+            .with_start_timestamp(between[0])
+            .with_end_timestamp(between[1])
+        )
+    return pa.Table.from_batches(table.read(options))
 
 
 def _partition_count(table: pa.Table, dt: str) -> int:
@@ -85,15 +96,16 @@ def test_hudi_target_end_to_end(
         hive.add_partition([f"2024-01-0{p + 1}"], {"000000_0": _rows(p, 40 + p)})
     source, target = f"{hive.db}.{hive.name}", f"{hive.db}.{hive.name}_hudi"
 
-    result = migrate(
-        spark, client, None, settings, journal, source, MigrateOptions(target, format="hudi")
-    )
+    # One batch per partition (each ~40 rows): three commits, each read back incrementally.
+    options = MigrateOptions(target, format="hudi", batch_rows=50)
+    result = migrate(spark, client, None, settings, journal, source, options)
     assert len(result.backfilled) == 3 and format_of(client, target) == "hudi"
     fmt = load_format("hudi", services)
     root = fmt.root(target)  # type: ignore[attr-defined]
     timeline = fmt._timeline(target)  # type: ignore[attr-defined]
     assert read_properties(root / ".hoodie")["hoodie.table.version"] == str(version)
-    assert len(timeline.completed()) == 1 and timeline.avro == (version == 8)
+    commits = timeline.completed()
+    assert [i.action for i in commits] == ["commit"] * 3 and timeline.avro == (version == 8)
     lake = _hudi_rows(root)
     expected = Counter(
         (p * 1000 + i, f"v{p * 1000 + i}", f"2024-01-0{p + 1}")
@@ -106,6 +118,14 @@ def test_hudi_target_end_to_end(
     assert set(lake.column("_hoodie_partition_path").to_pylist()) == {
         f"dt=2024-01-0{p + 1}" for p in range(3)
     }
+    # Incremental reads return exactly each batch (between instant times in version 6,
+    # completion times in version 8, as Hudi 0.x and 1.x do).
+    marks = ["0"] + [i.completion or i.time for i in commits]
+    batches = [_hudi_rows(root, between=(a, b)) for a, b in pairwise(marks)]
+    dates = [set(b.column("dt").to_pylist()) for b in batches]
+    assert sorted(d for ds in dates for d in ds) == [f"2024-01-0{p + 1}" for p in range(3)]
+    for batch, [dt] in zip(batches, dates):
+        assert _multiset(batch) == Counter({k: n for k, n in expected.items() if k[2] == dt})
     # Meta columns name the row's own file, commit and partition, as Hudi writes them.
     for row in lake.select(
         [
@@ -136,13 +156,13 @@ def test_hudi_target_end_to_end(
     # A changed source partition: backfilled again as one replacecommit. The replaced slice
     # stays for the retention (time travel still reads it) until a clean removes it.
     (hive.partition_dir(["2024-01-02"]) / "000001_0").write_bytes(_orc(_rows(1, 5, "x")))
-    [first] = timeline.completed()
+    before_replace = commits[-1].time
     replaced = sorted((root / "dt=2024-01-02").glob("*.parquet"))
     migrate(spark, client, None, settings, journal, source, MigrateOptions(target, format="hudi"))
-    assert [i.action for i in timeline.completed()] == ["commit", "replacecommit"]
+    assert [i.action for i in timeline.completed()] == ["commit"] * 3 + ["replacecommit"]
     assert _partition_count(_hudi_rows(root), "2024-01-02") == 46
     assert all(p.exists() for p in replaced)
-    assert _partition_count(_hudi_rows(root, as_of=first.time), "2024-01-02") == 41
+    assert _partition_count(_hudi_rows(root, as_of=before_replace), "2024-01-02") == 41
     # The clean after the next commit removes what was superseded longer ago than the
     # retention (here: no retention), the slices that commit replaced included.
     monkeypatch.setattr(hudi_format, "CLEAN_RETAIN", timedelta(0))
