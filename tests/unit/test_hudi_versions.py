@@ -122,6 +122,28 @@ def test_base_files_have_every_real_tables_names_meta_columns_and_footer_keys(
     assert checked >= 20  # the v6 and v8 copy-on-write tables
 
 
+def test_v8_properties_and_skeleton_are_hudi_1_0s(references: Path, tmp_path: Path) -> None:
+    real = properties.read_properties(references / "v8_simplekeygen_nonhivestyle" / ".hoodie")
+    timeline = new_table(tmp_path, version=8)
+    ours = properties.read_properties(tmp_path / ".hoodie")
+    assert set(real) - set(ours) == set()
+    assert {k: ours[k] for k in LAYOUT_KEYS} == {k: real[k] for k in LAYOUT_KEYS}
+    assert ours["hoodie.table.checksum"] == str(properties.table_checksum("db", "t"))
+    # The same directories under .hoodie (v8: a timeline with its history, no "archived").
+    ref_dirs = {
+        p.relative_to(references / "v8_simplekeygen_nonhivestyle" / ".hoodie")
+        for p in (references / "v8_simplekeygen_nonhivestyle" / ".hoodie").rglob("*")
+        if p.is_dir()
+    }
+    our_dirs = {
+        p.relative_to(tmp_path / ".hoodie") for p in (tmp_path / ".hoodie").rglob("*") if p.is_dir()
+    }
+    assert ref_dirs == our_dirs
+    assert timeline.directory == tmp_path / ".hoodie" / "timeline" and timeline.avro
+    with pytest.raises(ValueError, match="table version 7"):
+        properties.table_properties("db", "t", {}, version=7)
+
+
 def test_timeline_records_are_written_with_the_real_files_writer_schemas(
     references: Path,
 ) -> None:
