@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from benchmarks.measure import timed
-from benchmarks.synthetic import SyntheticTable
+from benchmarks.synthetic import SyntheticTable, drop_lake_table
 from lakeshift.config import Settings
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
@@ -74,6 +74,7 @@ def run(
     shutil.rmtree(naive_root, ignore_errors=True)
     f = timed("f_naive_delta", rows, size, lambda: _naive_delta(spark, source, naive_root))
     target = f"{source}_lakeshift_delta"
+    drop_lake_table(ctx.metastore, target, scratch / f"{scenario}-delta-journal.sqlite")
     journal = Journal(scratch / f"{scenario}-delta-journal.sqlite")
     options = MigrateOptions(target=target, batch_rows=5_000_000, format="delta")
     g = timed(

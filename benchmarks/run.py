@@ -6,10 +6,10 @@ Markdown table. Scenarios (``BENCH_SCENARIOS``, default
 (defaults in parentheses):
 
 * ``large``: few large partitions, ``BENCH_LARGE_PARTITIONS`` (4) x ``BENCH_LARGE_ROWS``
-  (500000) rows in 2 files each; Iceberg (``bench_migrate``) then Delta (``bench_delta``) on the
-  same table;
+  (500000) rows in 2 files each; Iceberg (``bench_migrate``), Delta (``bench_delta``) then Hudi
+  (``bench_hudi``, table versions 6 and 8) on the same table;
 * ``small``: many small partitions, ``BENCH_SMALL_PARTITIONS`` (1000) x ``BENCH_SMALL_ROWS``
-  (200) rows;
+  (200) rows; the same three formats (Hudi: version 6);
 * ``inspect``: ``BENCH_INSPECT_PARTITIONS`` (10000) x ``BENCH_INSPECT_FILES`` (2) files;
 * ``tiny``: ``BENCH_TINY_PARTITIONS`` (10000) x ``BENCH_TINY_ROWS`` (5) rows, migrated with the
   default batch limits (``bench_tiny``);
@@ -34,6 +34,7 @@ from typing import Any
 from benchmarks import (
     bench_bulk,
     bench_delta,
+    bench_hudi,
     bench_independent,
     bench_inspect,
     bench_migrate,
@@ -124,6 +125,10 @@ def main() -> None:
         bare_copy = float(results[-1]["a_bare_copy"]["seconds"])
         results[-1].update(
             bench_delta.run(ctx.spark, ctx, settings, table, home, scenario, bare_copy)
+        )
+        delta = float(results[-1]["g_lakeshift_delta"]["seconds"])
+        results[-1].update(
+            bench_hudi.run(ctx.spark, ctx, settings, table, home, scenario, bare_copy, delta)
         )
         print(json.dumps(results[-1], indent=1))
     if "inspect" in scenarios:

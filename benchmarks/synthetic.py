@@ -87,3 +87,18 @@ def build_table(
         round(time.monotonic() - started, 2),
         template.stat().st_size * partitions * files_per_partition,
     )
+
+
+def drop_lake_table(client: MetastoreClient, target: str, journal: Path) -> None:
+    """Forget a lakeshift target of an earlier run (its entry, its routing table, its files and
+    its journal), so that a re-run of the benchmark times a fresh migration, not a re-backfill."""
+    from lakeshift.formats.paths import local_path
+
+    db, _, name = target.partition(".")
+    for table in (name, f"{name}_current"):
+        if client.table_exists(db, table):
+            location = client.get_table(db, table).sd.location
+            client.drop_table(db, table)
+            if table == name and location:
+                shutil.rmtree(local_path(location), ignore_errors=True)
+    journal.unlink(missing_ok=True)
