@@ -53,6 +53,29 @@ def test_hadoop_murmur_takes_tail_bytes_from_the_end_sign_extended() -> None:
     assert all(0 <= p < 2_587_966 for p in positions("anything"))
 
 
+def test_the_vectorised_filter_is_the_key_by_key_one_and_grows_past_60000_keys() -> None:
+    import random
+    import uuid
+
+    rng = random.Random(7)
+    keys = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(200)]
+    keys += ["", "a", "ab", "abc", "k-é", "日本語キー", "x" * 41]  # every tail length, non-ASCII
+    keys += [
+        "".join(chr(rng.randint(32, 0x2000)) for _ in range(rng.randint(0, 30))) for _ in range(300)
+    ]
+    one_by_one = BloomFilter()
+    for key in keys:
+        one_by_one.add(key)
+    assert BloomFilter.for_keys(keys).serialize() == one_by_one.serialize()
+    assert BloomFilter.for_keys([]).serialize() == BloomFilter().serialize()
+    many = [f"key-{i}" for i in range(60_001)]
+    grown = BloomFilter.for_keys(many)
+    assert (len(grown.rows), grown.current) == (2, 1)  # DYNAMIC_V0 adds a row past capacity
+    assert grown.rows[1] == BloomFilter.for_keys(many[-1:]).rows[0]
+    assert grown.rows[0] == BloomFilter.for_keys(many[:60_000]).rows[0]
+    assert all(grown.might_contain(k) for k in many[::997] + many[-3:])
+
+
 def test_properties_match_real_tables_key_checksum_and_escaping(
     references: Path, tmp_path: Path
 ) -> None:

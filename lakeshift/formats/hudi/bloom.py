@@ -11,7 +11,11 @@ from __future__ import annotations
 import base64
 import math
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 BLOOM_ENTRIES = 60_000
 BLOOM_FPP = 1e-9
@@ -82,6 +86,56 @@ def positions(key: str, bits: int = VECTOR_BITS, hashes: int = HASHES) -> list[i
     return out
 
 
+def _murmur_many(data: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """``murmur_hash`` of many keys of one byte length at once (``data``: one row of bytes per
+    key; ``seeds``: uint32 bit patterns). uint32 arithmetic wraps as Java's int does."""
+    import numpy as np
+
+    m = np.uint32(_M)
+    length = data.shape[1]
+    h = seeds ^ np.uint32(length)
+    whole = length >> 2
+    if whole:
+        words = np.ascontiguousarray(data[:, : whole * 4]).view("<u4")
+        for i in range(whole):
+            k = words[:, i] * m
+            k ^= k >> np.uint32(24)
+            k *= m
+            h = h * m
+            h ^= k
+    left = length - (whole << 2)
+    if left:
+        # Hadoop's tail: counted from the end of the buffer, each byte sign-extended.
+        tail = data[:, length - left :].view(np.int8).astype(np.int32).view(np.uint32)
+        if left >= 3:
+            h ^= tail[:, -3] << np.uint32(16)
+        if left >= 2:
+            h ^= tail[:, -2] << np.uint32(8)
+        h ^= tail[:, -1]
+        h = h * m
+    h ^= h >> np.uint32(13)
+    h = h * m
+    h ^= h >> np.uint32(15)
+    return h
+
+
+def _positions_many(keys: list[str]) -> Iterator[np.ndarray]:
+    """``positions`` of every key, vectorised over the keys of each byte length (a file's
+    60,000 keys cost about 0.04 s instead of 7 s of Python arithmetic)."""
+    import numpy as np
+
+    by_length: dict[int, list[bytes]] = {}
+    for key in keys:
+        encoded = key.encode("utf-8")
+        by_length.setdefault(len(encoded), []).append(encoded)
+    for length, group in by_length.items():
+        matrix = np.frombuffer(b"".join(group), dtype=np.uint8).reshape(len(group), length)
+        h = np.zeros(len(group), dtype=np.uint32)
+        for _ in range(HASHES):
+            h = _murmur_many(matrix, h)
+            yield np.abs(h.view(np.int32).astype(np.int64)) % VECTOR_BITS
+
+
 class BloomFilter:
     """One or more rows of ``VECTOR_BITS`` bits; a row holds ``BLOOM_ENTRIES`` keys."""
 
@@ -91,10 +145,18 @@ class BloomFilter:
 
     @classmethod
     def for_keys(cls, keys: Iterable[str]) -> BloomFilter:
-        bloom = cls()
-        for key in keys:
-            bloom.add(key)
-        return bloom
+        """The filter of ``keys`` (what ``add`` of each in turn builds, computed at once)."""
+        import numpy as np
+
+        ordered = list(keys)
+        rows = []
+        for start in range(0, max(len(ordered), 1), BLOOM_ENTRIES):
+            bits = np.zeros(VECTOR_BITS, dtype=bool)
+            for found in _positions_many(ordered[start : start + BLOOM_ENTRIES]):
+                bits[found] = True
+            rows.append(bytearray(np.packbits(bits, bitorder="little").tobytes()))
+        last = len(ordered) - BLOOM_ENTRIES * (len(rows) - 1)
+        return cls(rows, last)
 
     def add(self, key: str) -> None:
         if self.current >= BLOOM_ENTRIES:

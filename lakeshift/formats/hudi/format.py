@@ -142,7 +142,8 @@ class HudiFormat(TargetFormat):
 
     def sync(self, target: str, inventory: TableInventory, *, source: str) -> SyncResult:
         settings = self.services.settings
-        previous = self.stored_mapping(target)
+        sidecar = self._sidecar(target)  # read once: the mapping, and the properties written
+        previous = FieldMapping.from_json(sidecar["mapping"]) if sidecar.get("mapping") else None
         mapping = build_mapping(
             inventory,
             previous,
@@ -162,8 +163,8 @@ class HudiFormat(TargetFormat):
             properties.init_table(root, props)
             log.info("created Hudi table %s (table version %d) at %s", target, version, root)
         else:
-            self._check_writable(target)
-            version, _ = properties.layout_of(root / properties.HOODIE)
+            current = self._check_writable(target, sidecar)
+            version = int(current[properties.VERSION_KEY])
             if version != settings.hudi_table_version:
                 log.warning(
                     "Hudi table %s keeps its table version %d (setting hudi_table_version=%d "
@@ -174,9 +175,7 @@ class HudiFormat(TargetFormat):
                 )
         # What lakeshift wrote (or, for a table an older lakeshift made, what it found first):
         # any later change means another writer or an upgrade (see _check_writable).
-        written = self._sidecar(target).get("properties") or properties.read_properties(
-            root / properties.HOODIE
-        )
+        written = sidecar.get("properties") or properties.read_properties(root / properties.HOODIE)
         self._write_sidecar(
             target, {"source": source, "mapping": mapping.to_json(), "properties": written}
         )
@@ -251,11 +250,12 @@ class HudiFormat(TargetFormat):
             commits.append((int(instant.time), {k: str(v) for k, v in extra.items()}))
         return latest_backfills(reversed(commits))  # newest first
 
-    def _check_writable(self, target: str) -> None:
+    def _check_writable(self, target: str, sidecar: dict[str, Any] | None = None) -> dict[str, str]:
         """Refuse to write into a table a real Hudi writer has touched: one with a metadata
         table (lakeshift would leave it stale, and Hudi readers that use it would miss
         lakeshift's commits), or whose ``hoodie.properties`` changed since lakeshift wrote it
-        (another writer, a Hudi upgrade to another table version)."""
+        (another writer, a Hudi upgrade to another table version). Returns the properties;
+        ``sidecar``: lakeshift's record when the caller has read it already."""
         hoodie = self.root(target) / properties.HOODIE
         current = properties.read_properties(hoodie)
         if (hoodie / "metadata").exists() or current.get("hoodie.table.metadata.partitions"):
@@ -266,9 +266,9 @@ class HudiFormat(TargetFormat):
                 hint="Keep writing this table with Hudi, or delete its metadata table with Hudi "
                 "(a write with hoodie.metadata.enable=false) before lakeshift writes again.",
             )
-        expected = self._sidecar(target).get("properties")
+        expected = (self._sidecar(target) if sidecar is None else sidecar).get("properties")
         if not expected:
-            return
+            return current
         changed = sorted(k for k in {*expected, *current} if expected.get(k) != current.get(k))
         if changed:
             shown = ", ".join(
@@ -281,6 +281,7 @@ class HudiFormat(TargetFormat):
                 hint="Keep writing this table with Hudi, or migrate into a new --target; "
                 "lakeshift writes only the table version it created.",
             )
+        return current
 
     def _rollback_pending(self, target: str) -> None:
         """Remove what crashed writes left: their pending instants and every file carrying
