@@ -118,6 +118,8 @@ def test_base_files_have_every_real_tables_names_meta_columns_and_footer_keys(
             assert grammar.match(f.path.name), f.path
             assert set(pq.read_metadata(f.path).metadata or {}) == footer, f.path
             assert pq.read_schema(f.path).names[:5] == pq.read_schema(mine).names[:5]
+            codec = pq.read_metadata(f.path).row_group(0).column(0).compression
+            assert codec == pq.read_metadata(mine).row_group(0).column(0).compression == "GZIP"
             checked += 1
     assert checked >= 20  # the v6 and v8 copy-on-write tables
 
