@@ -126,7 +126,8 @@ def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
     totals = plan.to_json()["totals"]
     out.message(
         f"[bold]plan[/] {plan.source} → {plan.target} ({plan.format}, "
-        f"{'exists' if plan.target_exists else 'will be created'}); mapping mode "
+        f"{'exists' if plan.target_exists else 'will be created'}"
+        f"{': ' + plan.target_layout if plan.target_layout else ''}); mapping mode "
         f"[bold]{plan.mapping.mapping_mode}[/]; key {plan.key_mode}\n"
         f"{totals['new']} new, {totals['changed']} changed, {totals['unchanged']} unchanged, "
         f"{totals['refused']} refused; {totals['rows_to_backfill']:,} rows "

@@ -156,6 +156,11 @@ class TargetFormat(ABC):
     def exists(self, target: str) -> bool:
         """Whether the target table exists (as a table of this format)."""
 
+    def describe(self, target: str) -> str:
+        """What the target is, or will be when it does not exist yet, in a few words for plans
+        (its format version and layout, e.g. "Iceberg format v2")."""
+        return self.label
+
     @abstractmethod
     def owner(self, target: str) -> str | None:
         """The source table the target was created for by lakeshift (None if not lakeshift's)."""

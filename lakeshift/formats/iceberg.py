@@ -93,6 +93,9 @@ class IcebergFormat(TargetFormat):
     name = "iceberg"
     label = "Iceberg table"
 
+    def describe(self, target: str) -> str:
+        return "Iceberg format v2, Parquet, identity partitions"
+
     @property
     def catalog(self) -> Catalog:
         catalog = self.services.catalog

@@ -254,6 +254,7 @@ def plan_migration(
         throughput=journal.throughput(inventory.qualified_name),
         spark_conf=ctx_spark_conf,
         format=fmt.name,
+        target_layout=fmt.describe(options.target),
         rebackfill=rebackfill_reasons(journal, inventory, options),
     )
 
@@ -306,6 +307,7 @@ def migrate(
             throughput=journal.throughput(name),
             spark_conf={},
             format=fmt.name,
+            target_layout=fmt.describe(options.target),
             rebackfill=rebackfill,
         )
         result = _run_batches(

@@ -53,6 +53,8 @@ class MigrationPlan:
     anomalies: dict[str, int]
     notes: tuple[str, ...] = field(default=())
     format: str = "iceberg"
+    #: What the target is or will be (``TargetFormat.describe``).
+    target_layout: str = ""
 
     def count(self, state: str) -> int:
         return sum(1 for p in self.partitions if p.state == state)
@@ -157,6 +159,7 @@ def build_plan(
     throughput: float | None,
     spark_conf: dict[str, str],
     format: str = "iceberg",
+    target_layout: str = "",
     batch_files: int = DEFAULT_BATCH_FILES,
     batch_partitions: int = DEFAULT_BATCH_PARTITIONS,
     rebackfill: Mapping[str, str] | None = None,
@@ -185,4 +188,5 @@ def build_plan(
         anomalies=anomalies,
         notes=tuple(notes),
         format=format,
+        target_layout=target_layout,
     )

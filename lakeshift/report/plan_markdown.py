@@ -14,8 +14,8 @@ def plan_markdown(plan: MigrationPlan) -> str:
     lines = [
         f"# Migration plan: `{plan.source}` → `{plan.target}` ({plan.format})",
         "",
-        f"- target {'exists' if plan.target_exists else 'will be created'} ({plan.format}, "
-        f"Parquet files, partitioned by "
+        f"- target {'exists' if plan.target_exists else 'will be created'} "
+        f"({plan.target_layout or plan.format}, partitioned by "
         f"{', '.join(f.name for f in m.partition_keys) or 'nothing'})",
         f"- mapping mode **{m.mapping_mode}**, "
         f"{'case-sensitive' if m.case_sensitive else 'case-insensitive'} names; record key "

@@ -14,7 +14,9 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from click.testing import CliRunner
 
+from lakeshift.cli.main import cli
 from lakeshift.config import Settings
 from lakeshift.errors import RefusedInput
 from lakeshift.formats import FormatServices, format_of, load_format
@@ -95,6 +97,19 @@ def test_hudi_target_end_to_end(
     for p in range(3):
         hive.add_partition([f"2024-01-0{p + 1}"], {"000000_0": _rows(p, 40 + p)})
     source, target = f"{hive.db}.{hive.name}", f"{hive.db}.{hive.name}_hudi"
+
+    # The plan says what will be created (table version from the setting), from the CLI.
+    planned = CliRunner(env={"LAKESHIFT_HUDI_TABLE_VERSION": str(version)}).invoke(
+        cli,
+        [
+            *("--home", str(tmp_path), "--metastore-uri", client.uri, "--output", "json"),
+            *("plan", source, "--target", target, "--format", "hudi"),
+        ],
+    )
+    assert planned.exit_code == 0, planned.output
+    document = json.loads(planned.output)
+    assert document["target_layout"] == f"Hudi copy-on-write, table version {version}"
+    assert not document["target_exists"] and document["totals"]["new"] == 3
 
     # One batch per partition (each ~40 rows): three commits, each read back incrementally.
     options = MigrateOptions(target, format="hudi", batch_rows=50)

@@ -94,6 +94,10 @@ class DeltaFormat(TargetFormat):
 
     name = "delta"
     label = "Delta table"
+
+    def describe(self, target: str) -> str:
+        return "Delta protocol 3/7, column mapping by name, Parquet"
+
     files_hold_partition_columns = False
 
     def __init__(self, services: FormatServices) -> None:

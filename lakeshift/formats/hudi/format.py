@@ -126,6 +126,14 @@ class HudiFormat(TargetFormat):
     def exists(self, target: str) -> bool:
         return (self.root(target) / properties.HOODIE / properties.PROPERTIES).exists()
 
+    def describe(self, target: str) -> str:
+        """Copy-on-write and the table version: the table's own, else what it will be made."""
+        if self.exists(target):
+            version, _ = properties.layout_of(self.root(target) / properties.HOODIE)
+        else:
+            version = self.services.settings.hudi_table_version
+        return f"Hudi copy-on-write, table version {version}"
+
     def owner(self, target: str) -> str | None:
         value = self._sidecar(target).get("source")
         return str(value) if value else None
