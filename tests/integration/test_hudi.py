@@ -256,7 +256,7 @@ def _assert_hive_synced(client: MetastoreClient, table: str, root: Path, timelin
     """The entry is what Hudi's Hive sync writes: meta and data columns, partitioned by
     partitionpath, one partition per Hudi partition at its directory, the instant synced."""
     from lakeshift.formats.hudi.base_file import META_COLUMNS
-    from lakeshift.formats.hudi.hive_sync import INPUT_FORMAT, LAST_SYNC
+    from lakeshift.formats.hudi.hive_sync import INPUT_FORMAT, LAST_COMPLETION_SYNC, LAST_SYNC
 
     db, name = table.split(".")
     entry = client.get_table(db, name)
@@ -268,8 +268,12 @@ def _assert_hive_synced(client: MetastoreClient, table: str, root: Path, timelin
     assert entry.parameters["spark.sql.sources.provider"] == "hudi"
     schema = json.loads(entry.parameters["spark.sql.sources.schema.part.0"])
     assert schema["fields"][-1]["name"] == "partitionpath"  # partition column last, as Spark wants
-    commits = [i.time for i in timeline.completed({"commit", "replacecommit"})]
-    assert entry.parameters[LAST_SYNC] == commits[-1]
+    last = timeline.completed({"commit", "replacecommit"})[-1]
+    assert entry.parameters[LAST_SYNC] == last.time
+    # Its completion time too (version 8: from its name; version 6: the file's time).
+    synced_completion = entry.parameters[LAST_COMPLETION_SYNC]
+    assert synced_completion == (last.completion or timeline.completion_time(last))
+    assert synced_completion >= last.time
     partitions = client.partitions_by_names(db, name, client.partition_names(db, name))
     found = {tuple(p.values): p.sd.location for p in partitions}
     assert found == {

@@ -60,7 +60,7 @@ from lakeshift.formats.hudi.commit_metadata import (
 from lakeshift.formats.hudi.instant_schemas import requested_replace
 from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS, drop_old_route_dirs, link_slices
 from lakeshift.formats.hudi.task_writer import REWRITE_DDL, STATS_DDL, rewrite_task, task_writer
-from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
+from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Instant, Timeline
 from lakeshift.formats.paths import local_path
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore import ddl
@@ -235,13 +235,15 @@ class HudiFormat(TargetFormat):
             }
             self.client.alter_table(db, name, entry)
 
-    def _hive_sync(self, target: str, instant: str, current: dict[str, list[Any]]) -> None:
+    def _hive_sync(self, target: str, instant: Instant, current: dict[str, list[Any]]) -> None:
         """Hive sync after a commit: the entry lists exactly the table's partitions
         (``current``: the slices per partition, as ``current_slices`` plans them)."""
         if self._entry(target) is None:
             return
         paths = sorted(p for p in current if p)
-        hive_sync.sync_partitions(self.client, target, self.location(target), paths, instant)
+        completed_at = self._timeline(target).completion_time(instant)
+        location = self.location(target)
+        hive_sync.sync_partitions(self.client, target, location, paths, instant.time, completed_at)
 
     # -- commits --------------------------------------------------------------------------
 
@@ -406,12 +408,12 @@ class HudiFormat(TargetFormat):
         commit: markers removed (as Hudi does), the automatic clean of slices superseded more
         than ``CLEAN_RETAIN`` ago, Hive sync, routing."""
         timeline = self._timeline(target)
-        timeline.write_completed(instant, action, metadata)
+        done = timeline.write_completed(instant, action, metadata)
         shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
         cutoff = datetime.now(timezone.utc) - CLEAN_RETAIN
         self._clean(target, cleaning.superseded(self.root(target), timeline, cutoff))
         current = self.current_slices(target)  # planned once for both
-        self._hive_sync(target, instant, current)
+        self._hive_sync(target, done, current)
         self.sync_routing(target, current)
 
     def _clean(self, target: str, files: list[cleaning.BaseFile]) -> list[str]:

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 INPUT_FORMAT = "org.apache.hudi.hadoop.HoodieParquetInputFormat"
 LAST_SYNC = "last_commit_time_sync"
+#: When that instant completed (Hudi 0.14+ syncs it too; incremental sync starts from it).
+LAST_COMPLETION_SYNC = "last_commit_completion_time_sync"
 #: Spark splits its schema JSON into parts of at most this many characters (its default).
 SCHEMA_PART = 4000
 Columns = Sequence[tuple[str, str]]
@@ -92,9 +94,10 @@ def sync_partitions(
     location: str,
     partition_paths: Sequence[str],
     last_commit: str,
+    completed_at: str,
 ) -> None:
     """Make the entry's partitions exactly ``partition_paths`` (added, moved, dropped) and record
-    the instant synced, as Hive sync does after each commit."""
+    the instant synced and its completion time, as Hive sync does after each commit."""
     db, _, name = target.partition(".")
     entry = client.get_table(db, name)
     if [k.name for k in entry.partitionKeys or []] != [PARTITIONPATH_COLUMN]:
@@ -121,7 +124,8 @@ def sync_partitions(
     for values in existing:
         if values[0] not in wanted:
             client.drop_partition(db, name, list(values))
-    entry.parameters = {**(entry.parameters or {}), LAST_SYNC: last_commit}
+    synced = {LAST_SYNC: last_commit, LAST_COMPLETION_SYNC: completed_at}
+    entry.parameters = {**(entry.parameters or {}), **synced}
     client.alter_table(db, name, entry)
 
 

@@ -164,6 +164,14 @@ class Timeline:
         self._write(self._file(instant), payload)
         return instant
 
+    def completion_time(self, instant: Instant) -> str:
+        """When a completed instant completed: its name says so from version 8; before, Hudi
+        takes the completed file's modification time (as an instant time, UTC here)."""
+        if instant.completion:
+            return instant.completion
+        modified = datetime.fromtimestamp(self._file(instant).stat().st_mtime, timezone.utc)
+        return modified.strftime("%Y%m%d%H%M%S%f")[:17]
+
     def metadata(self, instant: Instant) -> dict[str, Any]:
         """An instant's content: JSON or an Avro container's first record."""
         text = self._file(instant).read_bytes()
