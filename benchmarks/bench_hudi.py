@@ -1,7 +1,8 @@
 """Apache Hudi beside Iceberg and Delta on the same table, in the same run.
 
 (i) ``lakeshift migrate --format hudi`` (table version 6); (j) (i)'s ``validate``; in the
-``large`` scenario also (k) the same migration into a table version 8 target. There is no naive
+``large`` scenario also (k) the same migration into a table version 8 target and (l) with
+``hudi_parquet_codec = zstd`` instead of Hudi's default GZIP. There is no naive
 Hudi baseline here (no Hudi jars can be installed): ratios are against the run's own bare copy
 (a) and lakeshift's Delta migration (g) of the same rows, written by the same Spark.
 """
@@ -75,4 +76,14 @@ def run(
         )
         out["k_lakeshift_hudi_v8"] = k.to_json()
         out["ratio_k_over_i"] = round(k.seconds / i.seconds, 2)
+        zstd = replace(settings, hudi_parquet_codec="zstd")
+        z = timed(
+            "l_lakeshift_hudi_zstd",
+            rows,
+            size,
+            lambda: _migrate(spark, ctx, zstd, scratch, source, f"{source}_lakeshift_hudiz"),
+        )
+        out["l_lakeshift_hudi_zstd"] = z.to_json()
+        out["ratio_l_over_i"] = round(z.seconds / i.seconds, 2)
+        out["ratio_l_over_g"] = round(z.seconds / delta_seconds, 2)
     return out

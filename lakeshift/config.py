@@ -38,6 +38,7 @@ KEY_SMALL_FILE_BYTES = "small_file_bytes"
 KEY_PARTITION_BATCH = "partition_batch"
 KEY_FORMAT = "format"
 KEY_HUDI_TABLE_VERSION = "hudi_table_version"
+KEY_HUDI_PARQUET_CODEC = "hudi_parquet_codec"
 KEY_TARGET_FILE_BYTES = "target_file_bytes"
 KEY_RETIRE_PROBATION_DAYS = "retire_probation_days"
 
@@ -50,6 +51,8 @@ CALENDARS = ("hive3", "hive2")
 FORMAT_CHOICES = ("iceberg", "delta", "hudi")
 #: Hudi table versions lakeshift writes: 6 (Hudi 0.14/0.15 readers) and 8 (Hudi 1.0+ only).
 HUDI_TABLE_VERSIONS = (6, 8)
+#: Codecs of Hudi base files (Hudi's ``hoodie.parquet.compression.codec``; GZIP is its default).
+HUDI_PARQUET_CODECS = ("gzip", "snappy", "zstd")
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,8 @@ class Settings:
             existing target keeps its own.
         hudi_table_version: table version of new Hudi targets: 6 (read by Hudi 0.14 and
             later) or 8 (Hudi 1.0 and later); an existing table keeps its own.
+        hudi_parquet_codec: compression of the Hudi base files lakeshift writes: ``gzip``
+            (Hudi's default), ``snappy`` or ``zstd``.
         target_file_bytes: size the backfill aims its data files at (one file per partition
             below it), instead of one file per Spark task.
         retire_probation_days: days after the cutover before ``retire`` may drop the legacy
@@ -102,6 +107,7 @@ class Settings:
     partition_batch: int = 500
     format: str = "iceberg"
     hudi_table_version: int = 6
+    hudi_parquet_codec: str = "gzip"
     target_file_bytes: int = 128 * 1024 * 1024
     retire_probation_days: int = 7
 
@@ -114,6 +120,11 @@ class Settings:
             raise ConfigError(
                 f"hudi_table_version must be one of {HUDI_TABLE_VERSIONS}, "
                 f"got {self.hudi_table_version!r}"
+            )
+        if self.hudi_parquet_codec not in HUDI_PARQUET_CODECS:
+            raise ConfigError(
+                f"hudi_parquet_codec must be one of {HUDI_PARQUET_CODECS}, "
+                f"got {self.hudi_parquet_codec!r}"
             )
         if self.retire_probation_days < 0:
             raise ConfigError(

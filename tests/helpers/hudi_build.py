@@ -35,6 +35,7 @@ def commit_rows(
     partitions: dict[str, list[str]],
     timeline: Timeline,
     replaced: dict[str, list[str]] | None = None,
+    codec: str = "gzip",
 ) -> str:
     """One instant writing a file per partition with these record keys: a ``commit``, or a
     ``replacecommit`` replacing the file groups ``replaced`` names; returns its time."""
@@ -60,6 +61,7 @@ def commit_rows(
             file_id=new_file_id(),
             write_token="0-1-0",
             avro_schema=with_meta_fields(schema),
+            codec=codec,
         )
         stats.append(
             write_stat(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -84,7 +85,11 @@ def test_hudi_target_end_to_end(
     version: int,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    settings = replace(settings, home=tmp_path, hudi_table_version=version)
+    # Version 8 also writes its base files with ZSTD (setting hudi_parquet_codec).
+    codec = "zstd" if version == 8 else "gzip"
+    settings = replace(
+        settings, home=tmp_path, hudi_table_version=version, hudi_parquet_codec=codec
+    )
     journal = Journal(tmp_path / "journal.sqlite")
     services = FormatServices(spark, client, settings)
     hive = HiveTableBuilder(
@@ -157,6 +162,8 @@ def test_hudi_target_end_to_end(
     by_id = dict(zip(lake.column("id").to_pylist(), lake.column("tags").to_pylist()))
     assert by_id[0] is None and by_id[1] == ["t1", None]
     assert (root / "dt=2024-01-01" / ".hoodie_partition_metadata").exists()
+    for path in root.glob("dt=*/*.parquet"):
+        assert pq.read_metadata(path).row_group(0).column(0).compression == codec.upper()
     assert fmt.row_counts(target, _inventory(client, source, settings)) == {
         f"dt=2024-01-0{p + 1}": 40 + p for p in range(3)
     }

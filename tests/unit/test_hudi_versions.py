@@ -290,3 +290,17 @@ def test_lakeshift_reads_every_reference_timeline_as_hudi_rs_does(references: Pa
         assert sorted(ours) == sorted(theirs), hoodie.parent.name
         checked += bool(ours)
     assert checked >= 8
+
+
+@pytest.mark.parametrize("codec", ["snappy", "zstd"])
+def test_base_files_in_another_codec_read_back_in_hudi_rs(tmp_path: Path, codec: str) -> None:
+    import hudi
+    import pyarrow.parquet as pq
+
+    timeline = new_table(tmp_path, version=8)
+    commit_rows(tmp_path, {"20": ["a", "bb"], "30": ["ccc"]}, timeline, codec=codec)
+    for f in base_files(tmp_path):
+        assert pq.read_metadata(f.path).row_group(0).column(0).compression == codec.upper()
+    table = hudi.HudiTableBuilder.from_base_uri(str(tmp_path)).build()
+    read = pa.Table.from_batches(table.read())
+    assert sorted(read.column("uuid").to_pylist()) == ["a", "bb", "ccc"]

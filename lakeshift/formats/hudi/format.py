@@ -376,7 +376,8 @@ class HudiFormat(TargetFormat):
         schema: dict[str, Any] = {}
         if frame is not None:
             schema = avro_schema(name, to_arrow_schema(frame.schema))
-            writer = task_writer(str(root), instant, with_meta_fields(schema), per_file)
+            codec = self.services.settings.hudi_parquet_codec
+            writer = task_writer(str(root), instant, with_meta_fields(schema), per_file, codec)
             stats = frame.mapInArrow(writer, STATS_DDL).collect()
         written = {(s["partition"], s["name"]) for s in stats}
         _drop_unreported(root, partitions, instant, written)
@@ -574,7 +575,8 @@ class HudiFormat(TargetFormat):
         frame = self.spark.createDataFrame(
             jobs, "partition string, file_id string, sources array<string>, prev string"
         ).repartition(max(1, len(jobs)))
-        stats = frame.mapInArrow(rewrite_task(str(root), instant, drop_keys), REWRITE_DDL)
+        codec = self.services.settings.hudi_parquet_codec
+        stats = frame.mapInArrow(rewrite_task(str(root), instant, drop_keys, codec), REWRITE_DDL)
         done = stats.collect()
         written = {(s["partition"], s["name"]) for s in done}
         _drop_unreported(root, {j["partition"] for j in jobs}, instant, written)

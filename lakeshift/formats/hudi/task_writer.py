@@ -17,9 +17,12 @@ from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
 STATS_DDL = "name string, partition string, file_id string, rows long, size long"
 
 
-def task_writer(root: str, instant: str, schema: dict[str, Any], per_file: int) -> Any:
+def task_writer(
+    root: str, instant: str, schema: dict[str, Any], per_file: int, codec: str = "gzip"
+) -> Any:
     """The ``mapInArrow`` function: each task writes its rows as base files, at most
-    ``per_file`` rows each, one file group per file, and yields one stats row per file."""
+    ``per_file`` rows each, one file group per file (compressed with ``codec``), and yields
+    one stats row per file."""
 
     def write(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -50,6 +53,7 @@ def task_writer(root: str, instant: str, schema: dict[str, Any], per_file: int) 
                 write_token=token,
                 avro_schema=schema,
                 seqno_prefix=seqno,
+                codec=codec,
             )
             (marker / f"{written.name}.marker.CREATE").touch()
             return pa.RecordBatch.from_pylist(
@@ -90,7 +94,7 @@ REWRITE_DDL = (
 )
 
 
-def rewrite_task(root: str, instant: str, drop_keys: frozenset[str]) -> Any:
+def rewrite_task(root: str, instant: str, drop_keys: frozenset[str], codec: str = "gzip") -> Any:
     """The ``mapInArrow`` function of a copy-on-write rewrite: each input row names one output
     file group (``partition``, ``file_id``, ``sources``: base files relative to ``root``,
     ``prev``: the instant it supersedes, or ``null`` for a new group); the task writes it
@@ -117,6 +121,7 @@ def rewrite_task(root: str, instant: str, drop_keys: frozenset[str]) -> Any:
                     file_id=job["file_id"],
                     write_token=token,
                     drop_keys=drop_keys,
+                    codec=codec,
                 )
                 kind = "CREATE" if job["prev"] == "null" else "MERGE"  # Hudi's marker types
                 (marker / f"{written.name}.marker.{kind}").touch()
