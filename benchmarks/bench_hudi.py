@@ -10,6 +10,7 @@ Hudi baseline here (no Hudi jars can be installed): ratios are against the run's
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,23 +68,15 @@ def run(
         "ratio_i_plus_validate_over_a": round((i.seconds + j.seconds) / bare_copy_seconds, 2),
     }
     if scenario == "large":
-        v8 = replace(settings, hudi_table_version=8)
-        k = timed(
-            "k_lakeshift_hudi_v8",
-            rows,
-            size,
-            lambda: _migrate(spark, ctx, v8, scratch, source, f"{source}_lakeshift_hudi8"),
+        variants = (
+            ("k_lakeshift_hudi_v8", "hudi8", {"hudi_table_version": 8}),
+            ("l_lakeshift_hudi_zstd", "hudiz", {"hudi_parquet_codec": "zstd"}),
         )
-        out["k_lakeshift_hudi_v8"] = k.to_json()
-        out["ratio_k_over_i"] = round(k.seconds / i.seconds, 2)
-        zstd = replace(settings, hudi_parquet_codec="zstd")
-        z = timed(
-            "l_lakeshift_hudi_zstd",
-            rows,
-            size,
-            lambda: _migrate(spark, ctx, zstd, scratch, source, f"{source}_lakeshift_hudiz"),
-        )
-        out["l_lakeshift_hudi_zstd"] = z.to_json()
-        out["ratio_l_over_i"] = round(z.seconds / i.seconds, 2)
-        out["ratio_l_over_g"] = round(z.seconds / delta_seconds, 2)
+        for label, suffix, change in variants:
+            variant, name = replace(settings, **change), f"{source}_lakeshift_{suffix}"
+            run_variant = partial(_migrate, spark, ctx, variant, scratch, source, name)
+            measured = timed(label, rows, size, run_variant)
+            out[label] = measured.to_json()
+            out[f"ratio_{label[0]}_over_i"] = round(measured.seconds / i.seconds, 2)
+            out[f"ratio_{label[0]}_over_g"] = round(measured.seconds / delta_seconds, 2)
     return out
