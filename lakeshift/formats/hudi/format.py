@@ -60,7 +60,7 @@ from lakeshift.formats.hudi.commit_metadata import (
 from lakeshift.formats.hudi.instant_schemas import requested_replace
 from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS, drop_old_route_dirs, link_slices
 from lakeshift.formats.hudi.task_writer import REWRITE_DDL, STATS_DDL, rewrite_task, task_writer
-from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Instant, Timeline
+from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
 from lakeshift.formats.paths import local_path
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore import ddl
@@ -235,15 +235,16 @@ class HudiFormat(TargetFormat):
             }
             self.client.alter_table(db, name, entry)
 
-    def _hive_sync(self, target: str, instant: Instant, current: dict[str, list[Any]]) -> None:
+    def _hive_sync(
+        self, target: str, instant: str, completed_at: str, current: dict[str, list[Any]]
+    ) -> None:
         """Hive sync after a commit: the entry lists exactly the table's partitions
         (``current``: the slices per partition, as ``current_slices`` plans them)."""
         if self._entry(target) is None:
             return
         paths = sorted(p for p in current if p)
-        completed_at = self._timeline(target).completion_time(instant)
         location = self.location(target)
-        hive_sync.sync_partitions(self.client, target, location, paths, instant.time, completed_at)
+        hive_sync.sync_partitions(self.client, target, location, paths, instant, completed_at)
 
     # -- commits --------------------------------------------------------------------------
 
@@ -412,24 +413,23 @@ class HudiFormat(TargetFormat):
         done = timeline.write_completed(instant, action, metadata)
         shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
         cutoff = datetime.now(timezone.utc) - CLEAN_RETAIN
-        self._clean(target, cleaning.superseded(self.root(target), timeline, cutoff))
+        self._clean(target, timeline, cleaning.superseded(timeline.base, timeline, cutoff))
         current = self.current_slices(target)  # planned once for both
-        self._hive_sync(target, done, current)
+        self._hive_sync(target, instant, timeline.completion_time(done), current)
         self.sync_routing(target, current)
 
-    def _clean(self, target: str, files: list[cleaning.BaseFile]) -> list[str]:
-        """Delete ``files`` under a ``clean`` instant (the earliest commit kept is the oldest
-        one whose files all remain); returns their paths."""
+    def _clean(self, target: str, timeline: Timeline, files: list[cleaning.BaseFile]) -> list[str]:
+        """Delete ``files`` under a ``clean`` instant of ``timeline`` (the earliest commit kept
+        is the oldest one whose files all remain); returns their paths."""
         if not files:
             return []
-        timeline = self._timeline(target)
         gone = {(f.partition, f.path.name) for f in files}
         retained = [
             i
             for i in timeline.completed({COMMIT, REPLACE})
             if not any(
                 (s["partitionPath"], posixpath.basename(s["path"])) in gone
-                or not (self.root(target) / s["path"].lstrip("/")).exists()
+                or not (timeline.base / s["path"].lstrip("/")).exists()
                 for stats in (timeline.metadata(i).get("partitionToWriteStats") or {}).values()
                 for s in stats
             )
@@ -569,7 +569,7 @@ class HudiFormat(TargetFormat):
             timeline.write_requested(instant, COMMIT)
             timeline.write_inflight(instant, COMMIT, inflight_metadata(operation))
         else:  # a clustering: its plan first (v8 names the pending instant "clustering")
-            plan = self._clustering_plan(target, jobs)
+            plan = self._clustering_plan(target, jobs, timeline.version)
             timeline.write_requested(instant, timeline.clustering_action, plan)
             timeline.write_inflight(instant, timeline.clustering_action)
         frame = self.spark.createDataFrame(
@@ -606,7 +606,7 @@ class HudiFormat(TargetFormat):
         self._complete(target, instant, action, metadata)
         return instant
 
-    def _clustering_plan(self, target: str, jobs: list[dict[str, Any]]) -> bytes:
+    def _clustering_plan(self, target: str, jobs: list[dict[str, Any]], version: int) -> bytes:
         """The requested clustering's plan: one input group (the slices it merges) per job."""
         location = self.location(target).rstrip("/")
         groups = [
@@ -620,7 +620,7 @@ class HudiFormat(TargetFormat):
             ]
             for job in jobs
         ]
-        return requested_replace(self._timeline(target).version, groups)
+        return requested_replace(version, groups)
 
     def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
         """A ``DELETE`` commit: every current slice holding one of ``keys`` is rewritten
@@ -669,7 +669,7 @@ class HudiFormat(TargetFormat):
         self._rollback_pending(target)
         root = self.root(target)
         timeline = self._timeline(target)
-        removed = self._clean(target, cleaning.superseded(root, timeline, older_than))
+        removed = self._clean(target, timeline, cleaning.superseded(root, timeline, older_than))
         current = {root / d for d in self._route_dirs(target)}
         removed += drop_old_route_dirs(root / ROUTE_DIR, current, older_than.timestamp())
         return removed

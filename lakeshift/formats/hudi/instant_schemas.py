@@ -223,11 +223,13 @@ def _bytes(value: bytes) -> bytes:
     return _long(len(value)) + value
 
 
+#: v8 write-stat fields a v6-shaped stat lacks whose value Hudi writes as 0, not null.
+_ZERO_STATS = {"totalLogReadTimeMs": 0, "numUpdates": 0}
+
+
 def avro_write_stat(stat: dict[str, Any]) -> dict[str, Any]:
     """A write stat (as ``commit_metadata.write_stat`` builds it) with every v8 field."""
-    names = [f["name"] for f in WRITE_STAT_FIELDS]
-    zero = {"totalLogReadTimeMs": 0, "numUpdates": 0}
-    return {n: stat.get(n, zero.get(n)) for n in names}
+    return {f["name"]: stat.get(f["name"], _ZERO_STATS.get(f["name"])) for f in WRITE_STAT_FIELDS}
 
 
 def avro_commit(metadata: dict[str, Any], replace: bool) -> bytes:

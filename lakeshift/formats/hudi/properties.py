@@ -14,13 +14,15 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from lakeshift.config import HUDI_TABLE_VERSIONS
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 
 PROPERTIES = "hoodie.properties"
 HOODIE = ".hoodie"
-#: Table versions lakeshift writes: 6 (Hudi 0.14/0.15) by default, 8 (Hudi 1.0) as an option.
-TABLE_VERSIONS = (6, 8)
-TABLE_VERSION = 6
+#: Table versions lakeshift writes (the setting's choices): 6 (Hudi 0.14/0.15), the default,
+#: and 8 (Hudi 1.0).
+TABLE_VERSIONS = HUDI_TABLE_VERSIONS
+TABLE_VERSION = TABLE_VERSIONS[0]
 #: Empty directories Hudi creates under ``.hoodie``, per table version (v8: the timeline and
 #: its history, no ``archived``).
 _AUX = (".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids", ".schema", ".temp")
