@@ -19,6 +19,16 @@ Exit codes are part of the public interface (README "Exit codes"):
 
 from __future__ import annotations
 
+import base64
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
@@ -155,3 +165,74 @@ class Interrupted(LakeshiftError):
     """The user stopped the run (Ctrl-C); what was committed stays, a re-run resumes."""
 
     exit_code = EXIT_INTERRUPTED
+
+
+# --- Errors raised in Spark task code -------------------------------------------------------
+# Spark gives the driver only the text of a failed Python task's traceback (inside a
+# PythonException, or a Py4JJavaError when a JVM action ran the task), so a LakeshiftError
+# raised in task code would reach the CLI as an internal error. ``in_task`` writes the error's
+# kind, exit code, message and hint into that text on one line; ``from_task`` finds it again on
+# the driver. Hand-written: neither PySpark nor py4j carries a Python exception object back.
+_TASK_MARK = "lakeshift-task-error:"
+_TASK_PAYLOAD = re.compile(re.escape(_TASK_MARK) + r"([A-Za-z0-9+/=]+)")
+
+
+class TaskError(RuntimeError):
+    """The carrier of a LakeshiftError out of a Spark task (see ``from_task``)."""
+
+    def __init__(self, error: LakeshiftError) -> None:
+        payload = {
+            "kind": type(error).__name__,
+            "exit_code": error.exit_code,
+            "message": error.message,
+            "hint": error.hint,
+        }
+        encoded = base64.b64encode(json.dumps(payload).encode()).decode("ascii")
+        super().__init__(f"{type(error).__name__}: {error.message} {_TASK_MARK}{encoded}")
+
+
+def in_task(fn: Callable[P, Iterable[T]]) -> Callable[P, Iterator[T]]:
+    """Wrap a Spark task function (``mapInArrow``'s): a LakeshiftError it raises leaves the
+    task as a ``TaskError`` that ``from_task`` turns back into the same error on the driver."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        try:
+            yield from fn(*args, **kwargs)
+        except LakeshiftError as e:
+            raise TaskError(e) from e
+
+    return run
+
+
+def _error_class(kind: str) -> type[LakeshiftError] | None:
+    pending: list[type[LakeshiftError]] = [LakeshiftError]
+    while pending:
+        cls = pending.pop()
+        if cls.__name__ == kind:
+            return cls
+        pending.extend(cls.__subclasses__())
+    return None
+
+
+def from_task(error: BaseException) -> LakeshiftError | None:
+    """The LakeshiftError a Spark task raised, found in ``error`` or its causes (None when the
+    failure did not come from one)."""
+    current: BaseException | None = error
+    seen: set[int] = set()
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, LakeshiftError):
+            return current
+        match = _TASK_PAYLOAD.search(str(current))
+        if match:
+            payload = json.loads(base64.b64decode(match.group(1)))
+            cls = _error_class(payload["kind"]) or LakeshiftError
+            # Built without the subclass's own __init__ (some take other arguments).
+            found = cls.__new__(cls)
+            LakeshiftError.__init__(found, payload["message"], hint=payload["hint"])
+            if found.exit_code != payload["exit_code"]:
+                found.exit_code = payload["exit_code"]
+            return found
+        current = current.__cause__ or current.__context__
+    return None

@@ -27,6 +27,7 @@ from lakeshift.errors import (
     EXIT_VALIDATION,
     Interrupted,
     LakeshiftError,
+    from_task,
 )
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -190,8 +191,9 @@ def _run_table(
         outcome.status, outcome.exit_code, outcome.error = FAILED, e.exit_code, str(e)
         log.warning("bulk: %s failed: %s", spec.source, e)
     except Exception as e:  # isolate the table: the others go on; the log has the trace
-        outcome.status, outcome.exit_code = FAILED, 1
-        outcome.error = f"internal error: {e!r} (see the log)"
+        carried = from_task(e)  # a lakeshift error raised inside a Spark task
+        outcome.status, outcome.exit_code = FAILED, carried.exit_code if carried else 1
+        outcome.error = str(carried) if carried else f"internal error: {e!r} (see the log)"
         log.exception("bulk: %s failed", spec.source)
     finally:
         outcome.seconds = time.monotonic() - started

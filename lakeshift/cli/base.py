@@ -13,7 +13,7 @@ from lakeshift import __version__
 from lakeshift.cli.output import Output, make_output
 from lakeshift.config import OUTPUT_CHOICES, Settings, load_settings, parse_conf_pairs
 from lakeshift.context import Context
-from lakeshift.errors import EXIT_INTERNAL, LakeshiftError
+from lakeshift.errors import EXIT_INTERNAL, LakeshiftError, from_task
 from lakeshift.logs import configure_file_logging, keep_records_off_the_terminal
 
 log = logging.getLogger(__name__)
@@ -62,6 +62,9 @@ class LakeshiftGroup(click.Group):
         except KeyboardInterrupt:
             _fail(ctx, "interrupted; re-run the same command to resume.", 130, None)
         except Exception as e:
+            carried = from_task(e)  # a lakeshift error raised inside a Spark task
+            if carried is not None:
+                _fail(ctx, str(carried), carried.exit_code, e, carried.hint)
             _fail(
                 ctx,
                 f"internal error: {e!r}. This is a bug; please report it with the log.",
@@ -75,7 +78,13 @@ class LakeshiftGroup(click.Group):
             return value
 
 
-def _fail(ctx: click.Context, message: str, code: int, error: BaseException | None) -> None:
+def _fail(
+    ctx: click.Context,
+    message: str,
+    code: int,
+    error: BaseException | None,
+    hint: str | None = None,
+) -> None:
     state = ctx.find_object(CliState)
     output = state.output if state else make_output("text")
     log_file = state.settings.log_file.resolve() if state else None
@@ -85,7 +94,7 @@ def _fail(ctx: click.Context, message: str, code: int, error: BaseException | No
         log.error("failed: %s", message, exc_info=error)
     if log_file is not None and not log_file.exists():
         log_file = None
-    output.error(message, code=code, log_file=log_file, hint=getattr(error, "hint", None))
+    output.error(message, code=code, log_file=log_file, hint=hint or getattr(error, "hint", None))
     ctx.exit(code)
 
 

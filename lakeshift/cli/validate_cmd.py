@@ -11,7 +11,7 @@ from lakeshift.inspect.inspector import source_table, split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.backfill import resolve_target
 from lakeshift.report.files import write_report
-from lakeshift.validate.model import EQUAL, LEVELS, NOT_MIGRATED, ValidationReport
+from lakeshift.validate.model import EQUAL, LEVELS, NOT_MIGRATED, NOT_PROVEN, ValidationReport
 from lakeshift.validate.validator import validate_table
 
 _STYLE = {
@@ -21,6 +21,7 @@ _STYLE = {
     "missing": "[yellow]missing[/]",
     "extra": "[red]extra[/]",
     NOT_MIGRATED: "[yellow]not-migrated[/]",
+    NOT_PROVEN: "[yellow]not-proven[/]",
 }
 
 
@@ -166,16 +167,24 @@ def _names(names: list[str]) -> str:
 
 
 def _raise_unless_ok(report: ValidationReport) -> None:
-    """Exit 4 when the target differs; exit 3 when partitions were only held back (refused)."""
+    """Exit 4 when the target differs; exit 3 when partitions were only held back (refused) or
+    not proven (the independent reader could not read them)."""
     if report.ok:
         return
     bad = report.differences
     held = [p.partition for p in report.partitions if p.status == NOT_MIGRATED]
-    held_text = (
-        f"{len(held)} partition(s) not migrated (refused by the inspector): {_names(held)}"
-        if held
-        else ""
-    )
+    unproven = [p.partition for p in report.partitions if p.status == NOT_PROVEN]
+    notes = []
+    if held:
+        notes.append(
+            f"{len(held)} partition(s) not migrated (refused by the inspector): {_names(held)}"
+        )
+    if unproven:
+        notes.append(
+            f"{len(unproven)} partition(s) not proven (the independent reader cannot read "
+            f"their source; see each partition's detail): {_names(unproven)}"
+        )
+    held_text = "; ".join(notes)
     if bad or report.table_problems:
         raise ValidationMismatch(
             f"{len(bad)} partition(s) of {report.source} do not match {report.target}"
@@ -188,7 +197,8 @@ def _raise_unless_ok(report: ValidationReport) -> None:
             "--level deep to see differing rows.",
         )
     raise PartialFailure(
-        f"{held_text}; every migrated partition of {report.source} matches {report.target}.",
+        f"{held_text}; every other partition of {report.source} matches {report.target}.",
         hint="Fix what each partition's detail names (see `lakeshift inspect`), then migrate "
-        "and validate again.",
+        "and validate again; a partition the independent reader cannot read can be proven at "
+        "--level checksum.",
     )

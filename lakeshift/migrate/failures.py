@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
+from lakeshift.errors import from_task
 from lakeshift.inspect.model import TableInventory
 
 _CAUSED_BY = re.compile(r"^(?:Caused by: |: )?([\w$.]+(?:Exception|Error|Throwable)[\w$]*): ?(.*)$")
@@ -39,7 +40,13 @@ class FailureCause:
 
 
 def root_cause(error: BaseException, inventory: TableInventory | None = None) -> FailureCause:
-    """The deepest cause of ``error`` (Java causes included) and the data file it names."""
+    """The deepest cause of ``error`` (Java causes included) and the data file it names; a
+    lakeshift error raised in a Spark task is the cause itself, as it was raised."""
+    carried = from_task(error)
+    if carried is not None:
+        file = _named_file(carried.message, inventory)
+        partition = _partition_of(file, inventory) if file else None
+        return FailureCause(type(carried).__name__, carried.message, file, partition)
     chain: list[tuple[str, str]] = []
     current: BaseException | None = error
     while current is not None:

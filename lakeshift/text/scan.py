@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from lakeshift.errors import in_task
 from lakeshift.inspect.files import filesystem_for
 from lakeshift.inspect.model import Column
 from lakeshift.schema_map.hive_types import parse_hive_type
@@ -43,6 +44,7 @@ def text_frame(
     )
     ddl += f", {quote(key_column)} STRING"
 
+    @in_task
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         parser = RecordParser(layout, types)
         for batch in batches:

@@ -13,6 +13,7 @@ STALE = "stale"  # the source changed since the backfill: never reported as equa
 MISSING = "missing"  # source rows, no target rows / never backfilled
 EXTRA = "extra"  # target partition with no source partition
 NOT_MIGRATED = "not-migrated"  # refused by the inspector
+NOT_PROVEN = "not-proven"  # level independent: the second reader could not read the source
 # independent: + a second reader (Arrow, in Spark tasks) that must agree with both sides
 LEVELS = ("count", "checksum", "deep", "independent")
 
@@ -70,7 +71,11 @@ class ValidationReport:
     @property
     def differences(self) -> list[str]:
         """Partitions whose target differs from the source (mismatch, stale, missing, extra)."""
-        return [p.partition for p in self.partitions if not p.ok and p.status != NOT_MIGRATED]
+        return [
+            p.partition
+            for p in self.partitions
+            if not p.ok and p.status not in (NOT_MIGRATED, NOT_PROVEN)
+        ]
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.partitions if p.status == status)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from lakeshift.errors import in_task
 from lakeshift.formats.hudi import properties
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
 
@@ -24,6 +25,7 @@ def task_writer(
     ``per_file`` rows each, one file group per file (compressed with ``codec``), and yields
     one stats row per file."""
 
+    @in_task
     def write(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -100,6 +102,7 @@ def rewrite_task(root: str, instant: str, drop_keys: frozenset[str], codec: str 
     ``prev``: the instant it supersedes, or ``null`` for a new group); the task writes it
     without the rows whose record key is in ``drop_keys`` and yields its stats row."""
 
+    @in_task
     def rewrite(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
         from pyspark import TaskContext

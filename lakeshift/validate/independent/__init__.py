@@ -8,6 +8,16 @@ canonical fingerprint, so a mistake in one reader shows up as a disagreement wit
 
 from __future__ import annotations
 
-from lakeshift.validate.independent.runner import independent_fingerprints, independent_frame
+from lakeshift.validate.independent.runner import (
+    IndependentReading,
+    independent_fingerprints,
+    independent_frame,
+    independent_reading,
+)
 
-__all__ = ["independent_fingerprints", "independent_frame"]
+__all__ = [
+    "IndependentReading",
+    "independent_fingerprints",
+    "independent_frame",
+    "independent_reading",
+]

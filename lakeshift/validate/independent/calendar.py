@@ -32,18 +32,31 @@ def julian_label_to_proleptic(days: np.ndarray) -> np.ndarray:
     return jdn - _EPOCH_JDN
 
 
+_PER_DAY = {"s": 86_400, "ms": 86_400_000, "us": 86_400_000_000, "ns": 86_400_000_000_000}
+
+
+def _relabel_days(array: pa.Array, per_day: int, storage: pa.DataType) -> pa.Array:
+    """Values counted in ``per_day`` units a day, their day relabelled, the time of day kept."""
+    raw = np.asarray(array.view(storage).fill_null(0).to_numpy(), np.int64)
+    days = np.floor_divide(raw, per_day)
+    if not (days < GREGORIAN_START).any():
+        return array
+    shown = np.where(days < GREGORIAN_START, julian_label_to_proleptic(days), days)
+    values = shown * per_day + (raw - days * per_day)
+    mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
+    return pa.array(values.astype(storage.to_pandas_dtype()), storage, mask=mask).view(array.type)
+
+
 def hybrid_dates(array: pa.Array) -> pa.Array:
-    """Every date in ``array`` (nested ones too) read as Hive 3.1+ reads a hybrid file."""
+    """Every date and timestamp in ``array`` (nested ones too) read as Hive 3.1+ reads a hybrid
+    file: a timestamp's day as a date's, its time of day kept."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     kind = array.type
     if pa.types.is_date32(kind):
-        raw = np.asarray(array.cast(pa.int32()).fill_null(0).to_numpy(), np.int64)
-        if not (raw < GREGORIAN_START).any():
-            return array
-        shown = np.where(raw < GREGORIAN_START, julian_label_to_proleptic(raw), raw)
-        mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
-        return pa.array(shown.astype(np.int32), pa.int32(), mask=mask).cast(pa.date32())
+        return _relabel_days(array, 1, pa.int32())
+    if pa.types.is_timestamp(kind):
+        return _relabel_days(array, _PER_DAY[kind.unit], pa.int64())
     if pa.types.is_struct(kind):
         children = [hybrid_dates(child) for child in array.flatten()]
         nulls = array.is_null() if array.null_count else None
@@ -66,8 +79,9 @@ def hybrid_dates(array: pa.Array) -> pa.Array:
 
 
 def has_dates(kind: pa.DataType) -> bool:
-    """Whether values of ``kind`` hold a date at any depth (what ``hybrid_dates`` changes)."""
-    if pa.types.is_date32(kind):
+    """Whether values of ``kind`` hold a date or timestamp at any depth (what ``hybrid_dates``
+    changes)."""
+    if pa.types.is_date32(kind) or pa.types.is_timestamp(kind):
         return True
     if pa.types.is_struct(kind):
         return any(has_dates(kind.field(i).type) for i in range(kind.num_fields))

@@ -14,9 +14,9 @@ from lakeshift.schema_map.model import FieldMapping
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.drilldown import partition_diff
 from lakeshift.validate.fingerprints import combined, target_fingerprints
-from lakeshift.validate.independent.runner import independent_fingerprints, independent_frame
+from lakeshift.validate.independent.runner import independent_frame, independent_reading
 from lakeshift.validate.independent.verdict import OBSERVED, RESCAN, Opinions, verdict
-from lakeshift.validate.model import EQUAL, MISMATCH, PartitionValidation
+from lakeshift.validate.model import EQUAL, MISMATCH, NOT_PROVEN, PartitionValidation
 from lakeshift.validate.observed import observed_batches
 
 if TYPE_CHECKING:
@@ -68,7 +68,8 @@ def independent_check(
     batch_of = {n: batch for batch in batches.values() for n in batch[1]}
     needed = sorted(set(candidates) | set(batch_of))
     started = time.monotonic()
-    independent = independent_fingerprints(spark, inventory, mapping, needed, fmt.target_type)
+    reading = independent_reading(spark, inventory, mapping, needed, fmt.target_type)
+    independent = reading.fingerprints
     seconds = time.monotonic() - started
     targets = {n: results[n].target_checksum for n in candidates}
     others = [n for n in needed if n not in targets]
@@ -78,6 +79,15 @@ def independent_check(
     out = dict(results)
     for name in candidates:
         result = results[name]
+        if name in reading.unreadable:
+            out[name] = replace(
+                result,
+                status=NOT_PROVEN,
+                detail="not proven: the independent reader cannot read the source: "
+                f"{reading.unreadable[name]} (the checksum level's verdict was "
+                f"{result.status})",
+            )
+            continue
         found = verdict(
             _opinions(result, independent, known, batch_of.get(name)), independent[name].rows
         )

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from lakeshift.errors import LakeshiftError, RefusedInput, in_task
 from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
@@ -25,7 +27,16 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 log = logging.getLogger(__name__)
-_SUMS_DDL = "partition STRING, rows BIGINT, sum1 STRING, sum2 STRING"
+_SUMS_DDL = "partition STRING, rows BIGINT, sum1 STRING, sum2 STRING, error STRING"
+
+
+@dataclass(frozen=True)
+class IndependentReading:
+    """Per partition, the independent reader's fingerprint of its rows; and the partitions it
+    could not read, each with why (their fingerprints are not to be trusted)."""
+
+    fingerprints: dict[str, Fingerprint]
+    unreadable: dict[str, str] = field(default_factory=dict)
 
 
 def _spread(spark: SparkSession, tasks: list[FileTask]) -> DataFrame:
@@ -36,21 +47,56 @@ def _spread(spark: SparkSession, tasks: list[FileTask]) -> DataFrame:
 def _fingerprint_batches(
     tasks: list[FileTask],
 ) -> Callable[[Iterable[pa.RecordBatch]], Iterable[pa.RecordBatch]]:
+    @in_task
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for index in batch.column(0).to_pylist():
                 task = tasks[index]
-                found = file_fingerprint(task)
+                try:
+                    found, error = file_fingerprint(task), None
+                except LakeshiftError as e:  # this file's partition is not proven; go on
+                    found, error = EMPTY, str(e)
                 yield pa.RecordBatch.from_pydict(
                     {
                         "partition": [task.partition],
                         "rows": pa.array([found.rows], pa.int64()),
                         "sum1": [found.sum1],
                         "sum2": [found.sum2],
+                        "error": pa.array([error], pa.string()),
                     }
                 )
 
     return run
+
+
+def independent_reading(
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    partitions: list[str],
+    target_type: TargetType,
+) -> IndependentReading:
+    """Per partition, the canonical fingerprint of its rows read by the independent reader; a
+    file it cannot read leaves its partition unreadable (the others are read)."""
+    tasks = plan_files(inventory, mapping, partitions, target_type)
+    out = {name: EMPTY for name in partitions}
+    if not tasks:
+        return IndependentReading(out)
+    log.info("independent reader: %d file(s) of %d partition(s)", len(tasks), len(partitions))
+    rows = _spread(spark, tasks).mapInArrow(_fingerprint_batches(tasks), _SUMS_DDL).collect()
+    totals: dict[str, list[int]] = {}
+    unreadable: dict[str, str] = {}
+    for row in rows:
+        if row["error"] is not None:
+            unreadable.setdefault(row["partition"], row["error"])
+            continue
+        sums = totals.setdefault(row["partition"], [0, 0, 0])
+        sums[0] += int(row["rows"])
+        sums[1] += int(row["sum1"])
+        sums[2] += int(row["sum2"])
+    for name, (count, sum1, sum2) in totals.items():
+        out[name] = Fingerprint(count, str(sum1), str(sum2))
+    return IndependentReading(out, unreadable)
 
 
 def independent_fingerprints(
@@ -60,22 +106,12 @@ def independent_fingerprints(
     partitions: list[str],
     target_type: TargetType,
 ) -> dict[str, Fingerprint]:
-    """Per partition, the canonical fingerprint of its rows read by the independent reader."""
-    tasks = plan_files(inventory, mapping, partitions, target_type)
-    out = {name: EMPTY for name in partitions}
-    if not tasks:
-        return out
-    log.info("independent reader: %d file(s) of %d partition(s)", len(tasks), len(partitions))
-    rows = _spread(spark, tasks).mapInArrow(_fingerprint_batches(tasks), _SUMS_DDL).collect()
-    totals: dict[str, list[int]] = {}
-    for row in rows:
-        sums = totals.setdefault(row["partition"], [0, 0, 0])
-        sums[0] += int(row["rows"])
-        sums[1] += int(row["sum1"])
-        sums[2] += int(row["sum2"])
-    for name, (count, sum1, sum2) in totals.items():
-        out[name] = Fingerprint(count, str(sum1), str(sum2))
-    return out
+    """Per partition, the canonical fingerprint of its rows read by the independent reader
+    (raises ``RefusedInput`` naming the first partition it cannot read)."""
+    reading = independent_reading(spark, inventory, mapping, partitions, target_type)
+    for name, why in reading.unreadable.items():
+        raise RefusedInput(f"partition {name}: the independent reader cannot read it: {why}")
+    return reading.fingerprints
 
 
 def independent_frame(
@@ -96,6 +132,7 @@ def independent_frame(
     if not tasks:
         return spark.createDataFrame([], ddl)
 
+    @in_task
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for index in batch.column(0).to_pylist():

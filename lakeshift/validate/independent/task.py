@@ -3,6 +3,8 @@ them, or their canonical fingerprint. Imports only pyarrow, numpy and this packa
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
@@ -15,6 +17,7 @@ from lakeshift.validate.independent.arrow_hash import fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import has_dates, hybrid_dates
 from lakeshift.validate.independent.convert import convert, repeat
+from lakeshift.validate.independent.orc_wide import read_orc_microseconds
 from lakeshift.validate.independent.plan import TEXT_FILES, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
 
@@ -37,13 +40,14 @@ def _read(task: FileTask) -> pa.Table:
             reader = orc.ORCFile(handle)
             names = tuple(reader.schema.names)
             columns = [names[i] for i in wanted if i < len(names)]
-            table = _read_file(reader, columns, task.path) if columns else None
+            table = _read_orc(reader, handle, columns, task.path) if columns else None
             rows = reader.nrows
         else:
-            parquet = pq.ParquetFile(handle)
+            # INT96 timestamps at microseconds: nanoseconds end in 1677 and 2262.
+            parquet = pq.ParquetFile(handle, coerce_int96_timestamp_unit="us")
             names = tuple(parquet.schema_arrow.names)
             columns = [names[i] for i in wanted if i < len(names)]
-            table = _read_file(parquet, columns, task.path) if columns else None
+            table = parquet.read(columns=columns) if columns else None
             rows = parquet.metadata.num_rows
     if table is not None and task.hybrid_days:
         for index, field in enumerate(table.schema):
@@ -59,18 +63,14 @@ def _read(task: FileTask) -> pa.Table:
     return pa.table(out) if out else pa.table({"__rows": pa.nulls(rows)})
 
 
-def _read_file(reader: orc.ORCFile | pq.ParquetFile, columns: list[str], path: str) -> pa.Table:
+def _read_orc(reader: orc.ORCFile, handle: Any, columns: list[str], path: str) -> pa.Table:
     try:
         return reader.read(columns=columns)
     except pa.ArrowInvalid as e:
         if "nanosecond" not in str(e):
             raise
-        raise RefusedInput(
-            f"{path}: the independent reader cannot read its timestamps ({e}): pyarrow reads "
-            "ORC and INT96 timestamps as nanoseconds, which end before 1677-09-21 and after "
-            "2262-04-11.",
-            hint="Validate this partition at the checksum level (the Spark reader reads it).",
-        ) from e
+        # A timestamp outside pyarrow's nanosecond range: the whole file through pyorc.
+        return read_orc_microseconds(handle, columns, reader.schema, path)
 
 
 def target_columns(task: FileTask) -> list[tuple[str, pa.Array, HiveType]]:
