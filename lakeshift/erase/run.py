@@ -92,7 +92,8 @@ def _matches(frame: DataFrame, request: EraseRequest) -> DataFrame:
     except (AnalysisException, ParseException) as e:
         raise UsageError(
             f"the predicate {request.where!r} does not apply to {request.table}: "
-            f"{str(e).splitlines()[0]}",
+            # Spark's parse errors start with an empty line: the first line with text.
+            + next((line.strip() for line in str(e).splitlines() if line.strip()), repr(e)),
             hint="Use SQL over the table's columns, e.g. --where \"customer_id = 'c-17'\".",
         ) from e
     return matched

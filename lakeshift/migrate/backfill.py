@@ -286,11 +286,13 @@ def migrate(
     journal.acquire_lease(name, f"lakeshift migrate {run_id}", break_lease=options.break_lease)
     journal.start_run(run_id, name, options.target, "migrate")
     try:
+        # The target's database is created when missing, for every format alike (the formats
+        # place a new table under its location, so it must exist before the target is looked at).
+        ddl.ensure_database(client, options.target.partition(".")[0])
         check_target(fmt, name, options.target, options.adopt)
         check_other_targets(journal, services, name, fmt, options.target)
         check_adoption(fmt, inventory, settings, options)
         rebackfill = rebackfill_reasons(journal, inventory, options)
-        ddl.ensure_database(client, options.target.partition(".")[0])
         synced = fmt.sync(options.target, inventory, source=name)
         done = fmt.backfilled(options.target)
         _reconcile(journal, name, options.target, done)

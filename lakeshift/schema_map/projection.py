@@ -44,6 +44,7 @@ class FileGroup:
     sources: tuple[ColumnSource, ...]
     text_layout: TextLayout | None = None  # how a text group's lines split into values
     hybrid_labels: bool = False  # see hybrid_labels()
+    proleptic_text: bool = False  # see proleptic_text()
 
     @property
     def paths(self) -> list[str]:
@@ -67,6 +68,15 @@ def hybrid_labels(file: FileInfo, mapping: FieldMapping) -> bool:
     Hive 3.1+) reads them by the file's proleptic calendar: Hive 2.x counts every file's days
     in the hybrid calendar."""
     return mapping.calendar == "hive2" and file.format == "orc" and file.calendar == "proleptic"
+
+
+def proleptic_text(file: FileInfo) -> bool:
+    """Whether the reader must take a file's dates and timestamps as the text ORC formats them:
+    Spark reads an ORC file marked proleptic through the hybrid calendar, which has no
+    1582-10-05..14 (they read ten days later), while ORC's own date-to-text conversion, asked
+    for the proleptic calendar, gives every day as written. Only files whose statistics show
+    a value before 1582-10-15 (or show nothing) pay for it."""
+    return file.format == "orc" and file.calendar == "proleptic" and file.pre_gregorian is not False
 
 
 def _find(physical: tuple[Column, ...], name: str, case_sensitive: bool) -> int | None:
@@ -112,14 +122,16 @@ def file_groups(
             continue
         if not partition.migratable:
             continue
-        by_schema: dict[tuple[str, tuple[Column, ...], bool, bool], list[str]] = defaultdict(list)
+        by_schema: dict[tuple[str, tuple[Column, ...], bool, bool, bool], list[str]]
+        by_schema = defaultdict(list)
         for file in partition.files:
             if file.format not in READABLE_FORMATS or not file.columns:
                 continue
             by_position = _by_position(file, mapping.mapping_mode)
             relabel = hybrid_labels(file, mapping)
-            by_schema[(file.format, file.columns, by_position, relabel)].append(file.path)
-        for (fmt, physical, by_position, relabel), paths in by_schema.items():
+            key = (file.format, file.columns, by_position, relabel, proleptic_text(file))
+            by_schema[key].append(file.path)
+        for (fmt, physical, by_position, relabel, as_text), paths in by_schema.items():
             layout = (
                 TextLayout.from_parameters(partition.serde_parameters, inventory.parameters, fmt)
                 if fmt in TEXT_FORMATS
@@ -137,6 +149,7 @@ def file_groups(
                     sources=project(partition, physical, by_position, inventory.columns, mapping),
                     text_layout=layout,
                     hybrid_labels=relabel,
+                    proleptic_text=as_text,
                 )
             )
     return groups

@@ -9,6 +9,7 @@ metastore as typed literals (NULL partition included), and the groups are unione
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import reduce
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,10 @@ from lakeshift.text.scan import text_frame
 SOURCE_FILE = "__lakeshift_source_file"
 FILE_KEY = "__lakeshift_file"
 PARTITION_COLUMN = "partitionpath"
+#: SQL: the path of a row's file, as ``spark_file_path`` spells it. Spark reports it
+#: URI-encoded; ``url_decode`` decodes forms, where '+' means a space, but a path keeps '+'
+#: literally (a partition value '+12' is the directory 'k=+12'), so '+' is protected first.
+DECODED_FILE_PATH = "url_decode(replace(_metadata.file_path, '+', '%2B'))"
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -87,7 +92,7 @@ def glob_escaped(path: str) -> str:
 
 
 def spark_file_path(location: str, relative: str) -> str:
-    """A file's path as Spark reports it in ``url_decode(_metadata.file_path)``."""
+    """A file's path as Spark reports it in ``DECODED_FILE_PATH``."""
     base = location.rstrip("/")
     scheme, sep, rest = base.partition(":")
     if not sep or len(scheme) == 1 or scheme.lower() == "file":
@@ -105,6 +110,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.sources,
         group.text_layout,
         group.hybrid_labels,
+        group.proleptic_text,
     )
 
 
@@ -119,9 +125,10 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
             for f in g.files
         ]
         return text_frame(spark, files, first.text_layout, first.physical, FILE_KEY)
+    types = [parse_hive_type(c.type) for c in first.physical]
+    scanned = [_dates_as_text(t) if first.proleptic_text else t for t in types]
     physical_ddl = ", ".join(
-        f"{quote(c.name)} {spark_type(parse_hive_type(c.type), physical=True)}"
-        for c in first.physical
+        f"{quote(c.name)} {spark_type(t, physical=True)}" for c, t in zip(first.physical, scanned)
     )
     paths = [glob_escaped(p) for g in groups for p in g.paths]
     reader = spark.read.schema(physical_ddl).format(first.format)
@@ -129,8 +136,27 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
         # Hive (2.x, and 3.1+ by default) counts a Parquet file's days as hybrid unless the
         # file says otherwise, as Spark's LEGACY mode does for files it did not write.
         reader = reader.option("datetimeRebaseMode", "LEGACY").option("int96RebaseMode", "LEGACY")
+    if first.proleptic_text:
+        # ORC's schema evolution formats each date and timestamp as text in the calendar asked
+        # for: the proleptic one, the file's. Cast back, they are the days as written.
+        reader = reader.option("orc.proleptic.gregorian", "true")
     scan = reader.load(paths)
-    return scan.selectExpr("*", f"url_decode(_metadata.file_path) AS {quote(FILE_KEY)}")
+    columns = [
+        f"CAST({quote(c.name)} AS {spark_type(t, physical=True)}) AS {quote(c.name)}"
+        if t != read
+        else quote(c.name)
+        for c, t, read in zip(first.physical, types, scanned)
+    ]
+    return scan.selectExpr(*columns, f"{DECODED_FILE_PATH} AS {quote(FILE_KEY)}")
+
+
+def _dates_as_text(hive: HiveType) -> HiveType:
+    """``hive`` with every date and timestamp, at any depth, read as a string."""
+    if hive.kind in ("date", "timestamp"):
+        return HiveType("string")
+    if hive.fields:
+        return replace(hive, fields=tuple((n, _dates_as_text(t)) for n, t in hive.fields))
+    return hive
 
 
 def _read_signature(

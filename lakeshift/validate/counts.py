@@ -1,7 +1,8 @@
 """Row counts per Hive partition from a target's metadata, matched to Hive partition names.
 
 Formats report their partitions as typed values (Iceberg) or as text (Delta); Hive names
-partitions by their text as written (``n=007``), so both sides are normalised before matching.
+partitions by their text as written (``n=007``, ``d=-003.125``), so the source's text is typed
+as the backfill typed it, the target's value is brought to the same form, and the two compared.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore.partition_names import partition_name
+from lakeshift.schema_map.partition_values import comparable, typed_value
 
 
 def _hive_text(value: Any) -> str | None:
@@ -25,18 +27,6 @@ def _hive_text(value: Any) -> str | None:
     return str(value)
 
 
-def _normalised(value: str | None, hive_type: str) -> str | None:
-    """Hive partition value text normalised as the typed target value prints."""
-    if value is None:
-        return None
-    if hive_type in ("tinyint", "smallint", "int", "bigint"):
-        try:
-            return str(int(value))
-        except ValueError:
-            return None
-    return value
-
-
 def counts_by_partition(
     inventory: TableInventory, rows: Iterable[tuple[tuple[Any, ...], int]]
 ) -> dict[str, int]:
@@ -44,12 +34,12 @@ def counts_by_partition(
     keys = [k.name for k in inventory.partition_keys]
     types = [k.type for k in inventory.partition_keys]
     by_typed = {
-        tuple(_normalised(v, t) for v, t in zip(p.values, types)): p.name
+        tuple(typed_value(v, t) for v, t in zip(p.values, types)): p.name
         for p in inventory.partitions
     }
     counts: dict[str, int] = {}
     for values, records in rows:
-        text = tuple(_normalised(_hive_text(v), t) for v, t in zip(values, types))
-        name = by_typed.get(text) or partition_name(keys, [_hive_text(v) for v in values])
+        typed = tuple(comparable(v, t) for v, t in zip(values, types))
+        name = by_typed.get(typed) or partition_name(keys, [_hive_text(v) for v in values])
         counts[name] = counts.get(name, 0) + int(records)
     return counts

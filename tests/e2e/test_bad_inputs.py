@@ -447,3 +447,21 @@ def test_bad_input(make: Callable[[Env], Case], env: Env, spark: Any) -> None:
         assert format_of(env.client, case.target) is None, "a target was left behind"
     if case.committed is not None and case.table is not None:
         assert _partitions(env.client, f"{case.table}_lake") == case.committed
+
+
+@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+def test_a_target_database_that_does_not_exist_is_created_in_every_format(
+    fmt: str, env: Env, spark: Any
+) -> None:
+    b = env.good(1)
+    database = unique_name(f"new_{fmt}")
+    assert database not in env.client.get_all_databases()
+    target = f"{database}.t"
+    args = ["--home", str(env.tmp / "home"), "--metastore-uri", env.uri, "--output", "json"]
+    result = CliRunner().invoke(
+        cli, [*args, "migrate", f"{b.db}.{b.name}", "--target", target, "--format", fmt]
+    )
+    assert result.exit_code == 0, result.output
+    assert database in env.client.get_all_databases()
+    assert format_of(env.client, target) == fmt
+    assert _partitions(env.client, target) == {"dt=0"}

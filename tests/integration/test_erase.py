@@ -117,6 +117,11 @@ def test_erase_a_customer_after_cutover(
     # Bad predicates change nothing.
     with pytest.raises(UsageError, match="no_such_column"):
         erase_records(services, journal, EraseRequest(source, where="no_such_column = 1"))
+    # A statement smuggled after the predicate: refused, and the reason is Spark's (it was empty).
+    with pytest.raises(UsageError, match=r"does not apply to \S+: \S.*(PARSE|[Ss]yntax)"):
+        erase_records(
+            services, journal, EraseRequest(source, where=f"customer = 'x'; DROP TABLE {source}")
+        )
     with pytest.raises(RefusedInput, match="every row"):
         erase_records(services, journal, EraseRequest(source, where="id >= 0"))
     dry = erase_records(

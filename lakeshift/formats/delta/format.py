@@ -15,7 +15,8 @@ import logging
 import posixpath
 import uuid
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +64,8 @@ from lakeshift.schema_map.mapping import (
     save_mapping,
 )
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.reader import glob_escaped, spark_file_path
+from lakeshift.schema_map.partition_values import typed_value
+from lakeshift.schema_map.reader import DECODED_FILE_PATH, glob_escaped, spark_file_path
 from lakeshift.schema_map.spark_sql import quote
 from lakeshift.validate.counts import counts_by_partition
 
@@ -81,10 +83,24 @@ _INTEGERS = ("tinyint", "smallint", "int", "bigint")
 
 
 def partition_value(value: str | None, hive_type: str) -> str | None:
-    """A Hive partition value as the Delta protocol serializes it for the column's type; a
-    value Hive reads as NULL (e.g. ``abc`` in an int partition column) is NULL here too."""
+    """A Hive partition value, typed as the backfill types it (``typed_value``), as the Delta
+    protocol serializes it for the column's type; a value that reads as NULL (e.g. ``abc`` in an
+    int partition column) is NULL here too."""
+    typed = typed_value(value, hive_type)
+    if typed is None:
+        return None
+    if isinstance(typed, bool):
+        text = "true" if typed else "false"
+    elif isinstance(typed, Decimal):
+        text = format(typed, "f")
+    elif isinstance(typed, datetime):
+        text = typed.isoformat(sep=" ")
+    elif isinstance(typed, date):
+        text = typed.isoformat()
+    else:
+        text = str(typed)
     try:
-        return canonical_partition_value(value, delta_type(hive_type))
+        return canonical_partition_value(text, delta_type(hive_type))
     except RefusedInput:
         return None
 
@@ -453,7 +469,7 @@ class DeltaFormat(TargetFormat):
         else:
             paths = [glob_escaped(str(row[0])) for row in lookup_rows]
             scan = self.spark.read.schema(ddl).parquet(*paths)
-            scan = scan.withColumn(_FILE, F.expr("url_decode(_metadata.file_path)"))
+            scan = scan.withColumn(_FILE, F.expr(DECODED_FILE_PATH))
         renamed = scan.select(
             F.col(_FILE),
             F.expr(f"CAST(struct(*) AS STRUCT<{logical}, {quote(_FILE)}:STRING>)").alias("r"),

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
-from lakeshift.errors import RefusedInput
+from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
 from lakeshift.inspect.files import filesystem_for
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.validate.canonical import Fingerprint
@@ -25,6 +25,21 @@ PARTITION_COLUMN = "partitionpath"
 
 
 def _read(task: FileTask) -> pa.Table:
+    try:
+        return _read_file(task)
+    except LakeshiftError:
+        raise
+    except Exception as e:  # any reader error: this file cannot be read here, say which
+        first = next((line for line in str(e).splitlines() if line.strip()), "")
+        raise CorruptFile(
+            f"{task.path}: the independent reader cannot read it ({type(e).__name__}: "
+            f"{first[:300]}).",
+            hint="Check the file (Hive reads it only if it is whole); the checksum level's "
+            "verdict stands meanwhile.",
+        ) from e
+
+
+def _read_file(task: FileTask) -> pa.Table:
     if task.format in TEXT_FILES:
         declared = [parse_hive_type(t) for t in task.text_types]
         return read_text_file(
