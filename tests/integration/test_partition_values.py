@@ -1,6 +1,6 @@
 """``typed_value`` restates Spark's CAST of a partition value's text (what the backfill writes):
-checked against Spark's own CAST on the forms metastores hold (years before 1 or past 9999, which Spark
-casts and Python's dates cannot hold, are outside Hive's range and left out)."""
+checked against Spark's own CAST on the forms metastores hold (years before 1 or past 9999,
+which Spark casts and Python's dates cannot hold, are outside Hive's range and left out)."""
 
 from __future__ import annotations
 
