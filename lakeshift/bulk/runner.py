@@ -72,6 +72,9 @@ class TableOutcome:
     not_migrated: dict[str, str] = field(default_factory=dict)
     validated: int = 0
     validation_problems: dict[str, str] = field(default_factory=dict)
+    # Whether a validation problem is a difference (exit 4), not only partitions held back or
+    # not proven (exit 3).
+    validation_differs: bool = False
     switched: int = 0
     cutover: bool = False
     planned_rows: int | None = None
@@ -319,6 +322,7 @@ def _migrate(
         }
         if report.table_problems:
             outcome.validation_problems["(table)"] = "; ".join(report.table_problems)
+        outcome.validation_differs = bool(report.differences or report.table_problems)
 
     if spec.switch != SWITCH_NONE and not outcome.validation_problems.get("(table)"):
         checkpoint("switch")
@@ -345,9 +349,9 @@ def _migrate(
             outcome.steps.append("cutover")
             outcome.cutover = bool(steps)
     outcome.html_report = str(write_table_report(ctx.home, inventory, ctx.journal))
-    if outcome.validation_problems:
+    if outcome.validation_differs:
         outcome.status, outcome.exit_code = MISMATCH, EXIT_VALIDATION
-    elif outcome.not_migrated:
+    elif outcome.not_migrated or outcome.validation_problems:
         outcome.status, outcome.exit_code = PARTIAL, EXIT_PARTIAL
     elif outcome.cutover:
         outcome.status = CUT_OVER

@@ -70,13 +70,14 @@ def test_a_lakeshift_error_in_a_backfill_task_is_the_partitions_reason(
     ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("LAKESHIFT_")}
     # Frozen after inspecting (the file was whole then), before the batch's Spark job reads it.
-    process = subprocess.Popen(
-        cmd,
-        env={**env, ENV: "before-commit", SIGNAL_ENV: "SIGSTOP"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    out_file, err_file = tmp_path / "stdout", tmp_path / "stderr"
+    with out_file.open("w") as stdout, err_file.open("w") as stderr:
+        process = subprocess.Popen(
+            cmd,
+            env={**env, ENV: "before-commit", SIGNAL_ENV: "SIGSTOP"},
+            stdout=stdout,
+            stderr=stderr,
+        )
     try:
         deadline = time.monotonic() + 240
         while not stopped(process.pid) and process.poll() is None and time.monotonic() < deadline:
@@ -89,13 +90,19 @@ def test_a_lakeshift_error_in_a_backfill_task_is_the_partitions_reason(
         data[last : last + 4] = (10_000).to_bytes(4, "big")
         path.write_bytes(bytes(data))
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-        process.send_signal(signal.SIGCONT)
-        out, err = process.communicate(timeout=300)
+        # Resume it, and again at each later batch part's stop (the batch is split).
+        deadline = time.monotonic() + 300
+        while process.poll() is None and time.monotonic() < deadline:
+            if stopped(process.pid):
+                process.send_signal(signal.SIGCONT)
+            time.sleep(0.2)
+        process.wait(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
             process.send_signal(signal.SIGCONT)
             process.wait(timeout=30)
+    out, err = out_file.read_text(), err_file.read_text()
     assert process.returncode == EXIT_PARTIAL, out[-3000:] + err[-3000:]
     document = json.loads(out)
     reason = document["failed"]["dt=1"]
@@ -114,17 +121,19 @@ def test_a_file_the_independent_reader_cannot_read_leaves_its_partition_not_prov
     )
     for value in ("0", "1"):
         directory = b.add_partition([value])
-        orc.write_table(_rows(range(100)), str(directory / "000000_0"), compression="zlib")
+        orc.write_table(_rows(range(20_000)), str(directory / "000000_0"), compression="zlib")
     source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_lake"
     base = ["--home", str(tmp_path), "--metastore-uri", metastore_uri, "--output", "json"]
     migrated = CliRunner().invoke(cli, [*base, "migrate", source, "--target", target])
     assert migrated.exit_code == 0, migrated.output
 
-    # The first stripe's compressed streams are overwritten after the migration; the footer,
-    # the size and the time stay (the inspector and the source's fingerprint see no change).
+    # The stripe's compressed streams are overwritten after the migration (the file is nearly
+    # all stripe); the tail, the size and the time stay (the inspector and the source's
+    # fingerprint see no change).
     path = b.partition_dir(["1"]) / "000000_0"
     data, stat = bytearray(path.read_bytes()), path.stat()
-    data[3:40] = b"\xff" * 37
+    end = len(data) * 3 // 4
+    data[3:end] = b"\xff" * (end - 3)
     path.write_bytes(bytes(data))
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
