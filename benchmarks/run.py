@@ -130,6 +130,11 @@ def main() -> None:
         results[-1].update(
             bench_hudi.run(ctx.spark, ctx, settings, table, home, scenario, bare_copy, delta)
         )
+        physical = float(results[-1]["p_pyarrow_copy"]["seconds"])
+        for row, key in (("g", "g_lakeshift_delta"), ("i", "i_lakeshift_hudi")):
+            if key in results[-1]:
+                seconds = float(results[-1][key]["seconds"])
+                results[-1][f"ratio_{row}_over_p"] = round(seconds / physical, 2)
         print(json.dumps(results[-1], indent=1))
     if "inspect" in scenarios:
         partitions = _env("BENCH_INSPECT_PARTITIONS", 10_000)

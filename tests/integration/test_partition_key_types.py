@@ -10,16 +10,13 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.migrate.backfill import MigrateOptions, migrate
-from lakeshift.migrate.journal import Journal
 from lakeshift.validate.model import EQUAL
-from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
+from tests.helpers.migration import migrate_and_validate
 
 pytestmark = pytest.mark.slow
 
@@ -122,7 +119,6 @@ def test_partition_keys_of_every_type_are_proven(
     client: MetastoreClient,
     settings: Settings,
     spark: Any,
-    metastore_uri: str,
     tables_root: Path,
     lakeshift_home: Path,
 ) -> None:
@@ -132,16 +128,10 @@ def test_partition_keys_of_every_type_are_proven(
     for number, (values, _) in enumerate(PARTITIONS):
         b.add_partition(values, {"000000_0": pa.table({"id": pa.array([number], pa.int32())})})
     source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_{fmt}"
-    catalog = HiveCatalog("t", uri=metastore_uri)
-    journal = Journal(lakeshift_home / f"keys-{fmt}.sqlite")
-    result = migrate(
-        spark, client, catalog, settings, journal, source, MigrateOptions(target, format=fmt)
+    result, report = migrate_and_validate(
+        spark, client, settings, lakeshift_home / f"keys-{fmt}.sqlite", source, target, fmt
     )
     assert len(result.backfilled) == len(PARTITIONS) and not result.failed, result
-
-    report = validate_table(
-        spark, client, catalog, settings, journal, source, target, level="independent"
-    )
     assert [p.status for p in report.partitions] == [EQUAL] * len(PARTITIONS), [
         (p.partition, p.detail) for p in report.partitions
     ]

@@ -1,0 +1,41 @@
+"""Migrate a source into one format and validate it, in-process, as the integration tests do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pyiceberg.catalog.hive import HiveCatalog
+
+from lakeshift.config import Settings
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate.backfill import MigrateOptions, MigrateResult, migrate
+from lakeshift.migrate.journal import Journal
+from lakeshift.validate.model import ValidationReport
+from lakeshift.validate.validator import validate_table
+
+
+def migrate_and_validate(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    journal_path: Path,
+    source: str,
+    target: str,
+    fmt: str,
+    level: str = "independent",
+) -> tuple[MigrateResult, ValidationReport]:
+    """``migrate`` ``source`` into a new ``fmt`` ``target``, then ``validate`` it at ``level``,
+    with one journal at ``journal_path``."""
+    catalog = HiveCatalog("t", uri=client.uri)
+    journal = Journal(journal_path)
+    try:
+        result = migrate(
+            spark, client, catalog, settings, journal, source, MigrateOptions(target, format=fmt)
+        )
+        report = validate_table(
+            spark, client, catalog, settings, journal, source, target, level=level
+        )
+    finally:
+        journal.close()
+    return result, report
