@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import pyarrow as pa
@@ -42,24 +42,36 @@ class TextPartition:
 def sniff_format(fs: pafs.FileSystem, path: str, size: int) -> str:
     """ORC files start with ``ORC``; Parquet files end with ``PAR1``; anything else is text."""
     with fs.open_input_file(path) as handle:
-        head = handle.read(4)
-        if head[:3] == b"ORC":
-            return "orc"
-        if size >= 8:
-            handle.seek(size - 4)
-            if handle.read(4) == b"PAR1":
-                return "parquet"
+        return _sniff(handle, size)
+
+
+def _sniff(handle: pa.NativeFile, size: int) -> str:
+    head = handle.read(4)
+    if head[:3] == b"ORC":
+        return "orc"
+    if size >= 8:
+        handle.seek(size - 4)
+        if handle.read(4) == b"PAR1":
+            return "parquet"
     return "text"
 
 
-def _tail(fs: pafs.FileSystem, path: str, size: int) -> OrcTail:
+def _tail(handle: pa.NativeFile, size: int, schema: pa.Schema) -> OrcTail:
     try:
-        return read_tail(fs, path, size)
+        return read_tail(handle, size, dates=any(_has_dates(f.type) for f in schema))
     except (ValueError, IndexError, OSError, pa.ArrowException, zlib.error):
         return OrcTail(None, None)  # pyarrow read the footer; only these stay unknown
 
 
+def _has_dates(kind: pa.DataType) -> bool:
+    if pa.types.is_date(kind) or pa.types.is_timestamp(kind):
+        return True
+    return any(_has_dates(kind.field(i).type) for i in range(kind.num_fields))
+
+
+@lru_cache(maxsize=256)
 def _columns(schema: pa.Schema) -> tuple[Column, ...]:
+    # The files of a table mostly share a few schemas: each is translated once.
     return tuple(Column(f.name, str(from_arrow(f.type))) for f in schema)
 
 
@@ -74,19 +86,11 @@ def read_footer(
     full = f"{root.rstrip('/')}/{listed.path}"
     base: dict[str, Any] = {"path": listed.path, "size": listed.size, "mtime_ns": listed.mtime_ns}
     try:
-        fmt = sniff_format(fs, full, listed.size)
-        if fmt == "text" and text is not None:
-            return FileInfo(
-                **base,
-                format=text.container,
-                columns=text.columns,
-                rows=count_records(fs, full, text.layout),
-                compression=compression_of(listed.path),
-            )
-        if fmt == "orc":
-            with fs.open_input_file(full) as handle:
+        with fs.open_input_file(full) as handle:
+            fmt = _sniff(handle, listed.size)
+            if fmt == "orc":
                 reader = orc.ORCFile(handle)
-                tail = _tail(fs, full, listed.size)
+                tail = _tail(handle, listed.size, reader.schema)
                 return FileInfo(
                     **base,
                     format="orc",
@@ -100,6 +104,14 @@ def read_footer(
                     calendar=tail.calendar,
                     pre_gregorian=tail.pre_gregorian,
                 )
+        if fmt == "text" and text is not None:
+            return FileInfo(
+                **base,
+                format=text.container,
+                columns=text.columns,
+                rows=count_records(fs, full, text.layout),
+                compression=compression_of(listed.path),
+            )
         if fmt == "parquet":
             with fs.open_input_file(full) as handle:
                 meta = pq.ParquetFile(handle).metadata

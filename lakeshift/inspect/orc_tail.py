@@ -15,7 +15,6 @@ import zlib
 from dataclasses import dataclass
 
 import pyarrow as pa
-import pyarrow.fs as pafs
 
 HYBRID = "hybrid"
 PROLEPTIC = "proleptic"
@@ -28,7 +27,11 @@ GREGORIAN_START_MILLIS = GREGORIAN_START_DAY * 86_400_000
 
 
 def _varint(data: bytes, position: int) -> tuple[int, int]:
-    value = shift = 0
+    byte = data[position]
+    if byte < 0x80:  # most keys and lengths: one byte
+        return byte, position + 1
+    value, shift = byte & 0x7F, 7
+    position += 1
     while True:
         byte = data[position]
         position += 1
@@ -38,19 +41,31 @@ def _varint(data: bytes, position: int) -> tuple[int, int]:
         shift += 7
 
 
-def _fields(message: bytes) -> dict[int, list[int | bytes]]:
-    """Protobuf wire format: field number -> values (varints as ints, others as bytes)."""
+def _fields(message: bytes, wanted: frozenset[int] | None = None) -> dict[int, list[int | bytes]]:
+    """Protobuf wire format: field number -> values (varints as ints, others as bytes); only
+    the ``wanted`` fields (default all), the others skipped without being copied (a footer
+    holds one entry per stripe and per type, which the calendar check never needs)."""
     out: dict[int, list[int | bytes]] = {}
     position = 0
-    while position < len(message):
-        key, position = _varint(message, position)
+    end = len(message)
+    while position < end:
+        key = message[position]  # one-byte varints inline: this loop is inspect's hot spot
+        if key < 0x80:
+            position += 1
+        else:
+            key, position = _varint(message, position)
         number, wire = key >> 3, key & 7
+        keep = wanted is None or number in wanted
         value: int | bytes
         if wire == 0:
             value, position = _varint(message, position)
         elif wire == 2:
-            length, position = _varint(message, position)
-            value = message[position : position + length]
+            length = message[position]
+            if length < 0x80:
+                position += 1
+            else:
+                length, position = _varint(message, position)
+            value = message[position : position + length] if keep else b""
             position += length
         elif wire == 1:
             value, position = message[position : position + 8], position + 8
@@ -58,8 +73,14 @@ def _fields(message: bytes) -> dict[int, list[int | bytes]]:
             value, position = message[position : position + 4], position + 4
         else:
             raise ValueError(f"protobuf wire type {wire} is not expected in an ORC tail")
-        out.setdefault(number, []).append(value)
+        if keep:
+            out.setdefault(number, []).append(value)
     return out
+
+
+_FOOTER_FIELDS = frozenset({7, 11})  # statistics, calendar
+_COLUMN_FIELDS = frozenset({7, 9})  # DateStatistics, TimestampStatistics
+_MINIMUM_FIELDS = frozenset({1, 3})  # minimum, minimumUtc
 
 
 def _snappy(chunk: bytes) -> bytes:
@@ -107,44 +128,44 @@ def _zigzag(value: int) -> int:
 def _pre_gregorian(statistics: list[int | bytes]) -> bool:
     """Any column's date or timestamp minimum (Footer.statistics) before 1582-10-15."""
     for raw in statistics:
-        column = _fields(raw) if isinstance(raw, bytes) else {}
+        column = _fields(raw, _COLUMN_FIELDS) if isinstance(raw, bytes) else {}
         for date in column.get(7, []):  # DateStatistics.minimum: sint32 days
-            minimum = _fields(date).get(1) if isinstance(date, bytes) else None
+            minimum = _fields(date, _MINIMUM_FIELDS).get(1) if isinstance(date, bytes) else None
             if minimum and _zigzag(int(minimum[0])) < GREGORIAN_START_DAY:  # type: ignore[arg-type]
                 return True
         for stamp in column.get(9, []):  # TimestampStatistics: minimum(Utc), sint64 millis
-            found = _fields(stamp) if isinstance(stamp, bytes) else {}
+            found = _fields(stamp, _MINIMUM_FIELDS) if isinstance(stamp, bytes) else {}
             minimum = found.get(3) or found.get(1)
             if minimum and _zigzag(int(minimum[0])) < GREGORIAN_START_MILLIS:  # type: ignore[arg-type]
                 return True
     return False
 
 
-def read_tail(fs: pafs.FileSystem, path: str, size: int) -> OrcTail:
-    """The calendar field and the pre-1582 check of one ORC file."""
-    with fs.open_input_file(path) as handle:
-        start = max(0, size - _TAIL)
-        handle.seek(start)
-        tail = handle.read(size - start)
+def read_tail(handle: pa.NativeFile, size: int, *, dates: bool = True) -> OrcTail:
+    """The calendar field and the pre-1582 check of the ORC file open as ``handle``
+    (``dates``: whether it has date or timestamp columns; without any, its column statistics
+    need not be decoded and nothing in it is before 1582)."""
+    start = max(0, size - _TAIL)
+    handle.seek(start)
+    tail = handle.read(size - start)
     postscript_length = tail[-1]
     postscript = _fields(tail[-1 - postscript_length : -1])
     footer_length = int(postscript.get(1, [0])[0])  # type: ignore[arg-type]
     kind = int(postscript.get(2, [0])[0])  # type: ignore[arg-type]
     end = len(tail) - 1 - postscript_length
     if footer_length > end:  # a footer larger than the tail read: read it whole
-        with fs.open_input_file(path) as handle:
-            handle.seek(size - 1 - postscript_length - footer_length)
-            raw = handle.read(footer_length)
+        handle.seek(size - 1 - postscript_length - footer_length)
+        raw = handle.read(footer_length)
     else:
         raw = tail[end - footer_length : end]
     footer = _decompress(raw, kind)
     if footer is None:
         return OrcTail(None, None)
-    fields = _fields(footer)
+    fields = _fields(footer, _FOOTER_FIELDS)
     calendar = fields.get(11)
     return OrcTail(
         _CALENDARS.get(int(calendar[0])) if calendar else None,  # type: ignore[arg-type]
-        _pre_gregorian(fields.get(7, [])),
+        _pre_gregorian(fields.get(7, [])) if dates else False,
     )
 
 
