@@ -276,7 +276,7 @@ class TargetFormat(ABC):
         from lakeshift.migrate.keys import add_record_key
         from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
         from lakeshift.schema_map.source_frame import source_frame
-        from lakeshift.validate.canonical import aggregate_sql, from_values
+        from lakeshift.validate.canonical import aggregate_sql, from_metrics
 
         data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
         frame = source_frame(self.spark, inventory, mapping, partitions, self.target_type, key_mode)
@@ -288,7 +288,6 @@ class TargetFormat(ABC):
         frame = add_record_key(frame, key_mode, data_columns)
 
         def checksum() -> Fingerprint:
-            metrics = observation.get
-            return from_values(metrics["rows"], metrics["sum1"], metrics["sum2"])
+            return from_metrics(observation.get)
 
         return frame, checksum

