@@ -22,7 +22,7 @@ from lakeshift.cli.main import cli
 from lakeshift.errors import EXIT_PARTIAL
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.faults import ENV, SIGNAL_ENV
-from tests.faults._tables import stopped
+from tests.faults._tables import stopped, wait_until_stopped
 from tests.helpers.cli import lakeshift_command
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
@@ -79,10 +79,7 @@ def test_a_lakeshift_error_in_a_backfill_task_is_the_partitions_reason(
             stderr=stderr,
         )
     try:
-        deadline = time.monotonic() + 240
-        while not stopped(process.pid) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert stopped(process.pid), "the migration never reached its batch"
+        assert wait_until_stopped(process), "the migration never reached its batch"
         # The last record now claims more bytes than the file holds (same size and time, so
         # the source's fingerprint does not change).
         data, stat = bytearray(path.read_bytes()), path.stat()

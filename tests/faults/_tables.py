@@ -3,6 +3,8 @@ target against them (per-partition multisets, unique record keys)."""
 
 from __future__ import annotations
 
+import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -55,3 +57,14 @@ def stopped(pid: int) -> bool:
     except OSError:
         return False
     return stat.rpartition(")")[2].split()[0] == "T"
+
+
+def wait_until_stopped(
+    process: subprocess.Popen[str] | subprocess.Popen[bytes], seconds: float = 240
+) -> bool:
+    """Wait until ``process`` is stopped at a fault point (or has ended, or time is up);
+    whether it is stopped."""
+    deadline = time.monotonic() + seconds
+    while not stopped(process.pid) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return stopped(process.pid)

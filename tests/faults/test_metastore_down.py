@@ -21,7 +21,7 @@ from lakeshift.migrate.faults import ENV, SIGNAL_ENV
 from lakeshift.platform.metastore_server import EmbeddedMetastore
 from lakeshift.platform.ports import free_port
 from lakeshift.route.view_entry import current_digest, digest
-from tests.faults._tables import assert_exact, small_table, stopped
+from tests.faults._tables import assert_exact, small_table, wait_until_stopped
 from tests.helpers.cli import lakeshift_command
 from tests.helpers.lake import read_lake
 
@@ -78,10 +78,7 @@ def _fails_when_stopped_at(
         text=True,
     )
     try:
-        deadline = time.monotonic() + 240
-        while not stopped(process.pid) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert stopped(process.pid), f"the run never reached {point}"
+        assert wait_until_stopped(process), f"the run never reached {point}"
         while_frozen()
         assert server.stop()
         started = time.monotonic()

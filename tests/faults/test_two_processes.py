@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from lakeshift.errors import EXIT_CONFLICT
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.faults import ENV, SIGNAL_ENV
-from tests.faults._tables import assert_exact, small_table, stopped
+from tests.faults._tables import assert_exact, small_table, wait_until_stopped
 from tests.helpers.cli import lakeshift_command
 from tests.helpers.lake import read_lake
 
@@ -41,10 +40,7 @@ def test_second_process_is_refused_and_the_first_finishes(
         text=True,
     )
     try:
-        deadline = time.monotonic() + 240
-        while not stopped(first.pid) and first.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert stopped(first.pid), "the first process never reached its second batch"
+        assert wait_until_stopped(first), "the first process never reached its second batch"
         landed = read_lake(client, target).num_rows
         assert 0 < landed < sum(expected.values())
 
