@@ -39,13 +39,8 @@ class TextPartition:
         )
 
 
-def sniff_format(fs: pafs.FileSystem, path: str, size: int) -> str:
+def sniff_format(handle: pa.NativeFile, size: int) -> str:
     """ORC files start with ``ORC``; Parquet files end with ``PAR1``; anything else is text."""
-    with fs.open_input_file(path) as handle:
-        return _sniff(handle, size)
-
-
-def _sniff(handle: pa.NativeFile, size: int) -> str:
     head = handle.read(4)
     if head[:3] == b"ORC":
         return "orc"
@@ -87,7 +82,7 @@ def read_footer(
     base: dict[str, Any] = {"path": listed.path, "size": listed.size, "mtime_ns": listed.mtime_ns}
     try:
         with fs.open_input_file(full) as handle:
-            fmt = _sniff(handle, listed.size)
+            fmt = sniff_format(handle, listed.size)
             if fmt == "orc":
                 reader = orc.ORCFile(handle)
                 tail = _tail(handle, listed.size, reader.schema)
@@ -104,16 +99,7 @@ def read_footer(
                     calendar=tail.calendar,
                     pre_gregorian=tail.pre_gregorian,
                 )
-        if fmt == "text" and text is not None:
-            return FileInfo(
-                **base,
-                format=text.container,
-                columns=text.columns,
-                rows=count_records(fs, full, text.layout),
-                compression=compression_of(listed.path),
-            )
-        if fmt == "parquet":
-            with fs.open_input_file(full) as handle:
+            if fmt == "parquet":
                 meta = pq.ParquetFile(handle).metadata
                 return FileInfo(
                     **base,
@@ -123,6 +109,14 @@ def read_footer(
                     stripes=meta.num_row_groups,
                     writer=meta.created_by,
                 )
+        if fmt == "text" and text is not None:
+            return FileInfo(
+                **base,
+                format=text.container,
+                columns=text.columns,
+                rows=count_records(fs, full, text.layout),
+                compression=compression_of(listed.path),
+            )
         return FileInfo(**base, format="text")
     except (OSError, pa.ArrowException, ValueError, EOFError, LakeshiftError) as e:
         return FileInfo(**base, format="unknown", error=f"{type(e).__name__}: {e}")

@@ -40,6 +40,7 @@ VALIDATION = {
     "missing": BLACK,
     "extra": PURPLE,
     "not-migrated": YELLOW,
+    "not-proven": SKY,  # held back, as not-migrated: nothing is known to differ
     "not validated": GREY,
 }
 #: Statuses of a run or of a table in a bulk run.

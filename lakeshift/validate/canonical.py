@@ -6,7 +6,8 @@ every value carries a NULL flag, arrays keep element NULL flags (``[1, NULL]`` d
 ``[NULL, 1]``), maps become entry arrays sorted by key, structs flag each field. Decimals keep
 their declared scale; timestamps are timezone-free. A row's hash is
 ``xxhash64(salt, flag1, value1, flag2, value2, ...)``; a partition's fingerprint is the count and
-two sums of such hashes (two salts) as ``decimal(38,0)``: sums, never XOR, so duplicate rows count.
+two exact integer sums of such hashes (two salts; summed in Spark as bigint parts, see
+``_PARTS``): sums, never XOR, so duplicate rows count.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ class Fingerprint:
     """Order-independent summary of a multiset of rows."""
 
     rows: int
-    sum1: str  # decimal(38,0) as text: exact, JSON-safe
+    sum1: str  # the exact integer sum as text: JSON-safe
     sum2: str
 
     def to_json(self) -> dict[str, object]:

@@ -84,6 +84,7 @@ class ValidationReport:
         data = asdict(self)
         data["ok"] = self.ok
         data["totals"] = {
-            s: self.count(s) for s in (EQUAL, MISMATCH, STALE, MISSING, EXTRA, NOT_MIGRATED)
+            s: self.count(s)
+            for s in (EQUAL, MISMATCH, STALE, MISSING, EXTRA, NOT_MIGRATED, NOT_PROVEN)
         }
         return data

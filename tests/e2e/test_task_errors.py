@@ -142,6 +142,7 @@ def test_a_file_the_independent_reader_cannot_read_leaves_its_partition_not_prov
     assert statuses["dt=0"]["status"] == "equal"
     unproven = statuses["dt=1"]
     assert unproven["status"] == "not-proven", unproven
+    assert document["totals"]["not-proven"] == 1 and document["totals"]["equal"] == 1
     assert str(path) in unproven["detail"] and "cannot read" in unproven["detail"]
     assert "not proven" in document["error"]["message"]
     assert "internal error" not in result.output
