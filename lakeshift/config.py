@@ -16,6 +16,12 @@ from urllib.parse import urlsplit
 import tomllib
 
 from lakeshift.errors import ConfigError
+from lakeshift.schema_map.hive_semantics import (
+    DEFAULT_HIVE_VERSION,
+    HiveSemantics,
+    normalise_version,
+    resolve,
+)
 
 ENV_PREFIX = "LAKESHIFT_"
 CONFIG_FILE_NAME = "lakeshift.toml"
@@ -30,6 +36,9 @@ KEY_SPARK_DRIVER_MEMORY = "spark_driver_memory"
 KEY_SHUFFLE_PARTITIONS = "shuffle_partitions"
 KEY_SPARK_CONF = "spark_conf"
 KEY_OUTPUT = "output"
+KEY_HIVE_VERSION = "hive_version"
+KEY_HIVE_SITE = "hive_site"
+KEY_SCHEMA_EVOLUTION = "schema_evolution"
 KEY_MAPPING_MODE = "mapping_mode"
 KEY_CALENDAR = "calendar"
 KEY_NAME_CASE_SENSITIVE = "name_case_sensitive"
@@ -70,11 +79,20 @@ class Settings:
         shuffle_partitions: ``spark.sql.shuffle.partitions``.
         spark_conf: extra Spark configuration, applied last.
         output: ``text`` (rich terminal) or ``json`` (machine-readable, no decoration).
-        mapping_mode: how ORC columns map onto Hive columns: ``auto``, ``position`` or ``name``.
-        name_case_sensitive: whether by-name matching of ORC columns is case sensitive.
+        hive_version: whose reading of the tables to reproduce: ``1.2``, ``2.3`` (2.1-2.3),
+            ``3.1`` (3.0-3.1) or ``4``; the switches below default to that version's.
+        hive_site: the cluster's ``hive-site.xml``; its ``hive.exec.schema.evolution``,
+            ``orc.force.positional.evolution`` and ``orc.schema.evolution.case.sensitive``
+            override the version's defaults.
+        schema_evolution: ``hive.exec.schema.evolution`` (ORC partitions read into the table's
+            columns); ``None``: the version's (or hive-site's) value.
+        mapping_mode: ``orc.force.positional.evolution``: ``position`` or ``name``; ``auto``
+            keeps the version's (or hive-site's) choice. ``_colN`` files map by position always.
+        name_case_sensitive: ``orc.schema.evolution.case.sensitive``; ``None``: the version's.
         calendar: whose reading of dates and timestamps before 1582-10-15 to reproduce:
             ``hive3`` (Hive 3.1+ and Spark: each ORC file's calendar field, hybrid when absent)
-            or ``hive2`` (Hive 2.x: every file's day numbers counted in the hybrid calendar).
+            or ``hive2`` (Hive 2.x: every file's day numbers counted in the hybrid calendar);
+            ``None``: the version's.
         inspect_workers: threads listing directories and reading ORC footers.
         small_file_bytes: files below this size count as small in anomaly reports.
         partition_batch: partitions fetched per metastore call.
@@ -99,9 +117,12 @@ class Settings:
     shuffle_partitions: int = 8
     spark_conf: Mapping[str, str] = field(default_factory=dict)
     output: str = "text"
+    hive_version: str = DEFAULT_HIVE_VERSION
+    hive_site: str | None = None
+    schema_evolution: bool | None = None
     mapping_mode: str = "auto"
-    name_case_sensitive: bool = False
-    calendar: str = "hive3"
+    name_case_sensitive: bool | None = None
+    calendar: str | None = None
     inspect_workers: int = 8
     small_file_bytes: int = 8 * 1024 * 1024
     partition_batch: int = 500
@@ -134,10 +155,24 @@ class Settings:
             raise ConfigError(
                 f"mapping_mode must be one of {MAPPING_MODES}, got {self.mapping_mode!r}"
             )
-        if self.calendar not in CALENDARS:
+        object.__setattr__(self, "hive_version", normalise_version(self.hive_version))
+        if self.calendar is not None and self.calendar not in CALENDARS:
             raise ConfigError(f"calendar must be one of {CALENDARS}, got {self.calendar!r}")
         if self.metastore_uri is not None:
             check_metastore_uri(self.metastore_uri)
+
+    @property
+    def hive(self) -> HiveSemantics:
+        """How the user's Hive reads tables: the version's switches, then hive-site's, then
+        the explicit settings."""
+        return resolve(
+            self.hive_version,
+            hive_site=Path(self.hive_site).expanduser() if self.hive_site else None,
+            schema_evolution=self.schema_evolution,
+            mapping_mode=self.mapping_mode,
+            case_sensitive=self.name_case_sensitive,
+            calendar=self.calendar,
+        )
 
     @property
     def log_dir(self) -> Path:
@@ -187,6 +222,9 @@ def _coerce(key: str, value: Any) -> Any:
     try:
         if key == KEY_HOME:
             return Path(value).expanduser()
+        kind = kind.removesuffix(" | None")
+        if value in (None, "") and _FIELD_TYPES[key].endswith("| None"):
+            return None
         if kind == "int":
             return int(value)
         if kind == "float":

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lakeshift.bulk.spec import SWITCH_CUTOVER, SWITCH_NONE, BulkSpec, TableSpec
+from lakeshift.bulk.spec import HIVE_KEYS, SWITCH_CUTOVER, SWITCH_NONE, BulkSpec, TableSpec
 from lakeshift.context import Context
 from lakeshift.errors import (
     EXIT_OK,
@@ -167,10 +167,12 @@ def _run_table(
     outcome = TableOutcome(spec.source, spec.target)
     started = time.monotonic()
     settings = base.settings
-    if spec.mapping_mode:
-        settings = replace(settings, mapping_mode=spec.mapping_mode)
-    if spec.calendar:
-        settings = replace(settings, calendar=spec.calendar)
+    chosen = {
+        key: getattr(spec, key)
+        for key in HIVE_KEYS
+        if getattr(spec, key) is not None and getattr(spec, key) != ""
+    }
+    settings = replace(settings, **chosen)
     if spec.hudi_table_version:
         settings = replace(settings, hudi_table_version=spec.hudi_table_version)
     ctx = base.worker(settings)

@@ -30,18 +30,28 @@ from typing import Any
 import tomllib
 
 from lakeshift.config import CALENDARS, FORMAT_CHOICES, HUDI_TABLE_VERSIONS, MAPPING_MODES
-from lakeshift.errors import BulkFileError, LakeshiftError
+from lakeshift.errors import BulkFileError, ConfigError, LakeshiftError
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.maintain import MaintainOptions
 from lakeshift.migrate.backfill import DEFAULT_BATCH_ROWS
 from lakeshift.migrate.keys import KEY_MODES
+from lakeshift.schema_map.hive_semantics import normalise_version
 from lakeshift.validate.model import LEVELS
 
 FORMATS = FORMAT_CHOICES
 SWITCH_NONE, SWITCH_VALIDATED, SWITCH_CUTOVER = "none", "validated", "cutover"
 SWITCH_POLICIES = (SWITCH_NONE, SWITCH_VALIDATED, SWITCH_CUTOVER)
 DEFAULT_PARALLEL = 2
+#: Per-table keys that choose how the user's Hive reads the table (Settings of the same names).
+HIVE_KEYS = (
+    "hive_version",
+    "hive_site",
+    "schema_evolution",
+    "name_case_sensitive",
+    "mapping_mode",
+    "calendar",
+)
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,11 @@ class TableSpec:
         source: the Hive table ``DB.TABLE``.
         target: the lake table (default ``DB.TABLE_<format>``).
         format: target format, ``iceberg``, ``delta`` or ``hudi``.
+        hive_version: whose Hive reading to reproduce (``1.2``, ``2.3``, ``3.1``, ``4``);
+            ``None`` keeps the global setting. So do the switches below when ``None``.
+        hive_site: that cluster's ``hive-site.xml`` (its schema evolution switches).
+        schema_evolution: ``hive.exec.schema.evolution``.
+        name_case_sensitive: ``orc.schema.evolution.case.sensitive``.
         mapping_mode: ``auto``/``position``/``name``; ``None`` keeps the global setting.
         calendar: ``hive3``/``hive2`` (dates before 1582); ``None`` keeps the global setting.
         hudi_table_version: 6 or 8 for a new Hudi target; ``None`` keeps the global setting.
@@ -69,6 +84,10 @@ class TableSpec:
     source: str
     target: str = ""
     format: str = "iceberg"
+    hive_version: str | None = None
+    hive_site: str | None = None
+    schema_evolution: bool | None = None
+    name_case_sensitive: bool | None = None
     mapping_mode: str | None = None
     calendar: str | None = None
     hudi_table_version: int | None = None
@@ -214,6 +233,8 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
             "hudi_table_version": int,
             "quarantine": bool,
             "maintain": bool,
+            "schema_evolution": bool,
+            "name_case_sensitive": bool,
         }.get(key, str)
         if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
             raise BulkFileError(f"{where}: {key} must be a {expected.__name__}, got {value!r}")
@@ -222,6 +243,11 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
             raise BulkFileError(
                 f"{where}: {key} must be one of {', '.join(choices)}, got {values[key]!r}"
             )
+    if "hive_version" in values:
+        try:
+            values = {**values, "hive_version": normalise_version(values["hive_version"])}
+        except ConfigError as e:
+            raise BulkFileError(f"{where}: {e.message}", hint=e.hint) from e
     if values.get("hudi_table_version", HUDI_TABLE_VERSIONS[0]) not in HUDI_TABLE_VERSIONS:
         raise BulkFileError(
             f"{where}: hudi_table_version must be one of "

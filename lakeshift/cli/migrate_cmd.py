@@ -122,13 +122,24 @@ def options_from_flags(
     )
 
 
+#: Anomalies whose rows depend on the chosen Hive version: the plan names them every time.
+VERSION_NOTES = {
+    "hive-version-sensitive": "partition(s) that Hive 1.2, 2.x/3.1 and 4 show differently: "
+    "check hive_version (inspect names the columns)",
+    "name-case-differs": "partition(s) with file columns whose names differ from the table's "
+    "only in letter case",
+    "partition-values-collide": "group(s) of partitions that Hive shows with one key value",
+    "key-precision-lost": "timestamp key value(s) finer than the microseconds targets keep",
+}
+
+
 def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
     totals = plan.to_json()["totals"]
     out.message(
         f"[bold]plan[/] {plan.source} → {plan.target} ({plan.format}, "
         f"{'exists' if plan.target_exists else 'will be created'}"
-        f"{': ' + plan.target_layout if plan.target_layout else ''}); mapping mode "
-        f"[bold]{plan.mapping.mapping_mode}[/]; key {plan.key_mode}\n"
+        f"{': ' + plan.target_layout if plan.target_layout else ''}); key {plan.key_mode}\n"
+        f"read as [bold]{plan.mapping.semantics.label}[/] (setting hive_version)\n"
         f"{totals['new']} new, {totals['changed']} changed, {totals['unchanged']} unchanged, "
         f"{totals['refused']} refused; {totals['rows_to_backfill']:,} rows "
         f"({human_bytes(totals['bytes_to_backfill'])}) in {totals['batches']} batches, "
@@ -153,6 +164,9 @@ def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
                 else ""
             )
         )
+    for code, what in VERSION_NOTES.items():
+        if plan.anomalies.get(code):
+            out.message(f"[yellow]{plan.anomalies[code]} {what} (anomaly {code})[/]")
     shown = [p for p in plan.partitions if p.state != "unchanged"][: max(limit, 0) or None]
     out.table(
         "Partitions",

@@ -18,8 +18,7 @@ from lakeshift.schema_map.projection import file_groups
 def render_mapping(out: Output, mapping: FieldMapping, inventory: TableInventory) -> None:
     out.message(
         f"[bold]{mapping.table}[/] target schema: {len(mapping.fields)} columns, last field ID "
-        f"{mapping.last_id}, mapping mode [bold]{mapping.mapping_mode}[/] "
-        f"({'case-sensitive' if mapping.case_sensitive else 'case-insensitive'} names), "
+        f"{mapping.last_id}, read as [bold]{mapping.semantics.label}[/], "
         f"CHAR values {'padded' if mapping.char_padding == 'pad' else 'as stored'}"
     )
     role = {f.id: "partition key" for f in mapping.partition_keys}
@@ -75,9 +74,7 @@ def schema_command(state: CliState, table: str) -> None:
     mapping = build_mapping(
         inventory,
         previous,
-        mapping_mode=ctx.settings.mapping_mode,
-        calendar=ctx.settings.calendar,
-        case_sensitive=ctx.settings.name_case_sensitive,
+        semantics=ctx.settings.hive,
     )
     path = save_mapping(mapping, ctx.home)
     render_mapping(state.output, mapping, inventory)

@@ -118,13 +118,7 @@ def _hive_matching(
         return {} if hive_table is None else {hive_table: None}
     settings = services.settings
     inventory = inspect_table(services.client, hive_table, settings)
-    mapping = build_mapping(
-        inventory,
-        None,
-        mapping_mode=settings.mapping_mode,
-        case_sensitive=False,
-        calendar=settings.calendar,
-    )
+    mapping = build_mapping(inventory, None, settings.hive)
     frame = read_partitions(services.spark, inventory, mapping)
     try:
         return {hive_table: _matches(frame, request).count()}

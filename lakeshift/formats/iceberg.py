@@ -34,7 +34,8 @@ from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.iceberg_schema import stored_mapping
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.spark_sql import quote, spark_type, string_literal
+from lakeshift.schema_map.partition_values import typed_value
+from lakeshift.schema_map.spark_sql import quote, string_literal, typed_literal
 from lakeshift.schema_map.sync import sync_iceberg_target
 from lakeshift.validate.counts import counts_by_partition
 
@@ -143,9 +144,7 @@ class IcebergFormat(TargetFormat):
             target,
             inventory,
             home=settings.home,
-            mapping_mode=settings.mapping_mode,
-            calendar=settings.calendar,
-            case_sensitive=settings.name_case_sensitive,
+            semantics=settings.hive,
             properties={
                 TARGET_SOURCE_PROPERTY: source,
                 # Right-sized files: small partitions are clustered before writing (one
@@ -195,13 +194,12 @@ class IcebergFormat(TargetFormat):
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
     ) -> None:
         by_name = {p.name: p for p in inventory.partitions}
+        version = self._version(target)
         for name in partitions:
             predicates = []
             for key, value in zip(inventory.partition_keys, by_name[name].values):
-                key_type = spark_type(iceberg_hive_type(parse_hive_type(key.type)))
-                literal = (
-                    "NULL" if value is None else f"CAST({string_literal(value)} AS {key_type})"
-                )
+                typed = typed_value(value, key.type, version)
+                literal = typed_literal(typed, iceberg_hive_type(parse_hive_type(key.type)))
                 predicates.append(f"{quote(key.name)} <=> {literal}")
             where = " AND ".join(predicates) or "true"
             self.spark.sql(f"DELETE FROM {spark_identifier(target)} WHERE {where}")
@@ -209,12 +207,20 @@ class IcebergFormat(TargetFormat):
     def row_counts(self, target: str, inventory: TableInventory) -> dict[str, int]:
         keys = [k.name for k in inventory.partition_keys]
         rows = self._require(target).inspect.partitions().to_pylist()
+        version = self._version(target)
         if not keys:  # unpartitioned: one row, no partition struct
-            return counts_by_partition(inventory, [((), sum(r["record_count"] for r in rows))])
+            total = sum(r["record_count"] for r in rows)
+            return counts_by_partition(inventory, [((), total)], version)
         return counts_by_partition(
             inventory,
             [(tuple(r["partition"].get(k) for k in keys), r["record_count"]) for r in rows],
+            version,
         )
+
+    def _version(self, target: str) -> str:
+        """The Hive version whose partition values the target holds (its mapping's)."""
+        stored = self.stored_mapping(target)
+        return stored.hive_version if stored else self.services.settings.hive.version
 
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         self.spark.sql(f"REFRESH TABLE {spark_identifier(target)}")

@@ -7,7 +7,7 @@ the partition is not migrated until the cause is fixed; the others are handled b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import median
 
 from lakeshift.errors import RefusedInput
@@ -21,8 +21,11 @@ from lakeshift.inspect.model import (
     PartitionInfo,
 )
 from lakeshift.inspect.orc_tail import proleptic_writer
+from lakeshift.inspect.version_sensitivity import version_sensitivity
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
+from lakeshift.schema_map import projection
 from lakeshift.schema_map.conversions import unreadable
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.text.layout import read_as_text
 
@@ -31,16 +34,18 @@ from lakeshift.text.layout import read_as_text
 class Rules:
     """Settings that change how partitions are classified."""
 
-    mapping_mode: str = "auto"  # auto | position | name
-    case_sensitive: bool = False
+    hive: HiveSemantics = field(default_factory=HiveSemantics)  # how the user's Hive reads it
     small_file_bytes: int = 8 * 1024 * 1024
     small_file_count: int = 16  # small files in one partition that make it `small-files`
     many_files: int = 1000  # data files in a table that make it `many-small-files` if small
-    calendar: str = "hive3"  # whose reading of dates before 1582 is reproduced
+
+    @property
+    def calendar(self) -> str:  # whose reading of dates before 1582 is reproduced
+        return self.hive.calendar
 
 
-def _key(name: str, rules: Rules) -> str:
-    return name if rules.case_sensitive else name.lower()
+def _key(name: str, case_sensitive: bool) -> str:
+    return name if case_sensitive else name.lower()
 
 
 def _anomaly(
@@ -142,9 +147,13 @@ def classify_partition(
                 count=p.skipped_files,
             )
         )
-    found.extend(_file_anomalies(p, rules))
+    found.extend(_file_anomalies(p, table_columns, rules))
     found.extend(_calendar_anomalies(p, rules))
-    found.extend(_partition_vs_table(p, table_columns, rules))
+    if rules.hive.reads_into_table(p.format):
+        found.extend(_declared_columns_ignored(p, table_columns, rules))
+    else:
+        found.extend(_partition_vs_table(p, table_columns))
+    found.extend(version_sensitivity(p, table_columns, rules.hive))
     found.extend(_size_and_stats(p, rules))
     return found
 
@@ -200,7 +209,9 @@ def readable_format(p: PartitionInfo) -> bool:
     return p.format in ("orc", "parquet") or read_as_text(p.format, p.serde)
 
 
-def _file_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
+def _file_anomalies(
+    p: PartitionInfo, table_columns: Sequence[Column], rules: Rules
+) -> list[Anomaly]:
     found: list[Anomaly] = []
     corrupt = [f for f in p.files if f.error]
     if corrupt:
@@ -236,25 +247,39 @@ def _file_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
                 SEVERITY_WARNING,
                 f"{len(positional)} file(s) name columns _col0.._colN (old Hive writer); "
                 "Hive maps them by position.",
-                "Mapped by position onto the partition's columns.",
+                "Mapped by position onto the "
+                + ("table's" if rules.hive.reads_into_table(p.format) else "partition's")
+                + " columns.",
                 files=[f.path for f in positional],
             )
         )
     diffs: dict[str, list[str]] = {}
+    into_table = rules.hive.reads_into_table(p.format)
+    whose = "table" if into_table else "partition"
     for f in readable:
-        by_position = f.positional or rules.mapping_mode == "position"
-        for code, detail in _file_vs_partition(f, p.columns, by_position, rules):
+        by_position = projection.by_position(f, rules.hive)
+        sensitive = projection.name_match_is_case_sensitive(f.format, rules.hive)
+        wanted = table_columns if into_table else p.columns
+        for code, detail in _file_vs_columns(f, wanted, by_position, sensitive):
             diffs.setdefault(code, []).append(f"{f.path}: {detail}")
     texts = {
         "file-extra-columns": (
             SEVERITY_INFO,
-            "file holds columns the partition does not declare",
+            f"file holds columns the {whose} does not declare",
             "Ignored, as Hive ignores them.",
         ),
         "file-missing-columns": (
             SEVERITY_WARNING,
-            "file lacks columns the partition declares",
+            f"file lacks columns the {whose} declares",
             "Read as NULL, as Hive does.",
+        ),
+        "name-case-differs": (
+            SEVERITY_WARNING,
+            f"file column names differ from the {whose}'s only in letter case",
+            f"Hive {rules.hive.version} matches ORC names case-sensitively "
+            "(orc.schema.evolution.case.sensitive): they read NULL, as there."
+            if into_table and rules.hive.case_sensitive
+            else "Matched regardless of case, as Hive reads them.",
         ),
         "file-reordered-columns": (
             SEVERITY_INFO,
@@ -263,12 +288,12 @@ def _file_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
         ),
         "file-type-differs": (
             SEVERITY_WARNING,
-            "file column types differ from the partition's",
+            f"file column types differ from the {whose}'s",
             "Converted as Hive converts on read (unconvertible values: NULL).",
         ),
         "file-type-incompatible": (
             SEVERITY_ERROR,
-            "file column types Hive's reader cannot convert to the partition's",
+            f"file column types Hive's reader cannot convert to the {whose}'s",
             "Not migrated (Hive fails on this partition too): rewrite the file or fix the "
             "declared type in Hive, then inspect again.",
         ),
@@ -289,9 +314,11 @@ def _file_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
     return found
 
 
-def _file_vs_partition(
-    f: FileInfo, columns: Sequence[Column], by_position: bool, rules: Rules
+def _file_vs_columns(
+    f: FileInfo, columns: Sequence[Column], by_position: bool, case_sensitive: bool
 ) -> list[tuple[str, str]]:
+    """How a file's columns differ from the columns that read it (the partition's, or under
+    schema evolution the table's)."""
     out: list[tuple[str, str]] = []
     physical = list(f.columns)
     if by_position:
@@ -300,11 +327,20 @@ def _file_vs_partition(
         if len(physical) < len(columns):
             missing = [c.name for c in columns[len(physical) :]]
             out.append(("file-missing-columns", ", ".join(missing)))
-        return out + _retyped([(ph.type, c) for ph, c in zip(physical, columns)], False, rules)
-    by_name = {_key(c.name, rules): c for c in physical}
-    declared = {_key(c.name, rules): c for c in columns}
+        pairs = [(ph.type, c) for ph, c in zip(physical, columns)]
+        return out + _retyped(pairs, by_name=False, case_sensitive=case_sensitive)
+    by_name = {_key(c.name, case_sensitive): c for c in physical}
+    declared = {_key(c.name, case_sensitive): c for c in columns}
     extra = [c.name for k, c in by_name.items() if k not in declared]
     missing = [c.name for k, c in declared.items() if k not in by_name]
+    folded = {c.name.lower(): c.name for c in physical}
+    case_only = [
+        f"{folded[c.name.lower()]} (as {c.name})"
+        for k, c in declared.items()
+        if c.name.lower() in folded and folded[c.name.lower()] != c.name
+    ]
+    if case_only:
+        out.append(("name-case-differs", ", ".join(case_only)))
     if extra:
         out.append(("file-extra-columns", ", ".join(extra)))
     if missing:
@@ -314,11 +350,11 @@ def _file_vs_partition(
     if common_file != common_decl:
         out.append(("file-reordered-columns", ", ".join(by_name[k].name for k in common_file)))
     pairs = [(by_name[k].type, declared[k]) for k in common_decl]
-    return out + _retyped(pairs, True, rules)
+    return out + _retyped(pairs, by_name=True, case_sensitive=case_sensitive)
 
 
 def _retyped(
-    pairs: Sequence[tuple[str, Column]], by_name: bool, rules: Rules
+    pairs: Sequence[tuple[str, Column]], *, by_name: bool, case_sensitive: bool
 ) -> list[tuple[str, str]]:
     """``file-type-differs`` for changes Hive converts; ``file-type-incompatible`` for those
     its reader cannot (the one rule in ``lakeshift.schema_map.conversions``)."""
@@ -327,7 +363,7 @@ def _retyped(
     for file_type, column in pairs:
         if file_type == column.type:
             continue
-        reason = _unreadable(file_type, column.type, by_name, rules)
+        reason = _unreadable(file_type, column.type, by_name, case_sensitive)
         if reason:
             broken.append(f"{column.name}: {reason}")
         else:
@@ -339,17 +375,39 @@ def _retyped(
     return out
 
 
-def _unreadable(src: str, dst: str, by_name: bool, rules: Rules) -> str | None:
+def _unreadable(src: str, dst: str, by_name: bool, case_sensitive: bool) -> str | None:
     try:
         source, declared = parse_hive_type(src), parse_hive_type(dst)
     except RefusedInput as e:
         return str(e)
-    return unreadable(source, declared, by_name=by_name, case_sensitive=rules.case_sensitive)
+    return unreadable(source, declared, by_name=by_name, case_sensitive=case_sensitive)
 
 
-def _partition_vs_table(
+def _declared_columns_ignored(
     p: PartitionInfo, table_columns: Sequence[Column], rules: Rules
 ) -> list[Anomaly]:
+    """Under schema evolution Hive reads an ORC partition with the table's columns: the
+    partition's own declaration does not change a value, but people should know it differs."""
+    if [(c.name.lower(), c.type) for c in p.columns] == [
+        (c.name.lower(), c.type) for c in table_columns
+    ]:
+        return []
+    declared = ", ".join(f"{c.name} {c.type}" for c in p.columns) or "none"
+    return [
+        _anomaly(
+            p,
+            "partition-columns-ignored",
+            SEVERITY_INFO,
+            f"partition declares other columns than the table ({declared}); Hive "
+            f"{rules.hive.version} reads its ORC files with the table's columns "
+            "(hive.exec.schema.evolution).",
+            "Read with the table's columns, as Hive does; set hive_version if your Hive "
+            'is older (README "Which Hive are you migrating from?").',
+        )
+    ]
+
+
+def _partition_vs_table(p: PartitionInfo, table_columns: Sequence[Column]) -> list[Anomaly]:
     """Hive converts a partition's row to the table's columns by position."""
     found: list[Anomaly] = []
     if len(p.columns) < len(table_columns):
@@ -380,7 +438,7 @@ def _partition_vs_table(
     renamed = [
         (pc.name, tc.name)
         for pc, tc in zip(p.columns, table_columns)
-        if _key(pc.name, rules) != _key(tc.name, rules)
+        if pc.name.lower() != tc.name.lower()
     ]
     if renamed:
         found.append(
@@ -399,7 +457,7 @@ def _partition_vs_table(
     for pc, tc in zip(p.columns, table_columns):
         if pc.type == tc.type:
             continue
-        reason = _unreadable(pc.type, tc.type, False, rules)
+        reason = _unreadable(pc.type, tc.type, False, False)
         if reason:
             incompatible.append(f"{pc.name}: {reason}")
         else:

@@ -25,6 +25,7 @@ from lakeshift.inspect.anomalies import (
 )
 from lakeshift.inspect.files import filesystem_for, fingerprint, is_hidden, list_partition
 from lakeshift.inspect.footers import TextPartition, read_footer
+from lakeshift.inspect.key_values import key_anomalies
 from lakeshift.inspect.model import (
     SEVERITY_WARNING,
     Anomaly,
@@ -197,12 +198,7 @@ def inspect_table(
     table_columns = _columns(table.sd)
     table_format = storage_format(table.sd.inputFormat, table.sd.serdeInfo.serializationLib)
     table_fs, table_root = filesystem_for(table.sd.location)
-    rules = Rules(
-        mapping_mode=settings.mapping_mode,
-        case_sensitive=settings.name_case_sensitive,
-        small_file_bytes=settings.small_file_bytes,
-        calendar=settings.calendar,
-    )
+    rules = Rules(hive=settings.hive, small_file_bytes=settings.small_file_bytes)
     wanted = partition_filter or PartitionFilter(())
 
     def jobs() -> Iterator[Job]:
@@ -245,6 +241,7 @@ def inspect_table(
 
     table_anomalies = [*table_warnings(table), *schema_drift(results)]
     table_anomalies += many_small_files(results, rules)
+    table_anomalies += key_anomalies(results, keys, rules.hive.version)
     if keys and wanted.is_everything:
         registered = {filesystem_for(p.location)[1].rstrip("/") for p in results}
         for directory in _unregistered_dirs(table.sd.location, len(keys), registered):

@@ -17,6 +17,7 @@ from lakeshift.errors import RefusedInput
 from lakeshift.formats import TargetFormat
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.mapping import GENERATED, build_mapping
 from lakeshift.schema_map.model import FieldMapping
@@ -40,9 +41,7 @@ def check_adoptable(
     target: str,
     inventory: TableInventory,
     *,
-    mapping_mode: str,
-    calendar: str = "hive3",
-    case_sensitive: bool,
+    semantics: HiveSemantics,
     wanted: PartitionFilter,
 ) -> None:
     """Refuse adopting ``target`` unless writing into it cannot lose any of its rows.
@@ -55,9 +54,7 @@ def check_adoptable(
     mapping = build_mapping(
         inventory,
         previous,
-        mapping_mode=mapping_mode,
-        case_sensitive=case_sensitive,
-        calendar=calendar,
+        semantics,
     )
     source = inventory.qualified_name
     differences = column_differences(

@@ -133,9 +133,7 @@ def check_adoption(
             fmt,
             target,
             inventory,
-            mapping_mode=settings.mapping_mode,
-            calendar=settings.calendar,
-            case_sensitive=settings.name_case_sensitive,
+            semantics=settings.hive,
             wanted=options.partitions,
         )
 
@@ -236,9 +234,7 @@ def plan_migration(
     mapping = build_mapping(
         inventory,
         previous,
-        mapping_mode=settings.mapping_mode,
-        calendar=settings.calendar,
-        case_sensitive=settings.name_case_sensitive,
+        semantics=settings.hive,
     )
     done = fmt.backfilled(options.target) if exists else {}
     return build_plan(

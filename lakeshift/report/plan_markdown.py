@@ -17,8 +17,7 @@ def plan_markdown(plan: MigrationPlan) -> str:
         f"- target {'exists' if plan.target_exists else 'will be created'} "
         f"({plan.target_layout or plan.format}, partitioned by "
         f"{', '.join(f.name for f in m.partition_keys) or 'nothing'})",
-        f"- mapping mode **{m.mapping_mode}**, "
-        f"{'case-sensitive' if m.case_sensitive else 'case-insensitive'} names; record key "
+        f"- read as **{m.semantics.label}** (setting `hive_version`); record key "
         f"`uuid` ({plan.key_mode}); `partitionpath` column",
         f"- partitions: {totals['new']} new, {totals['changed']} changed, "
         f"{totals['unchanged']} unchanged, {totals['refused']} refused",

@@ -94,17 +94,26 @@ def file_table(partition: PartitionSpec, file: FileSpec) -> pa.Table:
     return pa.Table.from_arrays(arrays, names=names)
 
 
-def hive_view_rows(partition: PartitionSpec, file: FileSpec) -> list[dict[str, Any]]:
+def hive_view_rows(
+    partition: PartitionSpec, file: FileSpec, *, into_table: bool = True
+) -> list[dict[str, Any]]:
     """The rows Hive shows for one file, in the table's current columns.
 
-    Stated from how the sample was built, independently of lakeshift's reader: a column shows
-    its value only if both the partition's own columns and the file's columns hold it (Hive
-    reads a partition with the partition's columns, then converts by position to the table's);
-    otherwise NULL.
+    Stated from how the sample was built, independently of lakeshift's reader. Hive 2.1+
+    (``into_table``, schema evolution, the default) reads the ORC file with the table's
+    columns: a column shows its value where the file holds a column of that name (``_colN``
+    files: of that position); a renamed column's old files show NULL. Hive 1.2 reads with the
+    partition's own columns, then converts by position: a column shows its value only if
+    both the partition's columns and the file's hold it.
     """
-    partition_cols = {logical_name(n) for n, _ in SCHEMA_VERSIONS[partition.version]}
-    file_cols = {logical_name(n) for n, _ in SCHEMA_VERSIONS[file.version]}
-    visible = partition_cols & file_cols
+    file_columns = SCHEMA_VERSIONS[file.version]
+    if into_table and file.positional:
+        visible = set(LOGICAL[: len(file_columns)])
+    elif into_table:
+        visible = {name for name, _ in file_columns} & set(LOGICAL)
+    else:
+        partition_cols = {logical_name(n) for n, _ in SCHEMA_VERSIONS[partition.version]}
+        visible = partition_cols & {logical_name(n) for n, _ in file_columns}
     result = []
     for row in logical_rows(partition, file):
         view = {name: (row[name] if name in visible else None) for name in LOGICAL}

@@ -15,6 +15,7 @@ from lakeshift.schema_map.field_ids import (
     fresh_fields,
     with_lineage,
 )
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping, TargetField
 
@@ -40,12 +41,10 @@ def _names_by_position(inventory: TableInventory) -> list[list[str]]:
 def build_mapping(
     inventory: TableInventory,
     previous: FieldMapping | None,
-    *,
-    mapping_mode: str,
-    case_sensitive: bool,
-    calendar: str = "hive3",
+    semantics: HiveSemantics,
 ) -> FieldMapping:
-    """The target schema with stable IDs; reuses ``previous`` IDs when given.
+    """The target schema with stable IDs; reuses ``previous`` IDs when given. ``semantics``
+    (how the user's Hive reads the table) is recorded with it: every reader follows it.
 
     Raises:
         SchemaMappingError: a type change the target cannot represent (names the column,
@@ -61,6 +60,8 @@ def build_mapping(
             "lakeshift adds as a generated column.",
             hint="Rename the Hive column before migrating.",
         )
+    # Hive's own column names are case-insensitive (the metastore lower-cases them), so a
+    # field keeps its ID across case changes whatever ORC's name match is.
     try:
         if previous is None:
             ids = IdAllocator(0)
@@ -70,10 +71,10 @@ def build_mapping(
         else:
             ids = IdAllocator(previous.last_id)
             data, retired = evolve_fields(
-                previous.columns, columns, ids, case_sensitive=case_sensitive, where=""
+                previous.columns, columns, ids, case_sensitive=False, where=""
             )
             part, retired_keys = evolve_fields(
-                previous.partition_keys, keys, ids, case_sensitive=case_sensitive, where=""
+                previous.partition_keys, keys, ids, case_sensitive=False, where=""
             )
             gen = list(previous.generated)
             retired = [*previous.retired, *retired, *retired_keys]
@@ -87,9 +88,11 @@ def build_mapping(
         generated=tuple(gen),
         retired=tuple(retired),
         last_id=ids.last_id,
-        mapping_mode=mapping_mode,
-        case_sensitive=case_sensitive,
-        calendar=calendar,
+        mapping_mode="position" if semantics.orc_positional else "auto",
+        case_sensitive=semantics.case_sensitive,
+        calendar=semantics.calendar,
+        hive_version=semantics.version,
+        schema_evolution=semantics.schema_evolution,
     )
 
 

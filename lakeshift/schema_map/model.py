@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from lakeshift.schema_map.hive_semantics import HiveSemantics
+
 MAPPING_VERSION = 1
 
 
@@ -64,6 +66,20 @@ class FieldMapping:
     version: int = MAPPING_VERSION
     notes: tuple[str, ...] = field(default=())
     calendar: str = "hive3"  # see Settings.calendar
+    # Which Hive's reading the backfill reproduces (HiveSemantics); mappings saved before
+    # lakeshift knew versions read every partition with its own columns (Hive 1.2's model).
+    hive_version: str = "1.2"
+    schema_evolution: bool = False
+
+    @property
+    def semantics(self) -> HiveSemantics:
+        return HiveSemantics(
+            version=self.hive_version,
+            schema_evolution=self.schema_evolution,
+            orc_positional=self.mapping_mode == "position",
+            case_sensitive=self.case_sensitive,
+            calendar=self.calendar,
+        )
 
     @property
     def fields(self) -> tuple[TargetField, ...]:
@@ -94,6 +110,8 @@ class FieldMapping:
             mapping_mode=data["mapping_mode"],
             case_sensitive=bool(data["case_sensitive"]),
             calendar=data.get("calendar", "hive3"),
+            hive_version=data.get("hive_version", "1.2"),
+            schema_evolution=bool(data.get("schema_evolution", False)),
             char_padding=data.get("char_padding", "pad"),
             version=int(data.get("version", MAPPING_VERSION)),
             notes=tuple(data.get("notes", [])),

@@ -1,11 +1,10 @@
-"""A partition's metastore text read as its key's type, as the backfill reads it.
+"""Partition values: a partition's metastore text as the user's Hive shows it (``typed_value``,
+by ``hive_key_values``), and a target's stored value in the same form (``comparable``).
 
-The reader types partition values with Spark's ``CAST(text AS type)`` (non-ANSI: a text that
-does not convert is NULL). Delta's partition values and the matching of a target's partitions
-to the source's need the same value without a Spark job, so Spark's string casts are restated
-here for the primitive types a partition key can have. Hand-written: no library reproduces
-Spark's cast grammar; ``tests/integration/test_partition_values.py`` holds every rule against
-Spark's own CAST.
+A target's values come back typed (Iceberg, Hudi) or as the canonical text lakeshift wrote
+(Delta); ``canonical_value`` reads such text with Spark's ``CAST(text AS type)`` rules, restated
+here so no Spark job is needed. Hand-written: no library reproduces Spark's cast grammar;
+``tests/integration/test_partition_values.py`` holds every rule against Spark's own CAST.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from lakeshift.schema_map.hive_key_values import hive_value
 from lakeshift.schema_map.hive_types import parse_hive_type
 
 _EDGES = "".join(chr(c) for c in range(0x21)) + "\x7f"  # UTF8String.trimAll: blanks, controls
@@ -115,9 +115,18 @@ def _timestamp(text: str) -> dt.datetime | None:
     return dt.datetime(date.year, date.month, date.day, h, m, s, micros)
 
 
-def typed_value(text: str | None, hive_type: str) -> Any:
-    """``text`` (a partition's metastore value; None for the NULL partition) as the backfill
-    types it for a key of ``hive_type``; None where it reads NULL."""
+def typed_value(text: str | None, hive_type: str, version: str) -> Any:
+    """``text`` (a partition's metastore value; None for the NULL partition) as Hive
+    ``version`` shows a key of ``hive_type`` (what the backfill writes); None where it shows
+    NULL."""
+    if text is None:
+        return None
+    return hive_value(text, parse_hive_type(hive_type), version)
+
+
+def canonical_value(text: str | None, hive_type: str) -> Any:
+    """Canonical text (as lakeshift writes Delta partition values) read with Spark's CAST
+    rules for a key of ``hive_type``; None where it reads NULL."""
     if text is None:
         return None
     hive = parse_hive_type(hive_type)
@@ -141,12 +150,12 @@ def typed_value(text: str | None, hive_type: str) -> Any:
 
 
 def comparable(value: Any, hive_type: str) -> Any:
-    """A target's partition value (typed, or text such as Delta's) in the form ``typed_value``
-    gives, so that the two compare equal when they are one value."""
+    """A target's partition value (typed, or canonical text such as Delta's) in the form
+    ``typed_value`` gives, so that the two compare equal when they are one value."""
     if value is None or isinstance(value, bool | Decimal | dt.date | int | float):
         if isinstance(value, dt.datetime):
             return value.replace(tzinfo=None)
         if isinstance(value, Decimal):
-            return typed_value(format(value, "f"), hive_type)
+            return canonical_value(format(value, "f"), hive_type)
         return value
-    return typed_value(str(value), hive_type)
+    return canonical_value(str(value), hive_type)

@@ -1,9 +1,15 @@
 """How each group of files (one partition, one physical schema) maps onto the target (pure).
 
-Hive reads a partition with the partition's own columns: ORC columns are found by name (or by
-position for ``_colN`` files and in ``position`` mode) and converted to the partition's types;
-the row is then converted to the table's columns **by position**. A table column past the end
-of the partition's columns reads as NULL, even where a file holds it.
+Which rule applies is the table's Hive semantics (``hive_semantics``):
+
+- **Model B** (ORC partitions, Hive 2.1+): the file is read straight into the **table's**
+  columns; a table column is the file column of the same name (case-sensitively unless
+  configured otherwise) or, for ``_colN`` files and ``orc.force.positional.evolution``, of the
+  same position; the partition's declared columns play no part. ORC's conversions apply.
+- **Model A** (Hive 1.2; text and Parquet partitions in every version): the partition's own
+  columns read the file (an ORC file by position in Hive 1.2, a Parquet file by name, a text
+  file's fields in order), then the row is converted to the table's columns **by position**. A
+  table column past the end of the partition's columns reads as NULL, even where a file holds it.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.text.layout import TEXT_FORMATS, TextLayout
 
@@ -20,7 +27,8 @@ from lakeshift.text.layout import TEXT_FORMATS, TextLayout
 class ColumnSource:
     """Where one target column of a file group comes from.
 
-    ``physical_index`` is ``None`` when Hive shows NULL for the column in this group.
+    ``physical_index`` is ``None`` when Hive shows NULL for the column in this group. Under
+    model B ``partition_type`` is the table's type: the file is converted straight to it.
     """
 
     target: str
@@ -45,6 +53,16 @@ class FileGroup:
     text_layout: TextLayout | None = None  # how a text group's lines split into values
     hybrid_labels: bool = False  # see hybrid_labels()
     proleptic_text: bool = False  # see proleptic_text()
+    into_table: bool = False  # model B: read straight into the table's columns
+    case_sensitive: bool = False  # how names are matched (top level and nested)
+    hive3_booleans: bool = True  # see HiveSemantics.hive3_booleans
+
+    @property
+    def nested_by_name(self) -> bool:
+        """Struct fields inside a column are matched by name: ORC's schema evolution matches
+        positionally at the top level only, Parquet always by name; Hive 1.2's ORC and text
+        readers go by position at every depth."""
+        return self.into_table or self.format == "parquet"
 
     @property
     def paths(self) -> list[str]:
@@ -55,12 +73,23 @@ class FileGroup:
 READABLE_FORMATS = ("orc", "parquet", *TEXT_FORMATS)
 
 
-def _by_position(file: FileInfo, mode: str) -> bool:
-    """ORC files map by position when old writers named them _colN or the table says so;
-    a text file's fields are the partition's columns in order."""
+def by_position(file: FileInfo, semantics: HiveSemantics) -> bool:
+    """Whether a file's top-level columns are matched by position: a text file's fields are
+    the partition's columns in order; Hive 1.2 reads ORC files by position; ORC's schema
+    evolution does for ``_colN`` files (old writers) and when forced; Parquet never."""
     if file.format in TEXT_FORMATS:
         return True
-    return file.format == "orc" and (file.positional or mode == "position")
+    if file.format != "orc":
+        return False
+    if not semantics.reads_into_table(file.format):
+        return True
+    return file.positional or semantics.orc_positional
+
+
+def name_match_is_case_sensitive(file_format: str, semantics: HiveSemantics) -> bool:
+    """ORC's schema evolution honours ``orc.schema.evolution.case.sensitive``; Hive's Parquet
+    reader always ignores case."""
+    return semantics.case_sensitive and semantics.reads_into_table(file_format)
 
 
 def hybrid_labels(file: FileInfo, mapping: FieldMapping) -> bool:
@@ -90,24 +119,29 @@ def _find(physical: tuple[Column, ...], name: str, case_sensitive: bool) -> int 
 def project(
     partition: PartitionInfo,
     physical: tuple[Column, ...],
-    by_position: bool,
+    positional: bool,
     table_columns: tuple[Column, ...],
     mapping: FieldMapping,
+    *,
+    into_table: bool = False,
+    case_sensitive: bool = False,
 ) -> tuple[ColumnSource, ...]:
-    """The source of every target data column for files with this physical schema."""
+    """The source of every target data column for files with this physical schema
+    (``into_table``: model B, the table's columns read the file directly)."""
     sources = []
     for position, (table_column, target) in enumerate(zip(table_columns, mapping.columns)):
-        if position >= len(partition.columns):
+        if into_table:
+            wanted = table_column
+        elif position < len(partition.columns):
+            wanted = partition.columns[position]
+        else:
             sources.append(ColumnSource(target.name, target.id, None, None, table_column.type))
             continue
-        declared = partition.columns[position]
-        if by_position:
+        if positional:
             index = position if position < len(physical) else None
         else:
-            index = _find(physical, declared.name, mapping.case_sensitive)
-        sources.append(
-            ColumnSource(target.name, target.id, index, declared.type, table_column.type)
-        )
+            index = _find(physical, wanted.name, case_sensitive)
+        sources.append(ColumnSource(target.name, target.id, index, wanted.type, table_column.type))
     return tuple(sources)
 
 
@@ -124,14 +158,17 @@ def file_groups(
             continue
         by_schema: dict[tuple[str, tuple[Column, ...], bool, bool, bool], list[str]]
         by_schema = defaultdict(list)
+        semantics = mapping.semantics
         for file in partition.files:
             if file.format not in READABLE_FORMATS or not file.columns:
                 continue
-            by_position = _by_position(file, mapping.mapping_mode)
+            positional = by_position(file, semantics)
             relabel = hybrid_labels(file, mapping)
-            key = (file.format, file.columns, by_position, relabel, proleptic_text(file))
+            key = (file.format, file.columns, positional, relabel, proleptic_text(file))
             by_schema[key].append(file.path)
-        for (fmt, physical, by_position, relabel, as_text), paths in by_schema.items():
+        for (fmt, physical, positional, relabel, as_text), paths in by_schema.items():
+            into_table = semantics.reads_into_table(fmt)
+            sensitive = name_match_is_case_sensitive(fmt, semantics)
             layout = (
                 TextLayout.from_parameters(partition.serde_parameters, inventory.parameters, fmt)
                 if fmt in TEXT_FORMATS
@@ -144,12 +181,23 @@ def file_groups(
                     location=partition.location,
                     format=fmt,
                     physical=physical,
-                    by_position=by_position,
+                    by_position=positional,
                     files=tuple(paths),
-                    sources=project(partition, physical, by_position, inventory.columns, mapping),
+                    sources=project(
+                        partition,
+                        physical,
+                        positional,
+                        inventory.columns,
+                        mapping,
+                        into_table=into_table,
+                        case_sensitive=sensitive,
+                    ),
                     text_layout=layout,
                     hybrid_labels=relabel,
                     proleptic_text=as_text,
+                    into_table=into_table,
+                    case_sensitive=sensitive,
+                    hive3_booleans=semantics.hive3_booleans,
                 )
             )
     return groups

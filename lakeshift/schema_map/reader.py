@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from lakeshift.inspect.model import Column, TableInventory
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
+from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.projection import FileGroup, file_groups
 from lakeshift.schema_map.spark_sql import convert, quote, spark_type
 from lakeshift.text.fields import text_type
@@ -57,15 +58,23 @@ def column_conversions(
             quote(physical.name),
             physical_type(group, physical),
             partition_type,
-            by_name=not group.by_position,
-            case_sensitive=mapping.case_sensitive,
+            by_name=group.nested_by_name,
+            case_sensitive=group.case_sensitive,
             src_physical=True,
             orc_file=group.format == "orc",
             text_file=group.text_layout is not None,
             hybrid_labels=group.hybrid_labels,
+            hive3_booleans=group.hive3_booleans,
             where=where,
         )
-        as_table = convert(as_partition, partition_type, table_type, by_name=False, where=where)
+        as_table = convert(
+            as_partition,
+            partition_type,
+            table_type,
+            by_name=False,
+            hive3_booleans=group.hive3_booleans,
+            where=where,
+        )
         out.append((table_column.name, quote(physical.name), as_table))
     return out
 
@@ -111,6 +120,9 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.text_layout,
         group.hybrid_labels,
         group.proleptic_text,
+        group.into_table,
+        group.case_sensitive,
+        group.hive3_booleans,
     )
 
 
@@ -175,20 +187,16 @@ def _read_signature(
         *group_select_exprs(first, inventory, mapping), quote(FILE_KEY)
     )
     keys = list(inventory.partition_keys)
-    files = [
-        (spark_file_path(g.location, f), g.partition, *g.values) for g in groups for f in g.files
-    ]
-    key_ddl = "".join(f", {quote(f'__k{i}')} STRING" for i in range(len(keys)))
+    files: list[tuple[object, ...]] = []
+    for group in groups:
+        # Key values as the user's Hive shows the metastore's text (Java's parsers, not CAST).
+        typed = [typed_value(v, k.type, mapping.hive_version) for v, k in zip(group.values, keys)]
+        files.extend(
+            (spark_file_path(group.location, f), group.partition, *typed) for f in group.files
+        )
+    key_ddl = "".join(f", {quote(k.name)} {spark_type(parse_hive_type(k.type))}" for k in keys)
     lookup = spark.createDataFrame(
         files, f"{quote(FILE_KEY)} STRING, {PARTITION_COLUMN} STRING" + key_ddl
-    )
-    lookup = lookup.selectExpr(
-        quote(FILE_KEY),
-        PARTITION_COLUMN,
-        *[
-            f"CAST({quote(f'__k{i}')} AS {spark_type(parse_hive_type(k.type))}) AS {quote(k.name)}"
-            for i, k in enumerate(keys)
-        ],
     )
     joined = projected.join(F.broadcast(lookup), on=FILE_KEY, how="left")
     guard = F.expr(

@@ -7,7 +7,10 @@ convert, as Hive does).
 
 from __future__ import annotations
 
+import datetime as dt
+from decimal import Decimal
 from itertools import count
+from typing import Any
 
 from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map.calendar_sql import hybrid_label
@@ -39,6 +42,24 @@ def quote(name: str) -> str:
 def string_literal(value: str) -> str:
     """A Spark SQL string literal (backslash escapes are on by default in Spark)."""
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def typed_literal(value: Any, hive: HiveType) -> str:
+    """A Spark SQL literal of a Python value of a primitive Hive type (``typed_value``'s
+    result), typed exactly: ``NULL`` for None."""
+    kind = spark_type(hive)
+    if value is None:
+        return f"CAST(NULL AS {kind})"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.datetime):
+        return f"TIMESTAMP_NTZ'{value.isoformat(sep=' ')}'"
+    if isinstance(value, dt.date):
+        return f"DATE'{value.isoformat()}'"
+    if isinstance(value, str):
+        return string_literal(value)
+    text = format(value, "f") if isinstance(value, Decimal) else repr(value)
+    return f"CAST({string_literal(text)} AS {kind})"
 
 
 def spark_type(hive: HiveType, *, physical: bool = False) -> str:
@@ -112,13 +133,20 @@ def _orc_integral(expr: str, src: HiveType, dst: HiveType) -> str | None:
 
 
 def _primitive(
-    expr: str, src: HiveType, dst: HiveType, src_physical: bool, orc_file: bool = False
+    expr: str,
+    src: HiveType,
+    dst: HiveType,
+    src_physical: bool,
+    orc_file: bool = False,
+    hive3_booleans: bool = True,
 ) -> str:
     if orc_file:
         evolved = _orc_integral(expr, src, dst)
         if evolved is not None:
             return evolved
     elif dst.kind == "boolean" and src.kind in _STRING_KINDS:
+        if not hive3_booleans:  # Hive 1.2 and 2.x: every non-empty string is true
+            return f"IF({expr} IS NULL, NULL, length({expr}) > 0)"
         words = ", ".join(string_literal(w) for w in HIVE_FALSE_WORDS)
         return f"IF({expr} IS NULL, NULL, NOT (lower({expr}) IN ({words})))"
     if dst.kind == "char":
@@ -142,6 +170,7 @@ def convert(
     orc_file: bool = False,
     text_file: bool = False,
     hybrid_labels: bool = False,
+    hive3_booleans: bool = True,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -153,6 +182,7 @@ def convert(
     (partition to table) for integral and boolean targets. ``text_file``: the conversion parses
     a text file's fields as the partition's types (LazySimpleSerDe's map-key rule).
     ``hybrid_labels``: dates and timestamps are shown as Hive 2.x shows them (``hybrid_label``).
+    ``hive3_booleans``: strings become booleans by Hive 3.0+'s rule, else by Hive 2's.
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -163,7 +193,7 @@ def convert(
     if src.is_primitive and dst.is_primitive:
         if hybrid_labels and src.kind in ("date", "timestamp"):
             expr = hybrid_label(expr, src.kind)
-        return _primitive(expr, src, dst, src_physical, orc_file)
+        return _primitive(expr, src, dst, src_physical, orc_file, hive3_booleans)
     if src == dst and not (
         (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))
     ):
@@ -175,6 +205,7 @@ def convert(
         "orc_file": orc_file,
         "text_file": text_file,
         "hybrid_labels": hybrid_labels,
+        "hive3_booleans": hive3_booleans,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakeshift.inspect.model import TableInventory
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.iceberg_schema import create_table, evolve_table, stored_mapping
 from lakeshift.schema_map.mapping import build_mapping, save_mapping
 from lakeshift.schema_map.model import FieldMapping
@@ -34,9 +35,7 @@ def sync_iceberg_target(
     inventory: TableInventory,
     *,
     home: Path,
-    mapping_mode: str,
-    calendar: str = "hive3",
-    case_sensitive: bool,
+    semantics: HiveSemantics,
     properties: Mapping[str, str] | None = None,
 ) -> SyncResult:
     """Create the target from a fresh mapping, or evolve it from the mapping it stores.
@@ -54,9 +53,7 @@ def sync_iceberg_target(
     mapping = build_mapping(
         inventory,
         previous,
-        mapping_mode=mapping_mode,
-        case_sensitive=case_sensitive,
-        calendar=calendar,
+        semantics,
     )
     created = evolved = False
     if table is None:

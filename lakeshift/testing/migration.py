@@ -38,9 +38,7 @@ def _context(
     client = MetastoreClient(uri).connect()
     inventory = inspect_table(client, source, settings, partition_filter=partitions)
     fmt = require_target(FormatServices(spark, client, settings), target, source)
-    mapping = fmt.stored_mapping(target) or build_mapping(
-        inventory, None, mapping_mode="auto", case_sensitive=False
-    )
+    mapping = fmt.stored_mapping(target) or build_mapping(inventory, None, settings.hive)
     return inventory, mapping, fmt
 
 

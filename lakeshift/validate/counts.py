@@ -28,13 +28,14 @@ def _hive_text(value: Any) -> str | None:
 
 
 def counts_by_partition(
-    inventory: TableInventory, rows: Iterable[tuple[tuple[Any, ...], int]]
+    inventory: TableInventory, rows: Iterable[tuple[tuple[Any, ...], int]], version: str
 ) -> dict[str, int]:
-    """Sum ``(partition values, record count)`` pairs per source partition name."""
+    """Sum ``(partition values, record count)`` pairs per source partition name (values as
+    Hive ``version`` shows them)."""
     keys = [k.name for k in inventory.partition_keys]
     types = [k.type for k in inventory.partition_keys]
     by_typed = {
-        tuple(typed_value(v, t) for v, t in zip(p.values, types)): p.name
+        tuple(typed_value(v, t, version) for v, t in zip(p.values, types)): p.name
         for p in inventory.partitions
     }
     counts: dict[str, int] = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,14 @@ V1 = COLUMNS[:7]  # partitions written before `extra` was added (no CASCADE)
 WALL = dt.datetime(1999, 12, 31, 23, 59, 59, 123456)
 TAGS = pa.list_(pa.string())
 ATTRS = pa.map_(pa.string(), pa.int32())
+
+
+@pytest.fixture
+def insensitive(settings: Settings) -> Settings:
+    """The drifted table's files name columns in upper case, matched ignoring case (a
+    cluster with ``orc.schema.evolution.case.sensitive=false``), so that every partition has
+    values for the two readers to agree, or disagree, about."""
+    return replace(settings, name_case_sensitive=False)
 
 
 def _drifted_table(client: MetastoreClient, root: Path) -> HiveTableBuilder:
@@ -176,15 +185,15 @@ def _validate(
 def test_independent_reader_proves_a_drifted_table(
     fmt: str,
     client: MetastoreClient,
-    settings: Settings,
+    insensitive: Settings,
     spark: Any,
     metastore_uri: str,
     tables_root: Path,
     lakeshift_home: Path,
 ) -> None:
     journal = Journal(lakeshift_home / f"independent-{fmt}.sqlite")
-    source, target = _migrated(fmt, client, settings, spark, metastore_uri, tables_root, journal)
-    report = _validate(spark, client, settings, metastore_uri, journal, source, target)
+    source, target = _migrated(fmt, client, insensitive, spark, metastore_uri, tables_root, journal)
+    report = _validate(spark, client, insensitive, metastore_uri, journal, source, target)
     assert report.ok, report
     assert report.level == "independent" and (report.independent_seconds or 0) > 0
     for p in report.partitions:
@@ -210,13 +219,13 @@ def test_independent_reader_proves_a_drifted_table(
     assert text_rows[1]["ts"].replace(tzinfo=None) == WALL  # some readers say UTC
 
     # The same fingerprints as the Spark reader's, partition by partition (not only summed).
-    inventory = inspect_table(client, source, settings)
-    mapping = build_mapping(inventory, None, mapping_mode="name", case_sensitive=False)
+    inventory = inspect_table(client, source, insensitive)
+    mapping = build_mapping(inventory, None, insensitive.hive)
     names = [p.name for p in inventory.partitions]
     from lakeshift.formats import FormatServices, require_target
 
     target_type = require_target(
-        FormatServices(spark, client, settings, HiveCatalog("t", uri=metastore_uri)),
+        FormatServices(spark, client, insensitive, HiveCatalog("t", uri=metastore_uri)),
         target,
         source,
     ).target_type
@@ -240,7 +249,7 @@ def _tamper_observed(journal_path: Path, source: str) -> dict[str, Any]:
 
 def test_disagreements_name_the_two_that_agree(
     client: MetastoreClient,
-    settings: Settings,
+    insensitive: Settings,
     spark: Any,
     metastore_uri: str,
     tables_root: Path,
@@ -249,17 +258,17 @@ def test_disagreements_name_the_two_that_agree(
     path = lakeshift_home / "independent-tamper.sqlite"
     journal = Journal(path)
     source, target = _migrated(
-        "iceberg", client, settings, spark, metastore_uri, tables_root, journal
+        "iceberg", client, insensitive, spark, metastore_uri, tables_root, journal
     )
 
     # 1. The journal's observed checksum is wrong: checksum level rescans and passes; the
     # independent level refuses every partition of the batch, naming reader and target.
     saved = _tamper_observed(path, source)
     checksum = _validate(
-        spark, client, settings, metastore_uri, journal, source, target, "checksum"
+        spark, client, insensitive, metastore_uri, journal, source, target, "checksum"
     )
     assert checksum.ok
-    report = _validate(spark, client, settings, metastore_uri, journal, source, target)
+    report = _validate(spark, client, insensitive, metastore_uri, journal, source, target)
     assert {p.status for p in report.partitions} == {MISMATCH}
     for p in report.partitions:
         assert p.agree == (INDEPENDENT, TARGET), p
@@ -272,7 +281,7 @@ def test_disagreements_name_the_two_that_agree(
 
     # 2. The target changed after the backfill: the reader and the observation agree.
     spark.sql(f"UPDATE {target} SET note = 'changed' WHERE dt = '3' AND id = 30")
-    report = _validate(spark, client, settings, metastore_uri, journal, source, target)
+    report = _validate(spark, client, insensitive, metastore_uri, journal, source, target)
     by_name = {p.partition: p for p in report.partitions}
     assert by_name["dt=3"].status == MISMATCH and by_name["dt=3"].agree == (INDEPENDENT, OBSERVED)
     assert "the target scan differs" in by_name["dt=3"].detail
@@ -288,7 +297,7 @@ def test_disagreements_name_the_two_that_agree(
 
 def test_a_planted_reader_bug_is_caught_by_independent_not_by_checksum(
     client: MetastoreClient,
-    settings: Settings,
+    insensitive: Settings,
     spark: Any,
     metastore_uri: str,
     tables_root: Path,
@@ -311,13 +320,13 @@ def test_a_planted_reader_bug_is_caught_by_independent_not_by_checksum(
     monkeypatch.setattr(source_frame_module, "read_batch", faulty)
     journal = Journal(lakeshift_home / "independent-fault.sqlite")
     source, target = _migrated(
-        "iceberg", client, settings, spark, metastore_uri, tables_root, journal
+        "iceberg", client, insensitive, spark, metastore_uri, tables_root, journal
     )
     checksum = _validate(
-        spark, client, settings, metastore_uri, journal, source, target, "checksum"
+        spark, client, insensitive, metastore_uri, journal, source, target, "checksum"
     )
     assert checksum.ok  # the observation proves what was written, not what Hive shows
-    report = _validate(spark, client, settings, metastore_uri, journal, source, target)
+    report = _validate(spark, client, insensitive, metastore_uri, journal, source, target)
     by_name = {p.partition: p for p in report.partitions}
     assert by_name["dt=2"].status == MISMATCH and by_name["dt=2"].agree == (OBSERVED, TARGET)
     assert "the independent reader differs" in by_name["dt=2"].detail

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -52,15 +53,19 @@ def test_sample_table_shows_every_planted_case(
     table_codes = {a.code for a in inventory.anomalies}
     assert table_codes == {"schema-drift", "unregistered-directory"}
     assert inventory.unregistered_dirs == ("yyyymmdd=20220429",)
+    # Hive 2.1+ (the default): ORC files read with the table's columns; the partitions'
+    # own older declarations are ignored (and named), files compared with the table.
     expectations = {
-        "yyyymmdd=20220401": {
-            "positional-files",
-            "partition-behind-table",
-            "partition-column-renamed",
+        "yyyymmdd=20220401": {"positional-files", "partition-columns-ignored"},
+        "yyyymmdd=20220405": {
+            "file-extra-columns",  # `price`: the table says bid_price
+            "file-missing-columns",
+            "stats-mismatch",
+            "partition-columns-ignored",
+            "hive-version-sensitive",  # Hive 1.2 keeps price's values by position
         },
-        "yyyymmdd=20220405": {"file-extra-columns", "stats-mismatch", "partition-behind-table"},
-        "yyyymmdd=20220412": {"skipped-files", "partition-behind-table"},
-        "yyyymmdd=20220416": {"partition-behind-table"},
+        "yyyymmdd=20220412": {"skipped-files", "partition-columns-ignored"},
+        "yyyymmdd=20220416": {"partition-columns-ignored", "file-missing-columns"},
         "yyyymmdd=20220422": set(),
         "yyyymmdd=20220427": {"outside-table-root"},
         "yyyymmdd=20220428": {"empty-partition", "skipped-files"},
@@ -69,6 +74,19 @@ def test_sample_table_shows_every_planted_case(
     for name, expected in expectations.items():
         assert expected <= _codes(inventory, name), name
     assert _codes(inventory, "yyyymmdd=20220422") == set()
+    # Hive 1.2: each partition's own columns, then the table's by position.
+    hive12 = inspect_table(client, "sample.click_log", replace(settings, hive_version="1.2"))
+    for name, expected in {
+        "yyyymmdd=20220401": {"positional-files", "partition-behind-table"},
+        "yyyymmdd=20220405": {"file-extra-columns", "stats-mismatch", "partition-behind-table"},
+        "yyyymmdd=20220412": {
+            "skipped-files",
+            "partition-behind-table",
+            "partition-column-renamed",
+        },
+        "yyyymmdd=20220416": {"partition-behind-table"},
+    }.items():
+        assert expected <= _codes(hive12, name), name
     assert [f.path for f in inventory.partition("yyyymmdd=20220424").files] == [
         "HIVE_UNION_SUBDIR_1/000000_0",
         "HIVE_UNION_SUBDIR_2/000000_0",
@@ -107,7 +125,11 @@ def test_renamed_physical_columns_by_name(
 ) -> None:
     builder.add_partition(["1"], {"000000_0": _rows(3, ("id", "full_name"))})
     inventory = _inspect(client, builder, settings)
-    assert _codes(inventory, "dt=1") == {"file-extra-columns", "file-missing-columns"}
+    assert _codes(inventory, "dt=1") == {
+        "file-extra-columns",
+        "file-missing-columns",
+        "hive-version-sensitive",  # Hive 1.2 and 4 read full_name as name, by position
+    }
     assert inventory.partition("dt=1").rows == 3
 
 

@@ -1,4 +1,4 @@
-"""``typed_value`` restates Spark's CAST of a partition value's text (what the backfill writes):
+"""``canonical_value`` restates Spark's CAST of a partition value's text (what the backfill writes):
 checked against Spark's own CAST on the forms metastores hold (years before 1 or past 9999,
 which Spark casts and Python's dates cannot hold, are outside Hive's range and left out)."""
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.partition_values import comparable, typed_value
+from lakeshift.schema_map.partition_values import canonical_value, comparable, typed_value
 from lakeshift.schema_map.spark_sql import spark_type
 
 pytestmark = pytest.mark.slow
@@ -167,15 +167,15 @@ def _same(ours: Any, spark: Any) -> bool:
 
 
 @pytest.mark.parametrize("hive_type", list(TEXTS))
-def test_typed_value_is_sparks_cast(spark: Any, hive_type: str) -> None:
+def test_canonical_value_is_sparks_cast(spark: Any, hive_type: str) -> None:
     texts = TEXTS[hive_type] + [f"{s}1{s}" for s in SPACES[1:]]
     frame = spark.createDataFrame([(t,) for t in texts], "v STRING")
     cast = spark_type(parse_hive_type(hive_type))
     found = [r[0] for r in frame.selectExpr(f"CAST(v AS {cast})").collect()]
     wrong = [
-        (text, typed_value(text, hive_type), by_spark)
+        (text, canonical_value(text, hive_type), by_spark)
         for text, by_spark in zip(texts, found)
-        if not _same(typed_value(text, hive_type), by_spark)
+        if not _same(canonical_value(text, hive_type), by_spark)
     ]
     assert not wrong, wrong
 
@@ -193,5 +193,5 @@ def test_typed_value_is_sparks_cast(spark: Any, hive_type: str) -> None:
 def test_a_targets_value_compares_equal_to_the_source_text_it_came_from(
     hive_type: str, source_text: str, target_value: Any
 ) -> None:
-    assert comparable(target_value, hive_type) == typed_value(source_text, hive_type)
-    assert typed_value(source_text, hive_type) is not None
+    assert comparable(target_value, hive_type) == typed_value(source_text, hive_type, "3.1")
+    assert typed_value(source_text, hive_type, "3.1") is not None

@@ -18,6 +18,7 @@ from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.click_log_data import hive_view_rows
 from lakeshift.sample.click_log_spec import partitions as sample_partitions
 from lakeshift.sample.load import LoadResult
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.reader import output_schema_ddl, read_partitions
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
@@ -42,12 +43,7 @@ def _read(
     partitions: list[str] | None = None,
 ) -> tuple[Any, Any]:
     inventory = inspect_table(client, table, settings)
-    mapping = build_mapping(
-        inventory,
-        None,
-        mapping_mode=settings.mapping_mode,
-        case_sensitive=settings.name_case_sensitive,
-    )
+    mapping = build_mapping(inventory, None, settings.hive)
     return read_partitions(spark, inventory, mapping, partitions), inventory
 
 
@@ -109,26 +105,58 @@ def test_positional_files_wider_and_narrower(
     assert _rows(frame) == [{"a": 1, "b": "x", "dt": "w"}, {"a": 2, "b": None, "dt": "n"}]
 
 
-def test_by_name_reorder_rename_upper_case_and_partition_behind_table(
-    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+@pytest.mark.parametrize(
+    ("hive", "expected"),
+    [
+        # Hive 2.x/3.1: the table's columns read each file by name, case-sensitively (ORC's
+        # default): upper-case names read NULL, `amount` is not `amt`, the undeclared `note`
+        # is found.
+        (
+            {},
+            [
+                {"id": None, "amount": None, "note": None, "dt": "1"},
+                {"id": 8, "amount": None, "note": "hidden", "dt": "2"},
+            ],
+        ),
+        (
+            {"name_case_sensitive": False},
+            [
+                {"id": 7, "amount": 1.5, "note": "n", "dt": "1"},
+                {"id": 8, "amount": None, "note": "hidden", "dt": "2"},
+            ],
+        ),
+        # Hive 1.2: the partition's columns read the file by position, then the table's by
+        # position: amt's values kept, `note` NULL where the partition does not declare it.
+        (
+            {"hive_version": "1.2"},
+            [
+                {"id": 1, "amount": 7.0, "note": "n", "dt": "1"},
+                {"id": 8, "amount": 2.5, "note": None, "dt": "2"},
+            ],
+        ),
+    ],
+    ids=["hive-3.1", "case-insensitive", "hive-1.2"],
+)
+def test_reorder_rename_upper_case_and_partition_behind_table_per_version(
+    client: MetastoreClient,
+    settings: Settings,
+    spark: Any,
+    tables_root: Path,
+    hive: dict[str, Any],
+    expected: list[dict[str, Any]],
 ) -> None:
     b = _builder(client, tables_root, [("id", "bigint"), ("amount", "double"), ("note", "string")])
-    # File columns reordered and upper-cased: matched by name, case-insensitively.
     b.add_partition(
         ["1"], {"f": pa.table({"AMOUNT": [1.5], "ID": pa.array([7], pa.int64()), "NOTE": ["n"]})}
     )
-    # Partition written before `note` was added (no CASCADE), and `amount` was then `amt`;
-    # the file holds `note` anyway: Hive shows NULL for it and keeps amt's values by position.
+    # Partition written before `note` was added (no CASCADE), and `amount` was then `amt`.
     b.add_partition(
         ["2"],
         {"f": pa.table({"id": pa.array([8], pa.int64()), "amt": [2.5], "note": ["hidden"]})},
         columns=[("id", "bigint"), ("amt", "double")],
     )
-    frame, _ = _read(client, settings, spark, f"{b.db}.{b.name}")
-    assert _rows(frame) == [
-        {"id": 7, "amount": 1.5, "note": "n", "dt": "1"},
-        {"id": 8, "amount": 2.5, "note": None, "dt": "2"},
-    ]
+    frame, _ = _read(client, replace(settings, **hive), spark, f"{b.db}.{b.name}")
+    assert _rows(frame) == sorted(expected, key=repr)
 
 
 def test_type_conversions_follow_hive(
@@ -200,15 +228,20 @@ def test_orc_schema_evolution_and_hive_converters_have_their_own_rules(
         },
         columns=declared,
     )
-    frame, inventory = _read(client, settings, spark, f"{b.db}.{b.name}")
+    # Hive 3.1 with schema evolution off: the partition's string, then Hive's converter.
+    model_a = replace(settings, schema_evolution=False)
+    frame, inventory = _read(client, model_a, spark, f"{b.db}.{b.name}")
     by_file_order = _in_file_order(frame)
     assert by_file_order["b"] == [True, False, True, None, None, None]
     assert by_file_order["i"] == [12, None, None, 3, None, None]
     assert by_file_order["t"] == [None, -128, 127, None, 0, None]
     assert by_file_order["d"] == [2, -2, None, None, 0, None]
     assert by_file_order["w"] == [False, False, False, False, False, True]
+    # With schema evolution (the default) ORC reads the file's string straight as boolean.
+    evolved, _ = _read(client, settings, spark, f"{b.db}.{b.name}")
+    assert _in_file_order(evolved)["w"] == [None, None, None, False, None, None]
 
-    mapping = build_mapping(inventory, None, mapping_mode="name", case_sensitive=False)
+    mapping = build_mapping(inventory, None, model_a.hive)
     names = [p.name for p in inventory.partitions]
     assert independent_fingerprints(
         spark, inventory, mapping, names, iceberg_hive_type
@@ -422,7 +455,7 @@ def test_text_partitions_read_as_lazy_simple_serde_reads_them(
     codes = {a.code: a.severity for a in partition.anomalies}
     assert codes["partition-format-differs"] == "warning"
     expected = sorted(({**r, "dt": "2"} for r in TEXT_ROWS), key=repr)
-    assert _rows(frame) == expected
+    assert _rows(frame) == sorted(expected, key=repr)
 
 
 def test_text_tables_with_hive_defaults(
@@ -501,9 +534,7 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
     assert [a.details for a in before if a.code == "calendar-before-1582"] == [
         {"hybrid": 0, "proleptic": 1}
     ]
-    mapping = build_mapping(
-        inventory, None, mapping_mode="auto", case_sensitive=False, calendar=calendar
-    )
+    mapping = build_mapping(inventory, None, HiveSemantics(calendar=calendar))
     from click.testing import CliRunner
 
     from lakeshift.cli.main import cli
@@ -627,7 +658,7 @@ def test_sequence_files_as_hive_reads_them(
         assert (name, None, "two\nlines", "[]") in rows
         assert (name, 3, None, "None") in rows
     assert len(rows) == len(SEQUENCE_CODECS) * 299
-    mapping = build_mapping(inventory, None, mapping_mode="auto", case_sensitive=False)
+    mapping = build_mapping(inventory, None, HiveSemantics())
     names = [p.name for p in inventory.partitions]
     same = independent_fingerprints(spark, inventory, mapping, names, lambda t: t)
     assert same == source_fingerprints(spark, inventory, mapping, names, lambda t: t)
@@ -651,9 +682,7 @@ def test_timestamps_before_1582_follow_the_same_calendar_rule(
     orc.write_table(stamps, str(path), compression="uncompressed")
     mark_proleptic(path)
     inventory = inspect_table(client, f"{b.db}.{b.name}", replace(settings, calendar=calendar))
-    mapping = build_mapping(
-        inventory, None, mapping_mode="auto", case_sensitive=False, calendar=calendar
-    )
+    mapping = build_mapping(inventory, None, HiveSemantics(calendar=calendar))
     frame = read_partitions(spark, inventory, mapping).selectExpr("dt", "CAST(t AS STRING) t")
     shown = {r["dt"]: r["t"] for r in frame.collect()}
     hybrid = "0999-12-27 10:30:00"

@@ -77,7 +77,7 @@ def test_mapping_survives_rename_drop_and_add(
     def sync() -> Any:
         inv = inspect_table(client, source, settings)
         result = sync_iceberg_target(
-            catalog, target, inv, home=settings.home, mapping_mode="auto", case_sensitive=False
+            catalog, target, inv, home=settings.home, semantics=settings.hive
         )
         return inv, result
 

@@ -9,6 +9,7 @@ from hive_metastore.ttypes import Table
 from lakeshift.inspect.anomalies import Rules, classify_partition, many_small_files, schema_drift
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo
 from lakeshift.inspect.table_checks import table_warnings
+from lakeshift.schema_map.hive_semantics import HiveSemantics, version_defaults
 
 TABLE = (Column("id", "bigint"), Column("name", "string"), Column("amount", "double"))
 
@@ -57,36 +58,78 @@ def test_positional_files_compare_by_position() -> None:
     assert codes(_partition((_file("f", narrow),))) == {"positional-files", "file-missing-columns"}
 
 
+INSENSITIVE = Rules(hive=HiveSemantics(case_sensitive=False))
+HIVE_12 = Rules(hive=version_defaults("1.2"))
+
+
 def test_by_name_extra_missing_reordered_and_retyped() -> None:
     f = _file("f", (Column("amount", "float"), Column("ID", "bigint"), Column("x", "int")))
-    found = codes(_partition((f,)))
+    found = codes(_partition((f,)), INSENSITIVE)
     assert found == {
         "file-extra-columns",
         "file-missing-columns",
         "file-reordered-columns",
         "file-type-differs",
+        "name-case-differs",  # named either way
+        "hive-version-sensitive",  # Hive 1.2 reads the file by position
     }
 
 
-def test_case_sensitive_matching_is_configurable() -> None:
+def test_case_sensitive_matching_follows_orc_default() -> None:
     f = _file("f", (Column("ID", "bigint"), Column("name", "string"), Column("amount", "double")))
-    assert codes(_partition((f,))) == set()
-    sensitive = codes(_partition((f,)), Rules(case_sensitive=True))
-    assert {"file-extra-columns", "file-missing-columns"} <= sensitive
+    # Hive 2.x/3.1 (ORC's orc.schema.evolution.case.sensitive=true): ID is not id, reads NULL.
+    sensitive = codes(_partition((f,)))
+    assert {"name-case-differs", "file-extra-columns", "file-missing-columns"} <= sensitive
+    assert "hive-version-sensitive" in sensitive  # Hive 1.2 and 4 read it by position
+    assert codes(_partition((f,)), INSENSITIVE) == {"name-case-differs", "hive-version-sensitive"}
+    case_note = next(
+        a
+        for a in classify_partition(_partition((f,)), TABLE, "orc", DEFAULT_RULES)
+        if a.code == "name-case-differs"
+    )
+    assert "read NULL" in case_note.action and "ID (as id)" in case_note.message
 
 
 def test_position_mode_ignores_names() -> None:
     f = _file("f", (Column("a", "bigint"), Column("b", "string"), Column("c", "double")))
-    assert codes(_partition((f,)), Rules(mapping_mode="position")) == set()
-    assert "file-missing-columns" in codes(_partition((f,)), Rules(mapping_mode="name"))
+    positional = Rules(hive=HiveSemantics(orc_positional=True))
+    assert codes(_partition((f,)), positional) == {"hive-version-sensitive"}
+    assert "file-missing-columns" in codes(_partition((f,)))
 
 
-def test_partition_versus_table_by_position() -> None:
+def test_partition_versus_table_by_position_in_hive_12() -> None:
+    older = (Column("id", "bigint"), Column("nm", "string"))
+    found = codes(_partition((_file("f", older),), columns=older), HIVE_12)
+    assert found == {"partition-behind-table", "partition-column-renamed", "hive-version-sensitive"}
+    retyped = (Column("id", "int"), *TABLE[1:])
+    assert "partition-type-differs" in codes(
+        _partition((_file("f", retyped),), columns=retyped), HIVE_12
+    )
+
+
+def test_schema_evolution_reads_orc_with_the_table_columns() -> None:
     older = (Column("id", "bigint"), Column("nm", "string"))
     found = codes(_partition((_file("f", older),), columns=older))
-    assert found == {"partition-behind-table", "partition-column-renamed"}
+    # The partition's own declaration is ignored; the file is compared with the table.
+    assert found == {
+        "partition-columns-ignored",
+        "file-extra-columns",
+        "file-missing-columns",
+        "hive-version-sensitive",
+    }
     retyped = (Column("id", "int"), *TABLE[1:])
-    assert "partition-type-differs" in codes(_partition((_file("f", retyped),), columns=retyped))
+    found = codes(_partition((_file("f", retyped),), columns=retyped))
+    assert "partition-type-differs" not in found and "file-type-differs" in found
+
+
+def test_string_to_boolean_is_version_sensitive_in_text_partitions() -> None:
+    table = (Column("flag", "boolean"),)
+    declared = (Column("flag", "string"),)
+    text = FileInfo(path="t", size=5, mtime_ns=1, format="text", columns=declared, rows=1)
+    p = _partition((text,), columns=declared, format="text")
+    found = classify_partition(p, table, "orc", DEFAULT_RULES)
+    sensitive = next(a for a in found if a.code == "hive-version-sensitive")
+    assert "non-empty string is true" in sensitive.message
 
 
 def test_location_and_content_anomalies() -> None:
@@ -185,7 +228,9 @@ def test_a_file_type_hive_cannot_read_refuses_only_its_partition() -> None:
 
 def test_a_partition_type_the_table_cannot_convert_is_an_error() -> None:
     nested = (Column("id", "struct<a:int>"), *TABLE[1:])
-    found = classify_partition(
-        _partition((_file("f", nested),), columns=nested), TABLE, "orc", Rules()
-    )
+    partition = _partition((_file("f", nested),), columns=nested)
+    found = classify_partition(partition, TABLE, "orc", HIVE_12)
     assert {a.code for a in found if a.severity == "error"} == {"partition-type-incompatible"}
+    # Hive 2.1+ reads the file straight as the table's type, and fails the same way.
+    found = classify_partition(partition, TABLE, "orc", DEFAULT_RULES)
+    assert {a.code for a in found if a.severity == "error"} == {"file-type-incompatible"}

@@ -15,6 +15,7 @@ from lakeshift.migrate.batching import (
     make_batches,
 )
 from lakeshift.migrate.planner import build_plan
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.mapping import build_mapping
 
 GB = 1024**3
@@ -110,7 +111,7 @@ def test_default_plan_of_tiny_partitions_keeps_batches_small(count: int) -> None
     inventory = _inventory(count)
     plan = build_plan(
         inventory,
-        build_mapping(inventory, None, mapping_mode="auto", case_sensitive=False),
+        build_mapping(inventory, None, HiveSemantics()),
         "db.t_iceberg",
         target_exists=False,
         backfilled={},

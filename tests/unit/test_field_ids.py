@@ -8,6 +8,7 @@ import pytest
 
 from lakeshift.errors import SchemaMappingError
 from lakeshift.inspect.model import Column, PartitionInfo, TableInventory
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.model import FieldMapping
 
@@ -54,7 +55,7 @@ def inventory(
 
 
 def build(inv: TableInventory, previous: FieldMapping | None = None) -> FieldMapping:
-    return build_mapping(inv, previous, mapping_mode="auto", case_sensitive=False)
+    return build_mapping(inv, previous, HiveSemantics())
 
 
 def ids(mapping: FieldMapping) -> dict[str, int]:

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
+from lakeshift.schema_map.hive_semantics import HiveSemantics, version_defaults
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.validate.independent import text_rules as rules
@@ -193,7 +194,7 @@ def _inventory(files: tuple[FileInfo, ...], columns: tuple[Column, ...]) -> Tabl
     )  # fmt: skip
 
 
-def test_plan_maps_positional_files_by_position_and_named_files_by_name() -> None:
+def test_plan_maps_files_as_each_hive_version_reads_them() -> None:
     positional = FileInfo(
         "000000_0", 1, 0, "orc", (Column("_col0", "int"), Column("_col1", "string"))
     )
@@ -201,19 +202,25 @@ def test_plan_maps_positional_files_by_position_and_named_files_by_name() -> Non
     empty = FileInfo("000002_0", 0, 0, "orc", ())
     declared = (Column("id", "bigint"), Column("name", "string"))  # the partition lacks `late`
     inventory = _inventory((positional, named, empty), declared)
-    mapping = build_mapping(inventory, None, mapping_mode="name", case_sensitive=False)
-    tasks = plan_files(inventory, mapping, ["dt=1"], lambda t: t)
+
+    def plan(semantics: HiveSemantics) -> list[Any]:
+        mapping = build_mapping(inventory, None, semantics)
+        return plan_files(inventory, mapping, ["dt=1"], lambda t: t)
+
+    tasks = plan(HiveSemantics())  # Hive 2.x/3.1: the table's columns, ORC names as written
     assert [t.path for t in tasks] == ["file:/data/t/dt=1/000000_0", "file:/data/t/dt=1/000001_0"]
     by_position, by_name = tasks
     assert [c.file_index for c in by_position.columns] == [0, 1, None]
-    assert [c.file_index for c in by_name.columns] == [1, 0, None]
-    assert [c.partition_type for c in by_name.columns] == ["bigint", "string", None]
-    assert not by_position.by_name and by_name.by_name
+    assert [c.file_index for c in by_name.columns] == [None, None, None]  # NAME is not name
+    assert [c.partition_type for c in by_name.columns] == [c.type for c in inventory.columns]
     assert by_name.keys[0].value == "1"
-    forced = build_mapping(inventory, None, mapping_mode="position", case_sensitive=False)
-    assert [
-        c.file_index for c in plan_files(inventory, forced, ["dt=1"], lambda t: t)[1].columns
-    ] == [0, 1, None]
+    insensitive = plan(HiveSemantics(case_sensitive=False))[1]
+    assert [c.file_index for c in insensitive.columns] == [1, 0, None]
+    forced = plan(HiveSemantics(orc_positional=True))[1]
+    assert [c.file_index for c in forced.columns] == [0, 1, None]
+    hive12 = plan(version_defaults("1.2"))[1]  # the partition's columns, by position
+    assert [c.file_index for c in hive12.columns] == [0, 1, None]
+    assert [c.partition_type for c in hive12.columns] == ["bigint", "string", None]
 
 
 @pytest.mark.parametrize(

@@ -42,9 +42,18 @@ def test_manifest_plants_the_documented_cases() -> None:
     assert sorted({p["schema_version"] for p in parts}) == [1, 2, 3, 4]
 
 
-def test_hive_view_hides_columns_the_partition_does_not_declare() -> None:
+def test_hive_view_follows_each_hive_version() -> None:
     day5 = next(p for p in partitions() if p.value == "20220405")
-    late = next(f for f in day5.files if f.hand_copied)
+    main, late = day5.files[0], next(f for f in day5.files if f.hand_copied)
+    # Hive 2.1+: the table's columns read the file by name.
     rows = hive_view_rows(day5, late)
-    assert all(r["country"] is None for r in rows)  # the file holds it; Hive shows NULL
-    assert any(r["bid_price"] is not None for r in rows)  # renamed, kept by position
+    assert any(r["country"] is not None for r in rows)  # the late file holds it
+    assert all(r["bid_price"] is None for r in hive_view_rows(day5, main))  # it says `price`
+    # Hive 1.2: the partition's columns, then by position.
+    old = hive_view_rows(day5, late, into_table=False)
+    assert all(r["country"] is None for r in old)  # the partition does not declare it
+    assert any(r["bid_price"] is not None for r in old)  # renamed, kept by position
+    day1 = next(p for p in partitions() if p.value == "20220401")
+    positional = hive_view_rows(day1, day1.files[0])  # _colN: by position in every version
+    assert any(r["bid_price"] is not None for r in positional)
+    assert all(r["country"] is None for r in positional)

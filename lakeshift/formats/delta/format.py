@@ -82,11 +82,11 @@ _FILE = "__lakeshift_file"
 _INTEGERS = ("tinyint", "smallint", "int", "bigint")
 
 
-def partition_value(value: str | None, hive_type: str) -> str | None:
+def partition_value(value: str | None, hive_type: str, version: str) -> str | None:
     """A Hive partition value, typed as the backfill types it (``typed_value``), as the Delta
     protocol serializes it for the column's type; a value that reads as NULL (e.g. ``abc`` in an
     int partition column) is NULL here too."""
-    typed = typed_value(value, hive_type)
+    typed = typed_value(value, hive_type, version)
     if typed is None:
         return None
     if isinstance(typed, bool):
@@ -173,6 +173,11 @@ class DeltaFormat(TargetFormat):
     def target_type(self, hive: HiveType) -> HiveType:
         return delta_hive_type(hive)
 
+    def _version(self, target: str) -> str:
+        """The Hive version whose partition values the target holds (its mapping's)."""
+        stored = self.stored_mapping(target)
+        return stored.hive_version if stored else self.services.settings.hive.version
+
     def sync(self, target: str, inventory: TableInventory, *, source: str) -> SyncResult:
         settings = self.services.settings
         root = self.root(target)
@@ -181,9 +186,7 @@ class DeltaFormat(TargetFormat):
         mapping = build_mapping(
             inventory,
             previous,
-            mapping_mode=settings.mapping_mode,
-            calendar=settings.calendar,
-            case_sensitive=settings.name_case_sensitive,
+            semantics=settings.hive,
         )
         schema = delta_schema(mapping, state.schema if state else None)
         config = {
@@ -276,7 +279,7 @@ class DeltaFormat(TargetFormat):
             target,
             state,
             frame,
-            _delta_values(inventory, partitions),
+            _delta_values(inventory, partitions, mapping.hive_version),
             batch_dir=f"{record.run_id}-b{record.batch:05d}",
             app=(f"lakeshift-{record.run_id}", record.batch),
             metadata=commit_properties(record),
@@ -409,12 +412,7 @@ class DeltaFormat(TargetFormat):
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
     ) -> None:
         state = self._require_state(target)
-        by_name = {p.name: p for p in inventory.partitions}
-        keys = [(k.name, k.type) for k in inventory.partition_keys]
-        replace = [
-            {k: partition_value(v, t) for (k, t), v in zip(keys, by_name[n].values)}
-            for n in partitions
-        ]
+        replace = list(_delta_values(inventory, partitions, self._version(target)).values())
         outcome = delta_log.commit_batch(
             self.root(target),
             [],
@@ -431,7 +429,7 @@ class DeltaFormat(TargetFormat):
 
     def row_counts(self, target: str, inventory: TableInventory) -> dict[str, int]:
         counts = delta_log.partition_row_counts(self.root(target))
-        return counts_by_partition(inventory, list(counts.items()))
+        return counts_by_partition(inventory, list(counts.items()), self._version(target))
 
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         """Exactly the current files, read by Spark; partition values from the log, physical
@@ -570,13 +568,14 @@ class DeltaFormat(TargetFormat):
 
 
 def _delta_values(
-    inventory: TableInventory, partitions: Sequence[str]
+    inventory: TableInventory, partitions: Sequence[str], version: str
 ) -> dict[str, dict[str, str | None]]:
-    """Each source partition's Delta partition values, from its Hive values."""
+    """Each source partition's Delta partition values, from its Hive values as Hive
+    ``version`` shows them."""
     by_name = {p.name: p for p in inventory.partitions}
     keys = [(k.name, k.type) for k in inventory.partition_keys]
     return {
-        n: {k: partition_value(v, t) for (k, t), v in zip(keys, by_name[n].values)}
+        n: {k: partition_value(v, t, version) for (k, t), v in zip(keys, by_name[n].values)}
         for n in partitions
     }
 

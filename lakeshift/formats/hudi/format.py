@@ -155,9 +155,7 @@ class HudiFormat(TargetFormat):
         mapping = build_mapping(
             inventory,
             previous,
-            mapping_mode=settings.mapping_mode,
-            calendar=settings.calendar,
-            case_sensitive=settings.name_case_sensitive,
+            semantics=settings.hive,
         )
         if previous is not None:
             _check_evolution(target, previous, mapping)

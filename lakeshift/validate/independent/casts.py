@@ -84,13 +84,16 @@ def _orc_long(array: pa.Array, src: HiveType) -> pa.Array | None:
     return None
 
 
-def _to_boolean(array: pa.Array, src: HiveType, orc_file: bool = False) -> pa.Array:
+def _to_boolean(
+    array: pa.Array, src: HiveType, orc_file: bool = False, hive3_booleans: bool = True
+) -> pa.Array:
     if orc_file:
         wide = _orc_long(array, src)
         if wide is not None:
             return pc.not_equal(wide, 0)
     if src.kind in STRINGS:
-        return _each(array, rules.hive_boolean, pa.bool_())
+        rule = rules.hive_boolean if hive3_booleans else rules.hive2_boolean
+        return _each(array, rule, pa.bool_())
     if src.kind == "decimal":
         return _each(array, lambda v: v != 0, pa.bool_())
     if src.kind in (*_BITS, "float", "double", "timestamp"):
@@ -189,10 +192,15 @@ def _unsupported(src: HiveType, dst: HiveType) -> SchemaMappingError:
 
 
 def convert_primitive(
-    array: pa.Array, src: HiveType, dst: HiveType, orc_file: bool = False
+    array: pa.Array,
+    src: HiveType,
+    dst: HiveType,
+    orc_file: bool = False,
+    hive3_booleans: bool = True,
 ) -> pa.Array:
     """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
-    as ORC's schema evolution reads a file's column as the partition's type)."""
+    as ORC's schema evolution reads a file's column as the partition's type;
+    ``hive3_booleans``: strings become booleans by Hive 3.0+'s rule, else Hive 2's)."""
     to = arrow_type(dst)
     if src.kind == "void":
         return pa.nulls(len(array), to)
@@ -206,7 +214,7 @@ def convert_primitive(
     if kind == "string":
         return to_text(array, src)
     if kind == "boolean":
-        return _to_boolean(array, src, orc_file)
+        return _to_boolean(array, src, orc_file, hive3_booleans)
     if kind in _BITS:
         return _to_integer(array, src, dst, orc_file)
     if kind in ("float", "double"):

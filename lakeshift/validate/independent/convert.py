@@ -68,6 +68,7 @@ def convert(
     case_sensitive: bool = False,
     orc_file: bool = False,
     text_file: bool = False,
+    hive3_booleans: bool = True,
 ) -> pa.Array:
     """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
     an ORC file's column read as the partition's declared type; ``text_file``: a text file's
@@ -78,7 +79,7 @@ def convert(
     if src.kind == "void" or pa.types.is_null(array.type):
         return pa.nulls(len(array), arrow_type(dst))
     if src.is_primitive and dst.is_primitive:
-        return convert_primitive(leaf(array), src, dst, orc_file)
+        return convert_primitive(leaf(array), src, dst, orc_file, hive3_booleans)
     if src.kind != dst.kind or dst.kind == "uniontype":
         raise SchemaMappingError(
             f"the independent reader cannot read {src} as {dst}.",
@@ -89,6 +90,7 @@ def convert(
         "case_sensitive": case_sensitive,
         "orc_file": orc_file,
         "text_file": text_file,
+        "hive3_booleans": hive3_booleans,
     }
     if dst.kind == "struct":
         children = array.flatten()

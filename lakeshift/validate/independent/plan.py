@@ -1,12 +1,13 @@
 """What the independent reader reads: per data file, where each table column comes from (pure).
 
-Hive's rules, restated: a partition is read with its own columns. An ORC file's columns are
-found by position when its writer named them ``_col0.._colN`` or the table maps by position,
-else by name (case-insensitively unless configured otherwise); a Parquet file's always by name.
-The partition's row then meets the table's columns by position: a table column past the end of
-the partition's columns reads as NULL, even where a file holds it. A text file's fields are the
-partition's columns in order. Partition values come from the metastore as text and are read as
-the key's type.
+Hive's rules, restated for the table's Hive semantics. Hive 2.1+ reads an ORC file straight
+into the table's columns (schema evolution): by name, with ORC's case rule, or by position when
+the writer named the columns ``_col0.._colN`` or positional evolution is forced; nested struct
+fields by name. Otherwise (Hive 1.2; text and Parquet partitions) a partition is read with its
+own columns: an ORC file's by position (Hive 1.2), a Parquet file's by name ignoring case, a
+text file's fields in order; the partition's row then meets the table's columns by position: a
+table column past the end of the partition's columns reads as NULL, even where a file holds it.
+Partition values come from the metastore as text and are read as the key's type.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
+from lakeshift.schema_map.partition_values import typed_value
 
 _POSITIONAL = re.compile(r"_col\d+")
 TEXT_FILES = ("text", "sequence")  # lines of text, or SequenceFile values
@@ -39,7 +42,7 @@ class ColumnPlan:
 @dataclass(frozen=True)
 class KeyPlan:
     name: str
-    value: str | None  # as the metastore holds it; None for the NULL partition
+    value: Any  # as the user's Hive shows the metastore's text (``typed_value``); None: NULL
     key_type: str
     target_type: str
 
@@ -52,7 +55,7 @@ class FileTask:
     path: str
     format: str
     file_columns: tuple[str, ...]  # names as written, to check the file still has them
-    by_name: bool
+    by_name: bool  # nested struct fields matched by name
     case_sensitive: bool
     columns: tuple[ColumnPlan, ...]
     keys: tuple[KeyPlan, ...]
@@ -61,6 +64,7 @@ class FileTask:
     text_parameters: tuple[tuple[str, str], ...] = ()
     # An ORC file whose footer does not say "proleptic": Java readers count its days as hybrid.
     hybrid_days: bool = False
+    hive3_booleans: bool = True  # strings read as booleans by Hive 3.0+'s rule
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -85,14 +89,18 @@ def _columns(
     inventory: TableInventory,
     case_sensitive: bool,
     target_type: TargetType,
+    into_table: bool,
 ) -> tuple[ColumnPlan, ...]:
     out = []
     for position, table_column in enumerate(inventory.columns):
         target = str(target_type(parse_hive_type(table_column.type)))
-        if position >= len(partition.columns):
+        if into_table:  # the table's own column reads the file; partition columns play no part
+            declared = table_column
+        elif position < len(partition.columns):
+            declared = partition.columns[position]
+        else:
             out.append(ColumnPlan(table_column.name, None, None, None, table_column.type, target))
             continue
-        declared = partition.columns[position]
         if by_name:
             index = _find(file.columns, declared.name, case_sensitive)
         else:
@@ -123,16 +131,23 @@ def plan_files(
         if partition.name not in wanted or not partition.migratable:
             continue
         keys = tuple(
-            KeyPlan(k.name, v, k.type, str(target_type(parse_hive_type(k.type))))
+            KeyPlan(
+                k.name,
+                typed_value(v, k.type, mapping.hive_version),
+                k.type,
+                str(target_type(parse_hive_type(k.type))),
+            )
             for k, v in zip(inventory.partition_keys, partition.values, strict=True)
         )
         for file in partition.files:
             if file.format not in DATA_FORMATS or not file.columns:
                 continue
+            semantics = mapping.semantics
+            into_table = semantics.schema_evolution and file.format == "orc"
             by_name = file.format == "parquet" or (
-                file.format == "orc"
-                and not (_positional(file) or mapping.mapping_mode == "position")
+                into_table and not (_positional(file) or semantics.orc_positional)
             )
+            case_sensitive = into_table and semantics.case_sensitive
             text = file.format in TEXT_FILES
             tasks.append(
                 FileTask(
@@ -140,11 +155,12 @@ def plan_files(
                     path=f"{partition.location.rstrip('/')}/{file.path}",
                     format=file.format,
                     file_columns=tuple(c.name for c in file.columns),
-                    by_name=by_name,
-                    case_sensitive=mapping.case_sensitive,
+                    by_name=by_name or into_table,
+                    case_sensitive=case_sensitive,
                     columns=_columns(
-                        partition, file, by_name, inventory, mapping.case_sensitive, target_type
+                        partition, file, by_name, inventory, case_sensitive, target_type, into_table
                     ),
+                    hive3_booleans=semantics.hive3_booleans,
                     keys=keys,
                     text_types=tuple(c.type for c in file.columns) if text else (),
                     # Java readers count days as hybrid unless the footer says proleptic;

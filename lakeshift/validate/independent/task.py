@@ -110,19 +110,21 @@ def target_columns(task: FileTask) -> list[tuple[str, pa.Array, HiveType]]:
                 case_sensitive=task.case_sensitive,
                 orc_file=task.format == "orc",
                 text_file=task.format in TEXT_FILES,
+                hive3_booleans=task.hive3_booleans,
             )
-            as_table = convert(as_partition, declared, table_type, by_name=False)
+            as_table = convert(
+                as_partition,
+                declared,
+                table_type,
+                by_name=False,
+                hive3_booleans=task.hive3_booleans,
+            )
             values = convert(as_table, table_type, target, by_name=False)
         out.append((column.name, values, target))
     for key in task.keys:
         key_type, target = parse_hive_type(key.key_type), parse_hive_type(key.target_type)
-        text = pa.array([key.value], pa.string())
-        typed = convert(
-            convert(text, HiveType("string"), key_type, by_name=False),
-            key_type,
-            target,
-            by_name=False,
-        )
+        value = pa.array([key.value], arrow_type(key_type))
+        typed = convert(value, key_type, target, by_name=False)
         out.append((key.name, repeat(typed, rows), target))
     return out
 

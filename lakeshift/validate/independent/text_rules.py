@@ -207,6 +207,12 @@ def hive_boolean(text: str) -> bool:
     return text.lower() not in HIVE_FALSE_WORDS
 
 
+def hive2_boolean(text: str) -> bool:
+    """A string as Hive 1.2 and 2.x's converters read it as boolean: any non-empty string is
+    true (PrimitiveObjectInspectorUtils.getBoolean before HIVE-15939)."""
+    return len(text) > 0
+
+
 def double_to_long(value: float) -> int | None:
     """ORC's double-to-long step: NaN and values outside a long read NULL, else truncation."""
     if value != value or value >= 2.0**63 or value < -(2.0**63):

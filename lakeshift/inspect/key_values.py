@@ -1,0 +1,77 @@
+"""Partition key values Hive shows differently from the metastore's text (pure).
+
+Hive converts each partition's text to the key's type with Java's parsers
+(``lakeshift.schema_map.hive_key_values``), so two partitions can show one value (``05`` and
+``5`` of an int key, ``1.004`` and ``1.001`` of a decimal(3,2), ``abc`` of an int key and the
+NULL partition), and a timestamp key can hold digits below the microsecond the targets keep.
+The target holds what Hive shows: one value for both partitions, microseconds. People must
+know before they migrate.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
+from lakeshift.schema_map.hive_key_values import lost_precision
+from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.schema_map.partition_values import typed_value
+
+
+def _shown(values: tuple[object, ...], keys: Sequence[Column]) -> str:
+    return "/".join(f"{k.name}={'NULL' if v is None else v}" for k, v in zip(keys, values))
+
+
+def key_anomalies(
+    partitions: Sequence[PartitionInfo], keys: Sequence[Column], version: str
+) -> list[Anomaly]:
+    """``partition-values-collide`` for partitions Hive ``version`` shows with one key value;
+    ``key-precision-lost`` for timestamp keys finer than a microsecond."""
+    if not keys:
+        return []
+    found: list[Anomaly] = []
+    groups: dict[tuple[object, ...], list[str]] = defaultdict(list)
+    finer: list[str] = []
+    for p in partitions:
+        typed = tuple(typed_value(v, k.type, version) for v, k in zip(p.values, keys))
+        groups[tuple(str(v) for v in typed)].append(p.name)
+        if any(
+            v is not None and lost_precision(v, parse_hive_type(k.type))
+            for v, k in zip(p.values, keys)
+        ):
+            finer.append(p.name)
+    for typed_text, names in groups.items():
+        if len(names) < 2:
+            continue
+        shown = _shown(tuple(None if t == "None" else t for t in typed_text), keys)
+        found.append(
+            Anomaly(
+                code="partition-values-collide",
+                severity=SEVERITY_WARNING,
+                message=f"{len(names)} partitions show one key value in Hive {version} "
+                f"({shown}): {', '.join(names[:5])}"
+                + (f" (+{len(names) - 5} more)" if len(names) > 5 else "")
+                + "; the target holds their rows under that one value.",
+                action="Migrate and switch them together; rename the partitions in Hive if "
+                "they are meant to differ.",
+                partition=None,
+                details={"partitions": names, "value": shown},
+            )
+        )
+    if finer:
+        found.append(
+            Anomaly(
+                code="key-precision-lost",
+                severity=SEVERITY_WARNING,
+                message=f"{len(finer)} partition(s) hold a timestamp key finer than a "
+                f"microsecond, which the targets cannot keep: {', '.join(finer[:5])}"
+                + (f" (+{len(finer) - 5} more)" if len(finer) > 5 else "")
+                + ".",
+                action="Their key is migrated truncated to microseconds; use a string key "
+                "in Hive if the nanoseconds matter.",
+                partition=None,
+                details={"partitions": finer},
+            )
+        )
+    return found

@@ -1,0 +1,91 @@
+"""Partitions whose rows differ between Hive versions (pure): the plan names them, with the
+columns, so the user chooses ``hive_version`` knowingly.
+
+Three readings of an ORC file are plausible (``lakeshift.schema_map.hive_semantics``): Hive 1.2
+(the partition's columns by position, then the table's by position), Hive 2.x/3.1 (the table's
+columns by name, case-sensitively) and Hive 4 (the table's columns by position). A table column
+differs when the readings take it from different file columns (or one shows NULL), or when
+the partition declares another type than the table (Hive 1.2 converts through it, schema
+evolution does not). In any partition, a string read as a boolean differs between Hive 2 and 3.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
+from lakeshift.schema_map.hive_semantics import HiveSemantics
+
+_POSITIONAL = re.compile(r"_col\d+")
+_STRINGS = ("string", "char", "varchar")
+
+
+def _source(physical: Sequence[Column], name: str, position: int, by_name: bool) -> str:
+    if by_name:
+        found = [c.name for c in physical if c.name == name]
+        return f"file column {found[0]}" if found else "NULL"
+    return f"file column {physical[position].name}" if position < len(physical) else "NULL"
+
+
+def _readings(
+    physical: Sequence[Column], declared: Sequence[Column], table: Sequence[Column]
+) -> dict[str, list[str]]:
+    """Per reading, where each table column comes from in a file with ``physical`` columns."""
+    positional_file = bool(physical) and all(_POSITIONAL.fullmatch(c.name) for c in physical)
+    out: dict[str, list[str]] = {"1.2": [], "2.x/3.1": [], "4": []}
+    for position, column in enumerate(table):
+        if position < len(declared):
+            old = _source(physical, "", position, by_name=False)
+            if declared[position].type != column.type and old != "NULL":
+                old += f" as {declared[position].type}"
+        else:
+            old = "NULL"
+        out["1.2"].append(old)
+        out["2.x/3.1"].append(_source(physical, column.name, position, not positional_file))
+        out["4"].append(_source(physical, column.name, position, by_name=False))
+    return out
+
+
+def version_sensitivity(
+    p: PartitionInfo, table: Sequence[Column], hive: HiveSemantics
+) -> list[Anomaly]:
+    """A ``hive-version-sensitive`` anomaly when Hive versions show this partition's rows
+    differently, naming the columns and what each version reads."""
+    details: dict[str, dict[str, str]] = {}
+    if p.format == "orc":
+        for file in p.files:
+            if file.format != "orc" or not file.columns or file.error:
+                continue
+            readings = _readings(file.columns, p.columns, table)
+            for position, column in enumerate(table):
+                seen = {version: sources[position] for version, sources in readings.items()}
+                if len(set(seen.values())) > 1:
+                    details.setdefault(column.name, seen)
+    for position, column in enumerate(table[: len(p.columns)]):
+        declared = p.columns[position]
+        if column.type == "boolean" and declared.type.split("(")[0] in _STRINGS:
+            details.setdefault(
+                column.name,
+                {
+                    "1.2/2.x": "any non-empty string is true",
+                    "3.1/4": "'false', 'off', 'no', '0' and '' are false",
+                },
+            )
+    if not details:
+        return []
+    shown = "; ".join(
+        f"{name}: " + ", ".join(f"Hive {v} {s}" for v, s in seen.items())
+        for name, seen in list(details.items())[:4]
+    ) + (f" (+{len(details) - 4} more columns)" if len(details) > 4 else "")
+    return [
+        Anomaly(
+            code="hive-version-sensitive",
+            severity=SEVERITY_WARNING,
+            message=f"Hive versions show this partition's rows differently: {shown}.",
+            action=f"Read as {hive.label}; if your Hive differs, set hive_version (README "
+            '"Which Hive are you migrating from?").',
+            partition=p.name,
+            details={"columns": details},
+        )
+    ]

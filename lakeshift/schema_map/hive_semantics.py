@@ -1,0 +1,181 @@
+"""Which Hive's reading of a table lakeshift reproduces: the version and the switches it implies.
+
+Hive versions read the same files differently (``docs/DESIGN-NOTES.md``, "Which Hive"):
+
+- **Model A** (Hive 1.2 for every partition; every version for text, Parquet and Avro
+  partitions): the partition's own declared columns read the file, then Hive's ObjectInspector
+  converters turn the row into the table's columns **by position**. Hive 1.2 reads an ORC file's
+  columns by position too.
+- **Model B** (Hive 2.1+ for ORC partitions, ``hive.exec.schema.evolution=true``, the default):
+  the partition's declared columns are ignored; ORC's own schema evolution reads the file straight
+  into the **table's** columns, matching them by name (case-sensitively:
+  ``orc.schema.evolution.case.sensitive``) or by position (``_colN`` files, or
+  ``orc.force.positional.evolution``, on by default in Hive 4), and converting types by ORC's rules.
+
+Partition key values and string-to-boolean conversions follow each version's converters (Hive 3.0
+changed booleans, HIVE-15939). The switches come from the version, then from the user's
+``hive-site.xml``, then from explicit settings, each overriding the one before.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from pathlib import Path
+
+from lakeshift.errors import ConfigError
+
+#: The Hive versions whose reading lakeshift reproduces (normalised labels).
+HIVE_VERSIONS = ("1.2", "2.3", "3.1", "4")
+DEFAULT_HIVE_VERSION = "3.1"
+#: hive-site.xml properties lakeshift takes switches from.
+SITE_SCHEMA_EVOLUTION = "hive.exec.schema.evolution"
+SITE_FORCE_POSITIONAL = "orc.force.positional.evolution"
+SITE_CASE_SENSITIVE = "orc.schema.evolution.case.sensitive"
+
+_ALIASES = re.compile(r"(\d+)(?:\.(\d+))?(?:\.\d+)*(?:[.-].*)?")
+
+
+def normalise_version(text: str) -> str:
+    """``"2.3.9"``, ``"2.1"``, ``"3"``, ``"4.0.1"``... as one of :data:`HIVE_VERSIONS`.
+
+    Hive 2.1 to 2.3 read alike, as do 3.0 and 3.1; 2.0 is refused (its schema evolution default
+    is unclear: say ``2.3`` with ``schema_evolution`` set as the cluster has it).
+    """
+    match = _ALIASES.fullmatch(str(text).strip().lower().removeprefix("hive"))
+    major, minor = (int(match.group(1)), int(match.group(2) or -1)) if match else (0, 0)
+    if major == 1 and minor in (-1, 1, 2):
+        return "1.2"
+    if major == 2 and minor in (-1, 1, 2, 3):
+        return "2.3"
+    if major == 3 and minor in (-1, 0, 1):
+        return "3.1"
+    if major == 4:
+        return "4"
+    raise ConfigError(
+        f"hive_version {text!r} is not one lakeshift knows.",
+        hint=f"Use one of {', '.join(HIVE_VERSIONS)} (2.1-2.3 read alike, as do 3.0 and 3.1); "
+        "for Hive 2.0 say 2.3 and set schema_evolution as your cluster has it.",
+    )
+
+
+@dataclass(frozen=True)
+class HiveSemantics:
+    """How the user's Hive reads a table (one table's choice, recorded in its mapping).
+
+    Attributes:
+        version: one of :data:`HIVE_VERSIONS`.
+        schema_evolution: ``hive.exec.schema.evolution``: ORC partitions are read into the
+            table's columns (model B). Always off for Hive 1.2, which has no such setting.
+        orc_positional: ``orc.force.positional.evolution``: model B matches ORC columns by
+            position (top level; nested struct fields stay by name, as ORC does).
+        case_sensitive: ``orc.schema.evolution.case.sensitive``: model B's name match.
+        calendar: ``hive2`` (every day counted in the hybrid calendar) or ``hive3``.
+    """
+
+    version: str = DEFAULT_HIVE_VERSION
+    schema_evolution: bool = True
+    orc_positional: bool = False
+    case_sensitive: bool = True
+    calendar: str = "hive3"
+
+    @property
+    def hive3_booleans(self) -> bool:
+        """Whether strings read as booleans by Hive 3.0+'s converters ('false', 'off', 'no',
+        '0' and '' are false; HIVE-15939) rather than Hive 2's (every non-empty string is
+        true)."""
+        return self.version in ("3.1", "4")
+
+    @property
+    def label(self) -> str:
+        """One line for plans and reports."""
+        switches = [
+            f"schema evolution {'on' if self.schema_evolution else 'off'}",
+            f"ORC columns by {'position' if self.orc_positional else 'name'}"
+            + (
+                ""
+                if self.orc_positional
+                else f" ({'' if self.case_sensitive else 'not '}case-sensitive)"
+            ),
+            f"calendar {self.calendar}",
+        ]
+        return f"Hive {self.version} ({', '.join(switches)})"
+
+    def reads_into_table(self, file_format: str) -> bool:
+        """Model B: files of this format are read straight into the table's columns."""
+        return self.schema_evolution and file_format == "orc"
+
+
+def version_defaults(version: str) -> HiveSemantics:
+    """The switches a Hive version has with its own defaults."""
+    version = normalise_version(version)
+    return HiveSemantics(
+        version=version,
+        schema_evolution=version != "1.2",
+        orc_positional=version == "4",
+        case_sensitive=True,
+        calendar="hive2" if version in ("1.2", "2.3") else "hive3",
+    )
+
+
+def read_hive_site(path: Path) -> dict[str, bool]:
+    """The switches a ``hive-site.xml`` sets (only those present; values true/false)."""
+    try:
+        root = ElementTree.parse(path).getroot()
+    except OSError as e:
+        raise ConfigError(
+            f"cannot read hive_site {path}: {e.strerror}",
+            hint="Point hive_site at your cluster's hive-site.xml, or leave it unset.",
+        ) from e
+    except ElementTree.ParseError as e:
+        raise ConfigError(f"hive_site {path} is not valid XML: {e}") from e
+    wanted = (SITE_SCHEMA_EVOLUTION, SITE_FORCE_POSITIONAL, SITE_CASE_SENSITIVE)
+    found: dict[str, bool] = {}
+    for prop in root.iter("property"):
+        name = (prop.findtext("name") or "").strip()
+        if name not in wanted:
+            continue
+        value = (prop.findtext("value") or "").strip().lower()
+        if value not in ("true", "false"):
+            raise ConfigError(
+                f"hive_site {path}: {name} is {value!r}, expected true or false.",
+            )
+        found[name] = value == "true"
+    return found
+
+
+def resolve(
+    version: str,
+    *,
+    hive_site: Path | None = None,
+    schema_evolution: bool | None = None,
+    mapping_mode: str = "auto",
+    case_sensitive: bool | None = None,
+    calendar: str | None = None,
+) -> HiveSemantics:
+    """The version's defaults, then ``hive_site``'s switches, then explicit settings.
+
+    ``mapping_mode`` ``position``/``name`` sets ``orc_positional``; ``auto`` keeps the
+    version's (or hive-site's) choice.
+    """
+    base = version_defaults(version)
+    site = read_hive_site(hive_site) if hive_site else {}
+    evolution = site.get(SITE_SCHEMA_EVOLUTION, base.schema_evolution)
+    positional = site.get(SITE_FORCE_POSITIONAL, base.orc_positional)
+    sensitive = site.get(SITE_CASE_SENSITIVE, base.case_sensitive)
+    if base.version == "1.2":
+        evolution = False  # no such setting: Hive 1.2 always reads with the partition's columns
+    elif schema_evolution is not None:
+        evolution = schema_evolution
+    if mapping_mode == "position":
+        positional = True
+    elif mapping_mode == "name":
+        positional = False
+    return HiveSemantics(
+        version=base.version,
+        schema_evolution=evolution,
+        orc_positional=positional,
+        case_sensitive=sensitive if case_sensitive is None else case_sensitive,
+        calendar=calendar or base.calendar,
+    )
