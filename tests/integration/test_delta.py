@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +209,9 @@ def test_rename_add_and_changed_partition_keep_ids_and_replace_atomically(
     tables_root: Path,
     tmp_path: Path,
 ) -> None:
+    # Hive 1.2 keeps a column renamed without CASCADE by position in old partitions; Hive 2.1+
+    # shows NULL there (its files still say `v`), which validation would rightly flag.
+    settings = replace(settings, hive_version="1.2")
     journal = Journal(tmp_path / "journal.sqlite")
     hive = HiveTableBuilder(
         client,
