@@ -50,6 +50,7 @@ KEY_HUDI_TABLE_VERSION = "hudi_table_version"
 KEY_HUDI_PARQUET_CODEC = "hudi_parquet_codec"
 KEY_TARGET_FILE_BYTES = "target_file_bytes"
 KEY_RETIRE_PROBATION_DAYS = "retire_probation_days"
+KEY_TIMESTAMP_PRECISION = "timestamp_precision"
 
 OUTPUT_CHOICES = ("text", "json")
 MAPPING_MODES = ("auto", "position", "name")
@@ -60,6 +61,8 @@ CALENDARS = ("hive3", "hive2")
 FORMAT_CHOICES = ("iceberg", "delta", "hudi")
 #: Hudi table versions lakeshift writes: 6 (Hudi 0.14/0.15 readers) and 8 (Hudi 1.0+ only).
 HUDI_TABLE_VERSIONS = (6, 8)
+#: What validation makes of source timestamps finer than the microseconds targets keep.
+TIMESTAMP_PRECISIONS = ("refuse", "truncate")
 #: Codecs of Hudi base files (Hudi's ``hoodie.parquet.compression.codec``; GZIP is its default).
 HUDI_PARQUET_CODECS = ("gzip", "snappy", "zstd")
 
@@ -106,6 +109,9 @@ class Settings:
             below it), instead of one file per Spark task.
         retire_probation_days: days after the cutover before ``retire`` may drop the legacy
             Hive table.
+        timestamp_precision: ``refuse`` (a partition whose ORC timestamps are finer than a
+            microsecond, which targets cannot keep, validates as differing) or ``truncate``
+            (accept the truncation; validation says so).
     """
 
     home: Path = Path(".lakeshift")
@@ -131,6 +137,7 @@ class Settings:
     hudi_parquet_codec: str = "gzip"
     target_file_bytes: int = 128 * 1024 * 1024
     retire_probation_days: int = 7
+    timestamp_precision: str = "refuse"
 
     def __post_init__(self) -> None:
         if self.output not in OUTPUT_CHOICES:
@@ -150,6 +157,11 @@ class Settings:
         if self.retire_probation_days < 0:
             raise ConfigError(
                 f"retire_probation_days must be 0 or more, got {self.retire_probation_days}"
+            )
+        if self.timestamp_precision not in TIMESTAMP_PRECISIONS:
+            raise ConfigError(
+                f"timestamp_precision must be one of {TIMESTAMP_PRECISIONS}, "
+                f"got {self.timestamp_precision!r}"
             )
         if self.mapping_mode not in MAPPING_MODES:
             raise ConfigError(

@@ -130,6 +130,8 @@ VERSION_NOTES = {
     "only in letter case",
     "partition-values-collide": "group(s) of partitions that Hive shows with one key value",
     "key-precision-lost": "timestamp key value(s) finer than the microseconds targets keep",
+    "timestamp-nanoseconds": "partition(s) with timestamps finer than the microseconds "
+    "targets keep (validation reports them unless timestamp_precision = truncate)",
 }
 
 

@@ -149,6 +149,7 @@ def classify_partition(
         )
     found.extend(_file_anomalies(p, table_columns, rules))
     found.extend(_calendar_anomalies(p, rules))
+    found.extend(_precision_anomalies(p))
     if rules.hive.reads_into_table(p.format):
         found.extend(_declared_columns_ignored(p, table_columns, rules))
     else:
@@ -156,6 +157,26 @@ def classify_partition(
     found.extend(version_sensitivity(p, table_columns, rules.hive))
     found.extend(_size_and_stats(p, rules))
     return found
+
+
+def _precision_anomalies(p: PartitionInfo) -> list[Anomaly]:
+    """ORC files whose statistics show timestamps finer than the microseconds targets keep."""
+    finer = [f for f in p.files if f.format == "orc" and f.sub_micros and not f.error]
+    if not finer:
+        return []
+    return [
+        _anomaly(
+            p,
+            "timestamp-nanoseconds",
+            SEVERITY_WARNING,
+            f"{len(finer)} file(s) hold timestamps finer than a microsecond (their statistics "
+            "say so; Hive shows the nanoseconds), which Iceberg, Delta and Hudi tables cannot "
+            "keep.",
+            "Migrated truncated to microseconds; validation reports the partition as differing "
+            "until you accept it (README, 'Timestamps finer than a microsecond').",
+            files=[f.path for f in finer],
+        )
+    ]
 
 
 def _calendar_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:

@@ -98,6 +98,7 @@ def read_footer(
                     software_version=str(reader.software_version),
                     calendar=tail.calendar,
                     pre_gregorian=tail.pre_gregorian,
+                    sub_micros=tail.sub_micros,
                 )
             if fmt == "parquet":
                 meta = pq.ParquetFile(handle).metadata

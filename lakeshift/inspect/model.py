@@ -46,6 +46,7 @@ class FileInfo:
     error: str | None = None
     calendar: str | None = None  # an ORC footer's calendar: hybrid, proleptic, None if unsaid
     pre_gregorian: bool | None = None  # a date/timestamp minimum before 1582-10-15 (ORC stats)
+    sub_micros: bool | None = None  # a timestamp minimum/maximum finer than 1 us (ORC stats)
 
     @property
     def positional(self) -> bool:

@@ -81,6 +81,7 @@ def _fields(message: bytes, wanted: frozenset[int] | None = None) -> dict[int, l
 _FOOTER_FIELDS = frozenset({7, 11})  # statistics, calendar
 _COLUMN_FIELDS = frozenset({7, 9})  # DateStatistics, TimestampStatistics
 _MINIMUM_FIELDS = frozenset({1, 3})  # minimum, minimumUtc
+_STAMP_FIELDS = frozenset({1, 3, 5, 6})  # minimum, minimumUtc, minimumNanos, maximumNanos
 
 
 def _snappy(chunk: bytes) -> bytes:
@@ -119,26 +120,34 @@ class OrcTail:
 
     calendar: str | None
     pre_gregorian: bool | None
+    sub_micros: bool | None = None  # a timestamp minimum or maximum finer than a microsecond
 
 
 def _zigzag(value: int) -> int:
     return (value >> 1) ^ -(value & 1)
 
 
-def _pre_gregorian(statistics: list[int | bytes]) -> bool:
-    """Any column's date or timestamp minimum (Footer.statistics) before 1582-10-15."""
+def _statistics(statistics: list[int | bytes]) -> tuple[bool, bool]:
+    """From the footer's column statistics: whether any date or timestamp minimum falls before
+    1582-10-15, and whether any timestamp minimum or maximum holds digits below a microsecond
+    (``minimumNanos``/``maximumNanos``, the nanoseconds within the millisecond plus one, which
+    ORC 1.6+ writers record; older ones record none)."""
+    early = finer = False
     for raw in statistics:
         column = _fields(raw, _COLUMN_FIELDS) if isinstance(raw, bytes) else {}
         for date in column.get(7, []):  # DateStatistics.minimum: sint32 days
             minimum = _fields(date, _MINIMUM_FIELDS).get(1) if isinstance(date, bytes) else None
             if minimum and _zigzag(int(minimum[0])) < GREGORIAN_START_DAY:  # type: ignore[arg-type]
-                return True
+                early = True
         for stamp in column.get(9, []):  # TimestampStatistics: minimum(Utc), sint64 millis
-            found = _fields(stamp, _MINIMUM_FIELDS) if isinstance(stamp, bytes) else {}
+            found = _fields(stamp, _STAMP_FIELDS) if isinstance(stamp, bytes) else {}
             minimum = found.get(3) or found.get(1)
             if minimum and _zigzag(int(minimum[0])) < GREGORIAN_START_MILLIS:  # type: ignore[arg-type]
-                return True
-    return False
+                early = True
+            nanos = [int(v) for key in (5, 6) for v in found.get(key, [])]  # type: ignore[arg-type]
+            if any((value - 1) % 1000 for value in nanos):
+                finer = True
+    return early, finer
 
 
 def read_tail(handle: pa.NativeFile, size: int, *, dates: bool = True) -> OrcTail:
@@ -163,9 +172,11 @@ def read_tail(handle: pa.NativeFile, size: int, *, dates: bool = True) -> OrcTai
         return OrcTail(None, None)
     fields = _fields(footer, _FOOTER_FIELDS)
     calendar = fields.get(11)
+    early, finer = _statistics(fields.get(7, [])) if dates else (False, False)
     return OrcTail(
         _CALENDARS.get(int(calendar[0])) if calendar else None,  # type: ignore[arg-type]
-        _pre_gregorian(fields.get(7, [])) if dates else False,
+        early,
+        finer,
     )
 
 

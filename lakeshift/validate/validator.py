@@ -34,7 +34,7 @@ from lakeshift.validate.fingerprints import (
     source_fingerprints,
     target_fingerprints,
 )
-from lakeshift.validate.independent.check import independent_check
+from lakeshift.validate.independent.check import independent_check, truncated
 from lakeshift.validate.model import (
     EQUAL,
     EXTRA,
@@ -147,9 +147,11 @@ def validate_table(
     independent_seconds = None
     if level != "count" and stored is not None:
         results = _checksums(spark, inventory, stored, fmt, target, journal, results, level)
+        accept = settings.timestamp_precision == "truncate"
+        results = _finer_by_statistics(inventory, results, accept)
         if level == "independent":
             results, independent_seconds = independent_check(
-                spark, inventory, stored, fmt, target, journal, results
+                spark, inventory, stored, fmt, target, journal, results, accept_truncation=accept
             )
         results = _with_nulled(spark, inventory, stored, results)
     report = ValidationReport(
@@ -226,6 +228,22 @@ def _checksums(
                 ),
             )
     return results
+
+
+def _finer_by_statistics(
+    inventory: TableInventory, results: dict[str, PartitionValidation], accept: bool
+) -> dict[str, PartitionValidation]:
+    """The checksum level reads timestamps as Spark does, in microseconds, so cannot see finer
+    digits: partitions whose ORC statistics show them differ (``truncated``)."""
+    out = dict(results)
+    for p in inventory.partitions:
+        if p.name not in out or out[p.name].status not in (EQUAL, MISMATCH):
+            continue
+        files = sum(1 for f in p.files if f.sub_micros and not f.error)
+        if files:
+            found = f"the statistics of {files} file(s) show timestamps"
+            out[p.name] = truncated(out[p.name], found, accept)
+    return out
 
 
 def _with_nulled(

@@ -98,3 +98,14 @@ def test_the_label_is_the_same_in_every_unit(unit: str) -> None:
     stamps = pa.array([dt.datetime(1000, 1, 1, 10, 30)], pa.timestamp(unit))
     assert hybrid_dates(stamps).to_pylist() == [dt.datetime(999, 12, 27, 10, 30)]
     assert hybrid_dates(stamps).type == pa.timestamp(unit)
+
+
+def test_timestamps_finer_than_a_microsecond_are_counted_at_every_depth() -> None:
+    from lakeshift.validate.independent.task import finer_than_micros
+
+    stamps = pa.array([1_000, 1_001, None, 2_000_999], pa.timestamp("ns"))
+    nested = pa.StructArray.from_arrays([stamps], names=["t"])
+    listed = pa.ListArray.from_arrays(pa.array([0, 1, 2, 3, 4], pa.int32()), stamps)
+    micros = pa.array([1, 2, None, 3], pa.timestamp("us"))
+    table = pa.table({"t": stamps, "s": nested, "l": listed, "u": micros})
+    assert finer_than_micros(table) == 2 * 3  # 1001 and 2000999 ns, in each ns column

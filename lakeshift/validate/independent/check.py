@@ -54,6 +54,8 @@ def independent_check(
     target: str,
     journal: Journal,
     results: dict[str, PartitionValidation],
+    *,
+    accept_truncation: bool = False,
 ) -> tuple[dict[str, PartitionValidation], float]:
     """Results with every compared partition judged by three opinions; and the seconds the
     independent reader took (its cost, shown in the report)."""
@@ -100,7 +102,7 @@ def independent_check(
                 inventory,
                 name,
             )
-        out[name] = replace(
+        judged = replace(
             result,
             status=EQUAL if found.ok else MISMATCH,
             independent_checksum=independent[name],
@@ -108,4 +110,27 @@ def independent_check(
             detail=found.detail,
             diff=diff,
         )
+        finer = reading.finer.get(name, 0)
+        out[name] = truncated(
+            judged,
+            f"the independent reader counted {finer:,} timestamp value(s)" if finer else "",
+            accept_truncation,
+        )
     return out, seconds
+
+
+def truncated(result: PartitionValidation, found: str, accept: bool) -> PartitionValidation:
+    """A partition whose source holds timestamps finer than a microsecond (``found`` says how
+    many or how it is known; empty: none) is not what its target holds, truncated: it differs,
+    unless the user accepted truncation (``timestamp_precision = "truncate"``)."""
+    if not found:
+        return result
+    what = f"{found} finer than a microsecond, which the target holds truncated to microseconds"
+    if accept:
+        note = f"{what} (accepted: timestamp_precision = truncate)"
+        return replace(result, detail=f"{result.detail}; {note}")
+    return replace(
+        result,
+        status=MISMATCH if result.status == EQUAL else result.status,
+        detail=f"{result.detail}; {what} (set timestamp_precision = truncate to accept)",
+    )

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 log = logging.getLogger(__name__)
-_SUMS_DDL = "partition STRING, rows BIGINT, sum1 STRING, sum2 STRING, error STRING"
+_SUMS_DDL = "partition STRING, rows BIGINT, sum1 STRING, sum2 STRING, error STRING, finer BIGINT"
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,8 @@ class IndependentReading:
 
     fingerprints: dict[str, Fingerprint]
     unreadable: dict[str, str] = field(default_factory=dict)
+    # Per partition: timestamps the source holds finer than the microseconds targets keep.
+    finer: dict[str, int] = field(default_factory=dict)
 
 
 def _spread(spark: SparkSession, tasks: list[FileTask]) -> DataFrame:
@@ -53,9 +55,9 @@ def _fingerprint_batches(
             for index in batch.column(0).to_pylist():
                 task = tasks[index]
                 try:
-                    found, error = file_fingerprint(task), None
+                    (found, finer), error = file_fingerprint(task), None
                 except LakeshiftError as e:  # this file's partition is not proven; go on
-                    found, error = EMPTY, str(e)
+                    found, finer, error = EMPTY, 0, str(e)
                 yield pa.RecordBatch.from_pydict(
                     {
                         "partition": [task.partition],
@@ -63,6 +65,7 @@ def _fingerprint_batches(
                         "sum1": [found.sum1],
                         "sum2": [found.sum2],
                         "error": pa.array([error], pa.string()),
+                        "finer": pa.array([finer], pa.int64()),
                     }
                 )
 
@@ -86,17 +89,20 @@ def independent_reading(
     rows = _spread(spark, tasks).mapInArrow(_fingerprint_batches(tasks), _SUMS_DDL).collect()
     totals: dict[str, list[int]] = {}
     unreadable: dict[str, str] = {}
+    finer: dict[str, int] = {}
     for row in rows:
         if row["error"] is not None:
             unreadable.setdefault(row["partition"], row["error"])
             continue
+        if row["finer"]:
+            finer[row["partition"]] = finer.get(row["partition"], 0) + int(row["finer"])
         sums = totals.setdefault(row["partition"], [0, 0, 0])
         sums[0] += int(row["rows"])
         sums[1] += int(row["sum1"])
         sums[2] += int(row["sum2"])
     for name, (count, sum1, sum2) in totals.items():
         out[name] = Fingerprint(count, str(sum1), str(sum2))
-    return IndependentReading(out, unreadable)
+    return IndependentReading(out, unreadable, finer)
 
 
 def independent_fingerprints(

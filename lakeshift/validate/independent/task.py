@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
@@ -88,9 +89,33 @@ def _read_orc(reader: orc.ORCFile, handle: Any, columns: list[str], path: str) -
         return read_orc_microseconds(handle, columns, reader.schema, path)
 
 
-def target_columns(task: FileTask) -> list[tuple[str, pa.Array, HiveType]]:
+def finer_than_micros(table: pa.Table) -> int:
+    """Timestamp values, at any depth, with digits below a microsecond (pyarrow reads ORC
+    timestamps in nanoseconds; the targets keep microseconds)."""
+    return sum(_finer(column.combine_chunks()) for column in table.columns)
+
+
+def _finer(array: pa.Array) -> int:
+    kind = array.type
+    if pa.types.is_timestamp(kind):
+        if kind.unit != "ns" or not len(array):
+            return 0
+        nanos = np.asarray(array.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
+        return int(np.count_nonzero(nanos % 1000))
+    if pa.types.is_struct(kind):
+        return sum(_finer(child) for child in array.flatten())
+    if pa.types.is_map(kind):
+        return _finer(array.keys) + _finer(array.items)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _finer(array.flatten())
+    return 0
+
+
+def target_columns(
+    task: FileTask, table: pa.Table | None = None
+) -> list[tuple[str, pa.Array, HiveType]]:
     """(name, values, target Hive type) of every output column: table columns, then keys."""
-    table = _read(task)
+    table = _read(task) if table is None else table
     rows = table.num_rows
     out = []
     for column in task.columns:
@@ -129,10 +154,14 @@ def target_columns(task: FileTask) -> list[tuple[str, pa.Array, HiveType]]:
     return out
 
 
-def file_fingerprint(task: FileTask) -> Fingerprint:
-    columns = target_columns(task)
-    rows = len(columns[0][1]) if columns else _read(task).num_rows
-    return fingerprint([(values, hive) for _, values, hive in columns], rows)
+def file_fingerprint(task: FileTask) -> tuple[Fingerprint, int]:
+    """The file's canonical fingerprint, and how many of its timestamps the target holds
+    truncated to microseconds."""
+    table = _read(task)
+    columns = target_columns(task, table)
+    rows = len(columns[0][1]) if columns else table.num_rows
+    found = fingerprint([(values, hive) for _, values, hive in columns], rows)
+    return found, finer_than_micros(table)
 
 
 def file_rows(task: FileTask) -> pa.Table:
