@@ -227,6 +227,9 @@ def _check_unknown_keys(data: dict[str, Any], path: Path) -> None:
 
 
 def _table(where: str, values: dict[str, Any]) -> TableSpec:
+    version = values.get("hive_version")
+    if isinstance(version, int | float) and not isinstance(version, bool):
+        values = {**values, "hive_version": str(version)}  # hive_version = 3.1, unquoted
     for key, value in values.items():
         expected = {
             "batch_rows": int,

@@ -124,8 +124,6 @@ def options_from_flags(
 
 #: Anomalies whose rows depend on the chosen Hive version: the plan names them every time.
 VERSION_NOTES = {
-    "hive-version-sensitive": "partition(s) that Hive 1.2, 2.x/3.1 and 4 show differently: "
-    "check hive_version (inspect names the columns)",
     "name-case-differs": "partition(s) with file columns whose names differ from the table's "
     "only in letter case",
     "partition-values-collide": "group(s) of partitions that Hive shows with one key value",
@@ -166,6 +164,8 @@ def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
                 else ""
             )
         )
+    for note in plan.notes:
+        out.message(f"[yellow]{note}[/]")
     for code, what in VERSION_NOTES.items():
         if plan.anomalies.get(code):
             out.message(f"[yellow]{plan.anomalies[code]} {what} (anomaly {code})[/]")

@@ -39,6 +39,30 @@ class PartitionPlan:
         return self.state in (NEW, CHANGED)
 
 
+def version_notes(inventory: TableInventory, mapping: FieldMapping) -> list[str]:
+    """A note naming the partitions and columns other Hive versions show differently, so the
+    user chooses ``hive_version`` knowingly."""
+    sensitive = [
+        (p.name, a.details.get("columns", {}))
+        for p in inventory.partitions
+        for a in p.anomalies
+        if a.code == "hive-version-sensitive"
+    ]
+    if not sensitive:
+        return []
+    columns = sorted({c for _, found in sensitive for c in found})
+    name, first = sensitive[0]
+    example = "; ".join(
+        f"{column}: " + ", ".join(f"Hive {v} {s}" for v, s in seen.items())
+        for column, seen in list(first.items())[:2]
+    )
+    return [
+        f"{len(sensitive)} partition(s) read differently by other Hive versions, in column(s) "
+        f"{', '.join(columns[:8])}{' ...' if len(columns) > 8 else ''}: e.g. {name} ({example}). "
+        f"Read as {mapping.semantics.label}; set hive_version if your Hive differs."
+    ]
+
+
 @dataclass(frozen=True)
 class MigrationPlan:
     source: str
@@ -169,7 +193,7 @@ def build_plan(
     anomalies: dict[str, int] = {}
     for a in inventory.all_anomalies:
         anomalies[a.code] = anomalies.get(a.code, 0) + 1
-    notes = []
+    notes = version_notes(inventory, mapping)
     if inventory.unregistered_dirs:
         notes.append(
             f"{len(inventory.unregistered_dirs)} unregistered directories are not "

@@ -234,3 +234,21 @@ def test_a_partition_type_the_table_cannot_convert_is_an_error() -> None:
     # Hive 2.1+ reads the file straight as the table's type, and fails the same way.
     found = classify_partition(partition, TABLE, "orc", DEFAULT_RULES)
     assert {a.code for a in found if a.severity == "error"} == {"file-type-incompatible"}
+
+
+def test_plan_note_names_version_sensitive_partitions_and_columns() -> None:
+    from lakeshift.inspect.model import TableInventory
+    from lakeshift.migrate.planner import version_notes
+    from lakeshift.schema_map.mapping import build_mapping
+
+    renamed = (Column("id", "bigint"), Column("nm", "string"), Column("amount", "double"))
+    p = _partition((_file("f", renamed),), columns=renamed)
+    p = replace(p, anomalies=tuple(classify_partition(p, TABLE, "orc", DEFAULT_RULES)))
+    inventory = TableInventory(
+        "db", "t", "file:/t", "EXTERNAL_TABLE", "orc", "", "", TABLE,
+        (Column("dt", "string"),), {}, (p,), (), (), "", "", 0.0,
+    )  # fmt: skip
+    notes = version_notes(inventory, build_mapping(inventory, None, HiveSemantics()))
+    assert len(notes) == 1
+    assert "1 partition(s)" in notes[0] and "column(s) name" in notes[0] and "dt=1" in notes[0]
+    assert "Hive 2.x/3.1 NULL" in notes[0] and "Read as Hive 3.1" in notes[0]

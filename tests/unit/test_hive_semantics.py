@@ -1,0 +1,109 @@
+"""Which Hive's reading lakeshift reproduces: versions, their switches, hive-site.xml and the
+settings that override them, per table in bulk files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lakeshift.bulk.spec import load_bulk_spec
+from lakeshift.config import load_settings
+from lakeshift.errors import BulkFileError, ConfigError
+from lakeshift.schema_map.hive_semantics import (
+    HiveSemantics,
+    normalise_version,
+    read_hive_site,
+    resolve,
+    version_defaults,
+)
+
+SITE = """<?xml version="1.0"?>
+<configuration>
+  <property><name>hive.exec.schema.evolution</name><value>false</value></property>
+  <property><name>orc.force.positional.evolution</name><value> TRUE </value></property>
+  <property><name>hive.metastore.uris</name><value>thrift://x:9083</value></property>
+</configuration>
+"""
+
+
+@pytest.mark.parametrize(
+    ("given", "label"),
+    [("1.2.1", "1.2"), ("2", "2.3"), ("2.1.1", "2.3"), ("2.3.9", "2.3"), ("3", "3.1"),
+     ("3.0", "3.1"), ("3.1.3", "3.1"), ("4.0.1", "4"), ("hive4", "4"), (3.1, "3.1")],
+)  # fmt: skip
+def test_versions_are_normalised(given: object, label: str) -> None:
+    assert normalise_version(given) == label  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("given", ["2.0", "5", "0.13", "latest", ""])
+def test_unknown_versions_are_refused_with_the_choices(given: str) -> None:
+    with pytest.raises(ConfigError, match="hive_version") as caught:
+        normalise_version(given)
+    assert "1.2, 2.3, 3.1, 4" in (caught.value.hint or "")
+
+
+def test_each_version_has_its_own_defaults() -> None:
+    assert version_defaults("1.2") == HiveSemantics("1.2", False, False, True, "hive2")
+    assert version_defaults("2.3") == HiveSemantics("2.3", True, False, True, "hive2")
+    assert version_defaults("3.1") == HiveSemantics("3.1", True, False, True, "hive3")
+    assert version_defaults("4") == HiveSemantics("4", True, True, True, "hive3")
+    assert not version_defaults("2.3").hive3_booleans and version_defaults("4").hive3_booleans
+    assert version_defaults("3.1").reads_into_table("orc")
+    assert not version_defaults("3.1").reads_into_table("parquet")
+    assert not version_defaults("1.2").reads_into_table("orc")
+
+
+def test_hive_site_overrides_the_version_and_settings_override_hive_site(tmp_path: Path) -> None:
+    site = tmp_path / "hive-site.xml"
+    site.write_text(SITE)
+    assert read_hive_site(site) == {
+        "hive.exec.schema.evolution": False,
+        "orc.force.positional.evolution": True,
+    }
+    from_site = resolve("3.1", hive_site=site)
+    assert (from_site.schema_evolution, from_site.orc_positional) == (False, True)
+    explicit = resolve("3.1", hive_site=site, schema_evolution=True, mapping_mode="name")
+    assert (explicit.schema_evolution, explicit.orc_positional) == (True, False)
+    # Hive 1.2 has no schema evolution, whatever a setting says.
+    assert not resolve("1.2", schema_evolution=True).schema_evolution
+
+
+def test_a_broken_hive_site_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read hive_site"):
+        read_hive_site(tmp_path / "missing.xml")
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<configuration><property>")
+    with pytest.raises(ConfigError, match="not valid XML"):
+        read_hive_site(bad)
+    odd = tmp_path / "odd.xml"
+    odd.write_text(SITE.replace("false", "maybe"))
+    with pytest.raises(ConfigError, match=r"hive\.exec\.schema\.evolution"):
+        read_hive_site(odd)
+
+
+def test_settings_resolve_the_semantics(tmp_path: Path) -> None:
+    settings = load_settings({"home": tmp_path}, env={})
+    assert settings.hive == version_defaults("3.1")
+    env = {"LAKESHIFT_HIVE_VERSION": "2.3.9", "LAKESHIFT_NAME_CASE_SENSITIVE": "false"}
+    older = load_settings({"home": tmp_path}, env=env)
+    assert older.hive_version == "2.3" and older.hive.calendar == "hive2"
+    assert older.hive.case_sensitive is False
+    assert load_settings({"home": tmp_path, "calendar": "hive3"}, env=env).hive.calendar == "hive3"
+    with pytest.raises(ConfigError):
+        load_settings({"home": tmp_path, "hive_version": "2.0"}, env={})
+
+
+def test_a_bulk_table_chooses_its_hive_version(tmp_path: Path) -> None:
+    good = tmp_path / "good.toml"
+    good.write_text(
+        '[bulk]\nhive_version = "2.3.9"\n[[tables]]\nsource = "a.b"\nschema_evolution = false\n'
+        '[[tables]]\nsource = "a.c"\nhive_version = 4\n'
+    )
+    spec = load_bulk_spec(good)
+    assert [t.hive_version for t in spec.tables] == ["2.3", "4"]
+    assert spec.tables[0].schema_evolution is False and spec.tables[1].schema_evolution is None
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[tables]]\nsource = "a.b"\nhive_version = "0.13"\n')
+    with pytest.raises(BulkFileError, match=r"table #1.*hive_version"):
+        load_bulk_spec(bad)
