@@ -44,6 +44,20 @@ class Rules:
         return self.hive.calendar
 
 
+_DRIFT = frozenset(
+    {
+        "file-extra-columns",
+        "file-missing-columns",
+        "file-reordered-columns",
+        "file-type-differs",
+        "file-type-incompatible",
+        "name-case-differs",
+        "positional-files",
+        "partition-columns-ignored",
+    }
+)
+
+
 def _key(name: str, case_sensitive: bool) -> str:
     return name if case_sensitive else name.lower()
 
@@ -154,7 +168,15 @@ def classify_partition(
         found.extend(_declared_columns_ignored(p, table_columns, rules))
     else:
         found.extend(_partition_vs_table(p, table_columns))
-    found.extend(version_sensitivity(p, table_columns, rules.hive))
+    # Where the table's columns read the files by name and nothing differs from them, every
+    # Hive version reads the partition alike (skipping the comparison keeps inspect fast).
+    hive = rules.hive
+    differs = (
+        not hive.reads_into_table(p.format)
+        or hive.orc_positional
+        or any(a.code in _DRIFT for a in found)
+    )
+    found.extend(version_sensitivity(p, table_columns, hive, files=differs))
     found.extend(_size_and_stats(p, rules))
     return found
 

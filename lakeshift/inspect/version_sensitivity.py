@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
 from lakeshift.schema_map.hive_semantics import HiveSemantics
@@ -26,6 +27,21 @@ def _source(physical: Sequence[Column], name: str, position: int, by_name: bool)
         found = [c.name for c in physical if c.name == name]
         return f"file column {found[0]}" if found else "NULL"
     return f"file column {physical[position].name}" if position < len(physical) else "NULL"
+
+
+@lru_cache(maxsize=256)
+def _differing(
+    physical: tuple[Column, ...], declared: tuple[Column, ...], table: tuple[Column, ...]
+) -> tuple[tuple[str, dict[str, str]], ...]:
+    """The table columns the readings take from different places, with what each reads
+    (cached: a table's partitions share a few schemas)."""
+    readings = _readings(physical, declared, table)
+    out = []
+    for position, column in enumerate(table):
+        seen = {version: sources[position] for version, sources in readings.items()}
+        if len(set(seen.values())) > 1:
+            out.append((column.name, seen))
+    return tuple(out)
 
 
 def _readings(
@@ -48,20 +64,18 @@ def _readings(
 
 
 def version_sensitivity(
-    p: PartitionInfo, table: Sequence[Column], hive: HiveSemantics
+    p: PartitionInfo, table: Sequence[Column], hive: HiveSemantics, *, files: bool = True
 ) -> list[Anomaly]:
     """A ``hive-version-sensitive`` anomaly when Hive versions show this partition's rows
-    differently, naming the columns and what each version reads."""
+    differently, naming the columns and what each version reads (``files``: compare the
+    readings of its ORC files; the caller may know they cannot differ)."""
     details: dict[str, dict[str, str]] = {}
-    if p.format == "orc":
+    if p.format == "orc" and files:
         for file in p.files:
             if file.format != "orc" or not file.columns or file.error:
                 continue
-            readings = _readings(file.columns, p.columns, table)
-            for position, column in enumerate(table):
-                seen = {version: sources[position] for version, sources in readings.items()}
-                if len(set(seen.values())) > 1:
-                    details.setdefault(column.name, seen)
+            for name, seen in _differing(file.columns, tuple(p.columns), tuple(table)):
+                details.setdefault(name, dict(seen))
     for position, column in enumerate(table[: len(p.columns)]):
         declared = p.columns[position]
         if column.type == "boolean" and declared.type.split("(")[0] in _STRINGS:

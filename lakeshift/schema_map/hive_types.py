@@ -7,6 +7,7 @@ Hand-written: no maintained Python library parses Hive's type grammar
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import pyarrow as pa
 
@@ -167,8 +168,10 @@ class _Parser:
         return HiveType(kind, tuple(params))
 
 
+@lru_cache(maxsize=4096)
 def parse_hive_type(text: str) -> HiveType:
-    """Parse a Hive type string such as ``map<string,array<decimal(10,2)>>``."""
+    """Parse a Hive type string such as ``map<string,array<decimal(10,2)>>`` (cached: a
+    table's few types are parsed once, not once per partition and file)."""
     parser = _Parser(text)
     result = parser.parse()
     if parser.peek():
