@@ -91,6 +91,8 @@ def _has_dates(hive: HiveType) -> bool:
 
 _INTEGRAL = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 _STRING_KINDS = frozenset({"string", "char", "varchar"})
+_FRACTIONAL = frozenset({"float", "double", "decimal", "boolean"})
+_NUMBERS = frozenset({*_INTEGRAL, *_FRACTIONAL})
 #: Hive's ObjectInspector converters read these strings (any case) as false, every other
 #: string as true (PrimitiveObjectInspectorUtils.parseBoolean, Hive 3.1 and 4.x).
 HIVE_FALSE_WORDS = ("false", "off", "no", "0", "")
@@ -132,6 +134,104 @@ def _orc_integral(expr: str, src: HiveType, dst: HiveType) -> str | None:
     return f"IF({_fits(as_long, bits)}, CAST({as_long} AS {spark_type(dst)}), NULL)"
 
 
+#: Seconds (ORC) or milliseconds (Hive's converter) past which a number read as a timestamp
+#: leaves the range of microseconds in a long: NULL rather than an overflow.
+_SECONDS_LIMIT = 9_223_372_036_854
+_MILLIS_LIMIT = 9_223_372_036_854_775
+
+
+_ORC_DATE = "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_ORC_TIME = " [0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{0,9})?$"
+
+
+def _orc_day(expr: str) -> str:
+    """The ``yyyy-MM-dd`` at the start of ``expr`` as ORC's parser resolves it (java.time's
+    SMART resolver: a month outside 1..12 or a day outside 1..31 is an error, a day past the
+    month's end is its last day), NULL on error."""
+    year, month, day = (
+        f"CAST(substring({expr}, {i}, {n}) AS INT)" for i, n in ((1, 4), (6, 2), (9, 2))
+    )
+    first = f"make_date({year}, {month}, 1)"
+    return (
+        f"IF({month} BETWEEN 1 AND 12 AND {day} BETWEEN 1 AND 31, "
+        f"make_date({year}, {month}, least({day}, day(last_day({first})))), NULL)"
+    )
+
+
+def _orc_from_string(expr: str, dst: HiveType) -> str | None:
+    """ORC's schema evolution reading a string as a date or timestamp: only the exact forms
+    ``yyyy-MM-dd`` and ``yyyy-MM-dd HH:mm:ss[.fffffffff]`` (no blanks, no other widths), as
+    ORC 1.9's ``DateFromStringGroupTreeReader``/``TimestampFromStringGroupTreeReader`` parse
+    them (Hive 2.3.9 here shows ``2020-1-1`` and ``2020-01-01`` as a timestamp as NULL)."""
+    if dst.kind == "date":
+        return f"IF({expr} RLIKE '{_ORC_DATE}$', {_orc_day(expr)}, NULL)"
+    if dst.kind == "timestamp":
+        clock = f"CAST(concat('1970-01-01', substring({expr}, 11)) AS TIMESTAMP_NTZ)"
+        days = f"date_diff({_orc_day(expr)}, DATE'1970-01-01')"
+        valid = f"{expr} RLIKE '{_ORC_DATE}{_ORC_TIME}'"
+        return f"IF({valid}, {clock} + make_dt_interval({days}, 0, 0, 0), NULL)"
+    return None
+
+
+def _orc_to_string(expr: str, src: HiveType) -> str | None:
+    """ORC's schema evolution writing a value as text where it differs from Spark's CAST:
+    booleans as ``TRUE``/``FALSE``, a NaN double as NULL."""
+    if src.kind == "boolean":
+        return f"CASE WHEN {expr} THEN 'TRUE' WHEN NOT {expr} THEN 'FALSE' END"
+    if src.kind in ("float", "double"):
+        return f"IF(isnan({expr}), NULL, CAST({expr} AS STRING))"
+    return None
+
+
+def _decimal_text(expr: str) -> str:
+    """A decimal as Hive prints it (``HiveDecimal`` drops trailing zeros: 8641.960 is
+    ``8641.96``, 5.000 is ``5``)."""
+    text = f"CAST({expr} AS STRING)"
+    trimmed = f"regexp_replace(regexp_replace({text}, '0+$', ''), '[.]$', '')"
+    return f"IF(instr({text}, '.') > 0, {trimmed}, {text})"
+
+
+_LAZY_INTEGER = "^([+-]?[0-9]+)([.][0-9]*)?$"
+
+
+def _converter(expr: str, src: HiveType, dst: HiveType) -> str | None:
+    """Hive's ObjectInspector converters (a partition's value read as the table's type) where
+    they differ from Spark's CAST, as Hive 2.3.9 shows them: a string becomes an integer as
+    ``LazyInteger`` parses it (no blanks; a fraction dropped; out of range NULL), a double a
+    boolean by its ``long`` (0.5 is false), a boolean a string as ``TRUE``/``FALSE``."""
+    if src.kind in _STRING_KINDS and dst.kind in _INTEGRAL:
+        bits = _INTEGRAL[dst.kind]
+        value = f"CAST(regexp_extract({expr}, '{_LAZY_INTEGER}', 1) AS DECIMAL(38,0))"
+        fits = _fits(value, bits)
+        return (
+            f"IF({expr} RLIKE '{_LAZY_INTEGER}' AND {fits}, CAST({value} AS "
+            f"{spark_type(dst)}), NULL)"
+        )
+    if src.kind in ("float", "double") and dst.kind == "boolean":
+        return f"(CAST({expr} AS BIGINT) <> 0)"
+    if src.kind == "boolean" and dst.kind in _STRING_KINDS:
+        return _primitive(_orc_to_string(expr, src) or expr, HiveType("string"), dst, False)
+    return None
+
+
+def _number_to_timestamp(expr: str, src: HiveType, orc_file: bool) -> str:
+    """A number read as a timestamp: ORC's schema evolution counts seconds since the epoch
+    (``TimestampFromAnyIntegerTreeReader``; doubles and decimals with their fraction); Hive's
+    converter counts an integer as milliseconds (``hive.int.timestamp.conversion.in.seconds``
+    is false by default) and a double or decimal as seconds. The wall clock of that instant in
+    UTC, as the session reads it."""
+    value = f"CAST({expr} AS INT)" if src.kind == "boolean" else expr
+    whole = src.kind in _INTEGRAL or src.kind == "boolean"
+    if whole and not orc_file:
+        fn, limit = "timestamp_millis", _MILLIS_LIMIT
+    else:
+        fn, limit = "timestamp_seconds", _SECONDS_LIMIT
+    guard = f"abs({value}) > {limit}"
+    if src.kind in ("float", "double"):
+        guard = f"isnan({value}) OR {guard}"
+    return f"IF({guard}, NULL, CAST({fn}({value}) AS TIMESTAMP_NTZ))"
+
+
 def _primitive(
     expr: str,
     src: HiveType,
@@ -142,6 +242,10 @@ def _primitive(
 ) -> str:
     if orc_file:
         evolved = _orc_integral(expr, src, dst)
+        if evolved is None and src.kind in _STRING_KINDS:
+            evolved = _orc_from_string(expr, dst)
+        if evolved is None and dst.kind in _STRING_KINDS and src.kind != dst.kind:
+            evolved = _orc_to_string(expr, src)
         if evolved is not None:
             return evolved
     elif dst.kind == "boolean" and src.kind in _STRING_KINDS:
@@ -149,6 +253,14 @@ def _primitive(
             return f"IF({expr} IS NULL, NULL, length({expr}) > 0)"
         words = ", ".join(string_literal(w) for w in HIVE_FALSE_WORDS)
         return f"IF({expr} IS NULL, NULL, NOT (lower({expr}) IN ({words})))"
+    if dst.kind == "timestamp" and (src.kind in _INTEGRAL or src.kind in _FRACTIONAL):
+        return _number_to_timestamp(expr, src, orc_file)
+    if src.kind == "decimal" and dst.kind in _STRING_KINDS:
+        expr = _decimal_text(expr)
+    if src.kind == "timestamp" and not src_physical and dst.kind in _NUMBERS:
+        # Spark casts no TIMESTAMP_NTZ to a number; as an instant in the UTC session it
+        # counts the seconds of its wall clock, as Hive does.
+        return f"CAST(CAST({expr} AS TIMESTAMP) AS {spark_type(dst)})"
     if dst.kind == "char":
         width = dst.params[0]
         return f"rpad(substring(CAST({expr} AS STRING), 1, {width}), {width}, ' ')"
@@ -193,6 +305,10 @@ def convert(
     if src.is_primitive and dst.is_primitive:
         if hybrid_labels and src.kind in ("date", "timestamp"):
             expr = hybrid_label(expr, src.kind)
+        if not orc_file and not text_file:
+            converted = _converter(expr, src, dst)
+            if converted is not None:
+                return converted
         return _primitive(expr, src, dst, src_physical, orc_file, hive3_booleans)
     if src == dst and not (
         (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))

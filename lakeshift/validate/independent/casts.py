@@ -47,21 +47,31 @@ def _with_nulls(values: np.ndarray, like: pa.Array, to: pa.DataType) -> pa.Array
     return pa.array(values, to, mask=mask)
 
 
-def to_text(array: pa.Array, src: HiveType) -> pa.Array:
-    """Values as Hive prints them when a column becomes a string."""
+def to_text(
+    array: pa.Array, src: HiveType, orc_file: bool = False, converter: bool = False
+) -> pa.Array:
+    """Values as Hive prints them when a column becomes a string (``orc_file``: as ORC's
+    schema evolution writes them: booleans ``TRUE``/``FALSE``, a NaN double NULL;
+    ``converter``: as Hive's converter does, booleans ``TRUE``/``FALSE``)."""
     kind = src.kind
     if kind in STRINGS:
         return array
     if kind == "binary":
         return array.view(pa.string())
     if kind == "boolean":
-        return pc.if_else(array, "true", "false")
+        words = ("TRUE", "FALSE") if orc_file or converter else ("true", "false")
+        return pc.if_else(array, *words)
     if kind in _BITS:
         return array.cast(pa.string())
     if kind in ("float", "double"):
-        return _each(array, lambda v: rules.java_float_text(v, kind == "float"), pa.string())
+        single = kind == "float"
+        return _each(
+            array,
+            lambda v: None if orc_file and v != v else rules.java_float_text(v, single),
+            pa.string(),
+        )
     if kind == "decimal":
-        return _each(array, lambda v: format(v, "f"), pa.string())
+        return _each(array, rules.decimal_text, pa.string())
     if kind == "date":
         return _each(_ints(array), rules.date_text, pa.string())
     if kind == "timestamp":
@@ -110,7 +120,7 @@ def _to_integer(array: pa.Array, src: HiveType, dst: HiveType, orc_file: bool = 
     if src.kind in STRINGS:
         return _each(array, lambda v: rules.parse_integer(v, bits), to)
     if src.kind == "boolean":
-        return _with_nulls(_numpy(array, np.int64), array, to)
+        return _with_nulls(_numpy(array.cast(pa.int8()), np.int64), array, to)
     if src.kind in _BITS:  # Java narrowing wraps around
         return _with_nulls(_numpy(array, np.int64).astype(to.to_pandas_dtype()), array, to)
     if src.kind in ("float", "double"):  # to int or long first (saturating), then narrowed
@@ -165,19 +175,37 @@ def _to_decimal(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
     raise _unsupported(src, dst)
 
 
-def _to_date(array: pa.Array, src: HiveType) -> pa.Array:
+def _to_date(array: pa.Array, src: HiveType, orc_file: bool = False) -> pa.Array:
     if src.kind in STRINGS:
-        return _each(array, rules.parse_date_days, pa.int32()).view(pa.date32())
+        parse = rules.orc_date_days if orc_file else rules.parse_date_days
+        return _each(array, parse, pa.int32()).view(pa.date32())
     if src.kind == "timestamp":
         days = np.floor_divide(_numpy(_ints(array), np.int64), _DAY_MICROS)
         return _with_nulls(days.astype(np.int32), array, pa.int32()).view(pa.date32())
     raise _unsupported(src, HiveType("date"))
 
 
-def _to_timestamp(array: pa.Array, src: HiveType) -> pa.Array:
+_SECONDS_LIMIT = 9_223_372_036_854  # past it, microseconds leave a long: NULL
+_MILLIS_LIMIT = 9_223_372_036_854_775
+
+
+def _to_timestamp(array: pa.Array, src: HiveType, orc_file: bool = False) -> pa.Array:
+    """Strings parsed; dates at midnight; numbers as ORC counts them (seconds since the epoch,
+    fractions kept) or, through Hive's converter, integers as milliseconds."""
     to = pa.timestamp("us")
+    if src.kind in (*_BITS, "boolean"):
+        whole = _numpy(array.cast(pa.int64()) if src.kind == "boolean" else array, np.int64)
+        limit, factor = (_SECONDS_LIMIT, 1_000_000) if orc_file else (_MILLIS_LIMIT, 1_000)
+        mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
+        mask |= np.abs(whole) > limit
+        return pa.array(np.where(mask, 0, whole) * factor, pa.int64(), mask=mask).view(to)
+    if src.kind in ("float", "double", "decimal"):
+        return _each(array, lambda v: rules.seconds_to_micros(v, _SECONDS_LIMIT), pa.int64()).view(
+            to
+        )
     if src.kind in STRINGS:
-        return _each(array, rules.parse_timestamp_micros, pa.int64()).view(to)
+        parse = rules.orc_timestamp_micros if orc_file else rules.parse_timestamp_micros
+        return _each(array, parse, pa.int64()).view(to)
     if src.kind == "date":
         micros = _numpy(_ints(array), np.int64) * _DAY_MICROS
         return _with_nulls(micros, array, pa.int64()).view(to)
@@ -197,6 +225,8 @@ def convert_primitive(
     dst: HiveType,
     orc_file: bool = False,
     hive3_booleans: bool = True,
+    *,
+    converter: bool = False,
 ) -> pa.Array:
     """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
     as ORC's schema evolution reads a file's column as the partition's type;
@@ -212,19 +242,24 @@ def convert_primitive(
         return array
     kind = dst.kind
     if kind == "string":
-        return to_text(array, src)
+        return to_text(array, src, orc_file, converter)
     if kind == "boolean":
+        if converter and src.kind in ("float", "double"):  # by its long: 0.5 is false
+            return pc.not_equal(_each(array, lambda v: rules.saturate(v, 64), pa.int64()), 0)
         return _to_boolean(array, src, orc_file, hive3_booleans)
     if kind in _BITS:
+        if converter and src.kind in STRINGS:
+            bits = _BITS[dst.kind]
+            return _each(array, lambda v: rules.lazy_integer(v, bits), arrow_type(dst))
         return _to_integer(array, src, dst, orc_file)
     if kind in ("float", "double"):
         return _to_floating(array, src, dst)
     if kind == "decimal":
         return _to_decimal(array, src, dst)
     if kind == "date":
-        return _to_date(array, src)
+        return _to_date(array, src, orc_file)
     if kind == "timestamp":
-        return _to_timestamp(array, src)
+        return _to_timestamp(array, src, orc_file)
     if kind == "binary" and src.kind in STRINGS:
         return array.cast(pa.binary())
     raise _unsupported(src, dst)

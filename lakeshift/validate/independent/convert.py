@@ -79,7 +79,9 @@ def convert(
     if src.kind == "void" or pa.types.is_null(array.type):
         return pa.nulls(len(array), arrow_type(dst))
     if src.is_primitive and dst.is_primitive:
-        return convert_primitive(leaf(array), src, dst, orc_file, hive3_booleans)
+        return convert_primitive(
+            leaf(array), src, dst, orc_file, hive3_booleans, converter=not (orc_file or text_file)
+        )
     if src.kind != dst.kind or dst.kind == "uniontype":
         raise SchemaMappingError(
             f"the independent reader cannot read {src} as {dst}.",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +45,19 @@ _LIMITS = {8: 2**7, 16: 2**15, 32: 2**31, 64: 2**63}
 
 def trimmed(text: str) -> str:
     return text.strip(_EDGES)
+
+
+_LAZY_INTEGER = re.compile(r"([+-]?[0-9]+)(?:\.[0-9]*)?", re.ASCII)
+
+
+def lazy_integer(text: str, bits: int) -> int | None:
+    """A string read as an integer by Hive's converter (``LazyInteger``/``LazyLong``): no
+    blanks, a fraction dropped, a value outside the type NULL."""
+    match = _LAZY_INTEGER.fullmatch(text)
+    if not match:
+        return None
+    value = int(match.group(1))
+    return value if -_LIMITS[bits] <= value < _LIMITS[bits] else None
 
 
 def parse_integer(text: str, bits: int) -> int | None:
@@ -205,6 +219,61 @@ def fits(value: int | None, bits: int) -> int | None:
 def hive_boolean(text: str) -> bool:
     """A string as Hive's ObjectInspector converters read it as boolean (Hive 3.1 and 4.x)."""
     return text.lower() not in HIVE_FALSE_WORDS
+
+
+_ORC_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
+_ORC_TIMESTAMP = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{0,9}))?", re.ASCII
+)
+
+
+def _smart_day(year: str, month: str, day: str) -> dt.date | None:
+    """java.time's SMART resolver: month 1..12 and day 1..31, a day past the month's end is
+    its last day."""
+    y, m, d = int(year), int(month), int(day)
+    if not (1 <= m <= 12 and 1 <= d <= 31) or y < 1:
+        return None
+    following = dt.date(y + m // 12, m % 12 + 1, 1) if y < 9999 or m < 12 else dt.date(9999, 12, 31)
+    last = (following - dt.timedelta(days=1)).day if following.day == 1 else 31
+    return dt.date(y, m, min(d, last))
+
+
+def orc_date_days(text: str) -> int | None:
+    """ORC's schema evolution reading a string as a date: exactly ``yyyy-MM-dd``."""
+    match = _ORC_DATE.fullmatch(text)
+    found = _smart_day(*match.groups()) if match else None
+    return None if found is None else (found - EPOCH).days
+
+
+def orc_timestamp_micros(text: str) -> int | None:
+    """ORC's schema evolution reading a string as a timestamp: exactly
+    ``yyyy-MM-dd HH:mm:ss[.fffffffff]``."""
+    match = _ORC_TIMESTAMP.fullmatch(text)
+    if not match:
+        return None
+    year, month, day, hour, minute, second, fraction = match.groups()
+    found = _smart_day(year, month, day)
+    h, m, s = int(hour), int(minute), int(second)
+    if found is None or h > 23 or m > 59 or s > 59:
+        return None
+    micros = int(((fraction or "") + "000000")[:6])
+    seconds = (found - EPOCH).days * 86400 + h * 3600 + m * 60 + s
+    return seconds * 1_000_000 + micros
+
+
+def decimal_text(value: Decimal) -> str:
+    """A decimal as Hive prints it: ``HiveDecimal`` drops trailing zeros (8641.960 is
+    ``8641.96``, 5.000 is ``5``)."""
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def seconds_to_micros(value: Any, limit: int) -> int | None:
+    """Seconds since the epoch (a double or a decimal) as microseconds, the fraction cut
+    toward zero as Spark's ``timestamp_seconds`` does; NaN and values past ``limit`` NULL."""
+    if value != value or abs(value) > limit:
+        return None
+    return int(value * 1_000_000)  # float: in doubles, as the JVM multiplies; decimal: exact
 
 
 def hive2_boolean(text: str) -> bool:
