@@ -172,6 +172,8 @@ class Settings:
             raise ConfigError(f"calendar must be one of {CALENDARS}, got {self.calendar!r}")
         if self.metastore_uri is not None:
             check_metastore_uri(self.metastore_uri)
+        if self.hive_site:
+            self.hive  # noqa: B018 - a hive-site.xml that cannot be read fails here, at load
 
     @property
     def hive(self) -> HiveSemantics:

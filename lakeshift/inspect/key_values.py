@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
 from lakeshift.schema_map.hive_key_values import lost_precision
@@ -31,20 +32,20 @@ def key_anomalies(
     if not keys:
         return []
     found: list[Anomaly] = []
-    groups: dict[tuple[object, ...], list[str]] = defaultdict(list)
+    groups: dict[tuple[Any, ...], list[str]] = defaultdict(list)
     finer: list[str] = []
     for p in partitions:
         typed = tuple(typed_value(v, k.type, version) for v, k in zip(p.values, keys))
-        groups[tuple(str(v) for v in typed)].append(p.name)
+        groups[typed].append(p.name)
         if any(
             v is not None and lost_precision(v, parse_hive_type(k.type))
             for v, k in zip(p.values, keys)
         ):
             finer.append(p.name)
-    for typed_text, names in groups.items():
+    for typed, names in groups.items():
         if len(names) < 2:
             continue
-        shown = _shown(tuple(None if t == "None" else t for t in typed_text), keys)
+        shown = _shown(typed, keys)
         found.append(
             Anomaly(
                 code="partition-values-collide",

@@ -107,3 +107,41 @@ def test_a_bulk_table_chooses_its_hive_version(tmp_path: Path) -> None:
     bad.write_text('[[tables]]\nsource = "a.b"\nhive_version = "0.13"\n')
     with pytest.raises(BulkFileError, match=r"table #1.*hive_version"):
         load_bulk_spec(bad)
+
+
+def test_a_hive_site_that_cannot_be_read_fails_when_settings_load(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read hive_site"):
+        load_settings({"home": tmp_path, "hive_site": str(tmp_path / "nope.xml")}, env={})
+
+
+def test_partitions_hive_shows_with_one_key_value_are_named() -> None:
+    from lakeshift.inspect.key_values import key_anomalies
+    from lakeshift.inspect.model import Column, PartitionInfo
+
+    def partition(values: tuple[str | None, ...]) -> PartitionInfo:
+        base = PartitionInfo(
+            name="k=" + "/".join(str(v) for v in values), values=values, location="file:/t",
+            location_exists=True, outside_table_root=False, format="orc", input_format="",
+            serde="", columns=(), parameters={}, files=(), skipped_files=0, fingerprint="f",
+        )  # fmt: skip
+        return base
+
+    keys = (Column("k", "int"), Column("t", "timestamp"))
+    found = key_anomalies(
+        [
+            partition(("05", "2020-01-01 00:00:00")),
+            partition(("5", "2020-01-01")),  # Hive shows both as k=5, t=2020-01-01 00:00:00
+            partition(("6", "2020-01-01 00:00:00.000000001")),
+            partition(("abc", None)),  # an int key Hive cannot read is NULL, as is the NULL one
+            partition((None, None)),
+        ],
+        keys,
+        "2.3",
+    )
+    codes = {a.code: a for a in found if a.code == "key-precision-lost"}
+    collide = [a for a in found if a.code == "partition-values-collide"]
+    assert sorted(len(a.details["partitions"]) for a in collide) == [2, 2]
+    assert any("k=5" in a.message for a in collide) and any("k=NULL" in a.message for a in collide)
+    assert codes["key-precision-lost"].details["partitions"] == [
+        "k=6/2020-01-01 00:00:00.000000001"
+    ]
