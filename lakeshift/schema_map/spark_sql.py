@@ -245,7 +245,10 @@ def _primitive(
         if evolved is None and src.kind in _STRING_KINDS:
             evolved = _orc_from_string(expr, dst)
         if evolved is None and dst.kind in _STRING_KINDS and src.kind != dst.kind:
-            evolved = _orc_to_string(expr, src)
+            text = _orc_to_string(expr, src)
+            if text is not None and dst.kind != "string":  # then cut (and padded) to width
+                text = _primitive(text, HiveType("string"), dst, False)
+            evolved = text
         if evolved is not None:
             return evolved
     elif dst.kind == "boolean" and src.kind in _STRING_KINDS:

@@ -49,7 +49,9 @@ CASES: list[tuple[str, pa.Array, list[str]]] = [
     ("timestamp", pa.array(STAMPS[:19], pa.timestamp("us")), ["string", "date", "bigint"]),
     ("date", pa.array([s.date() if s else None for s in STAMPS[:19]], pa.date32()),
      ["string", "timestamp"]),
-    ("boolean", pa.array([True, False, None] * 6 + [True]), ["string", "int", "double"]),
+    ("boolean", pa.array([True, False, None] * 6 + [True]),
+     ["string", "int", "double", "varchar(3)", "char(6)"]),
+    ("double", pa.array(DOUBLES, pa.float64()), ["varchar(4)"]),
 ]  # fmt: skip
 
 

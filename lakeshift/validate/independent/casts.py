@@ -236,7 +236,7 @@ def convert_primitive(
         return pa.nulls(len(array), to)
     if dst.kind in ("char", "varchar"):  # truncated to the length; CHAR padded with spaces
         width = dst.params[0]
-        text = pc.utf8_slice_codeunits(to_text(array, src), 0, width)
+        text = pc.utf8_slice_codeunits(to_text(array, src, orc_file, converter), 0, width)
         return pc.utf8_rpad(text, width=width, padding=" ") if dst.kind == "char" else text
     if src == dst or (src.kind in STRINGS and dst.kind == "string"):
         return array
