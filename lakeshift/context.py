@@ -7,6 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lakeshift import storage
 from lakeshift.config import Settings
 from lakeshift.logs import configure_file_logging
 from lakeshift.metastore.client import MetastoreClient
@@ -32,6 +33,8 @@ class Context:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        # Every Store this process opens without explicit options reaches object stores so.
+        storage.configure(settings.storage)
 
     @cached_property
     def home(self) -> Path:
@@ -41,7 +44,14 @@ class Context:
 
     @cached_property
     def embedded_metastore(self) -> EmbeddedMetastore:
-        return EmbeddedMetastore(self.home, port=self.settings.metastore_port)
+        storage = self.settings.storage
+        return EmbeddedMetastore(
+            self.home,
+            port=self.settings.metastore_port,
+            extra_jars=self.settings.user_jars,
+            hadoop_properties=storage.hadoop(),
+            environment=storage.aws_environment(),
+        )
 
     @property
     def uses_embedded_metastore(self) -> bool:
@@ -74,9 +84,9 @@ class Context:
     @cached_property
     def catalog(self) -> Catalog:
         """pyiceberg's HiveCatalog on the same metastore (creates and evolves targets)."""
-        from pyiceberg.catalog.hive import HiveCatalog
+        from lakeshift.formats.iceberg import hive_catalog
 
-        return HiveCatalog("lakeshift", uri=self.metastore_uri)
+        return hive_catalog(self.metastore_uri, self.settings.storage)
 
     @cached_property
     def formats(self) -> FormatServices:
@@ -92,11 +102,12 @@ class Context:
         return Journal(self.home / "journal.sqlite")
 
     def spark_conf(self) -> dict[str, str]:
-        """The Spark configuration lakeshift runs with (for plans and reports)."""
+        """The Spark configuration lakeshift runs with, secrets masked (plans, reports)."""
         from lakeshift.platform.spark import spark_conf
 
         warehouse = self.warehouse if self.uses_embedded_metastore else None
-        return spark_conf(self.settings, self.metastore_uri, warehouse)
+        # Plans and reports show it: credentials among fs.* keys are masked.
+        return storage.redacted(spark_conf(self.settings, self.metastore_uri, warehouse))
 
     def worker(self, settings: Settings | None = None) -> Context:
         """A context for another thread (a bulk run's table).

@@ -193,10 +193,19 @@ class TaskError(RuntimeError):
 
 def in_task(fn: Callable[P, Iterable[T]]) -> Callable[P, Iterator[T]]:
     """Wrap a Spark task function (``mapInArrow``'s): a LakeshiftError it raises leaves the
-    task as a ``TaskError`` that ``from_task`` turns back into the same error on the driver."""
+    task as a ``TaskError`` that ``from_task`` turns back into the same error on the driver.
+
+    The driver's object-store options travel with the function (executors are other processes,
+    often on other hosts), so the task's ``Store``s reach the same stores.
+    """
+    # Imported here: the storage package itself imports this module.
+    from lakeshift.storage import options as storage_options
+
+    driver_options = storage_options.current()
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        storage_options.configure(driver_options)
         try:
             yield from fn(*args, **kwargs)
         except LakeshiftError as e:

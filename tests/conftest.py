@@ -12,6 +12,9 @@ from lakeshift.context import Context
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.platform.metastore_server import EmbeddedMetastore
 from lakeshift.sample.load import LoadResult, load_sample
+from lakeshift.storage import StorageOptions
+from tests.helpers import s3
+from tests.helpers.s3 import MotoServer
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -31,8 +34,36 @@ def lakeshift_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def embedded_metastore(lakeshift_home: Path) -> Iterator[EmbeddedMetastore]:
-    server = EmbeddedMetastore(lakeshift_home)
+def moto(lakeshift_home: Path) -> Iterator[MotoServer]:
+    """moto's S3 (and Glue) API on 127.0.0.1, with the bucket the tests use."""
+    server = MotoServer.start(lakeshift_home.parent / "moto.log")
+    server.client().create_bucket(Bucket=s3.BUCKET)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def object_store_conf(moto: MotoServer) -> dict[str, str]:
+    """The session's ``spark_conf``: S3A on moto, when `make test` fetched the connector jars.
+
+    One Spark session and one metastore serve local and S3 tests alike, so the connector is
+    configured for all of them (it costs nothing where no s3a:// location is used).
+    """
+    jars = s3.connector_jars()
+    return s3.spark_conf(moto.endpoint, jars) if jars else {}
+
+
+@pytest.fixture(scope="session")
+def embedded_metastore(
+    lakeshift_home: Path, object_store_conf: dict[str, str]
+) -> Iterator[EmbeddedMetastore]:
+    storage = StorageOptions.from_spark_conf(object_store_conf)
+    server = EmbeddedMetastore(
+        lakeshift_home,
+        extra_jars=[j for j in object_store_conf.get("spark.jars", "").split(",") if j],
+        hadoop_properties=storage.hadoop(),
+        environment=storage.aws_environment(),
+    )
     server.ensure_running()
     yield server
     server.stop()
@@ -46,7 +77,9 @@ def metastore_uri(embedded_metastore: EmbeddedMetastore) -> str:
 
 
 @pytest.fixture(scope="session")
-def settings(lakeshift_home: Path, metastore_uri: str) -> Settings:
+def settings(
+    lakeshift_home: Path, metastore_uri: str, object_store_conf: dict[str, str]
+) -> Settings:
     return load_settings(
         {
             "home": lakeshift_home,
@@ -54,6 +87,7 @@ def settings(lakeshift_home: Path, metastore_uri: str) -> Settings:
             "spark_master": "local[2]",
             "shuffle_partitions": 2,
             "spark_driver_memory": "1g",
+            "spark_conf": object_store_conf,
         },
         env={},
     )
@@ -88,3 +122,18 @@ def tables_root(lakeshift_home: Path) -> Path:
     root = lakeshift_home / "test-tables"
     root.mkdir(exist_ok=True)
     return root
+
+
+@pytest.fixture(scope="session")
+def s3_sample(context: Context, object_store_conf: dict[str, str]) -> LoadResult:
+    """The sample table with its files on moto's S3 (``s3a://lake/source/click_log``), in
+    database ``s3sample`` whose own location (where targets go) is on S3 too."""
+    if not object_store_conf:
+        pytest.fail("the S3A connector jars are missing: run `make test` (it fetches them)")
+    return load_sample(
+        context.metastore,
+        context.home,
+        location=f"s3a://{s3.BUCKET}/source/click_log",
+        database="s3sample",
+        warehouse=f"s3a://{s3.BUCKET}/warehouse",
+    )

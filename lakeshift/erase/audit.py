@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.schema_map.hive_types import parse_hive_type
@@ -19,6 +18,7 @@ from lakeshift.schema_map.mapping import UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.source_frame import TargetType
 from lakeshift.schema_map.spark_sql import spark_type
+from lakeshift.storage import Store
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -49,54 +49,56 @@ class AuditResult:
         return {**asdict(self), "passed": self.passed}
 
 
-def _is_metadata(path: Path, root: Path) -> bool:
-    return any(part in METADATA_DIRS for part in path.relative_to(root).parts[:-1])
+def _is_metadata(relative: str) -> bool:
+    return any(part in METADATA_DIRS for part in relative.split("/")[:-1])
 
 
-def _data_keys(path: Path) -> set[str] | None:
+def _data_keys(store: Store, relative: str) -> set[str] | None:
     import pyarrow.parquet as pq
 
-    schema = pq.read_schema(path)
+    path = store.path(relative)
+    schema = pq.read_schema(path, filesystem=store.fs)
     if UUID_COLUMN not in schema.names:
         return None
-    return {k for k in pq.read_table(path, columns=[UUID_COLUMN]).column(0).to_pylist() if k}
+    table = pq.read_table(path, columns=[UUID_COLUMN], filesystem=store.fs)
+    return {k for k in table.column(0).to_pylist() if k}
 
 
-def _text_of(path: Path) -> str:
+def _text_of(store: Store, relative: str) -> str:
     """A metadata file's content as searchable text, decoded by its format."""
-    if path.suffix == ".parquet":
+    if relative.endswith(".parquet"):
         import pyarrow.parquet as pq
 
-        return str(pq.read_table(path).to_pylist())
-    if path.suffix == ".avro":
+        return str(pq.read_table(store.path(relative), filesystem=store.fs).to_pylist())
+    if relative.endswith(".avro"):
         import fastavro
 
-        with path.open("rb") as handle:
+        with store.open_input(relative) as handle:
             return str(list(fastavro.reader(handle)))
-    return path.read_bytes().decode("utf-8", errors="replace")
+    return store.read_bytes(relative).decode("utf-8", errors="replace")
 
 
 def audit_files(
-    root: Path,
+    store: Store,
     keys: Iterable[str],
     values: Iterable[str],
 ) -> AuditResult:
-    """Search every file under ``root`` for the erased ``keys`` and ``values``."""
+    """Search every file under ``store``'s root for the erased ``keys`` and ``values``."""
     wanted_keys = set(keys)
     searched = sorted({v for v in values if len(v) >= MIN_SEARCHED})
     result = AuditResult(keys_searched=len(wanted_keys), values_searched=len(searched))
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        relative = path.relative_to(root)
-        if path.suffix == ".parquet" and not _is_metadata(path, root):
+    for stored in store.list_files():
+        relative = stored.path
+        if relative.endswith(".parquet") and not _is_metadata(relative):
             result.data_files += 1
-            found = _data_keys(path)
+            found = _data_keys(store, relative)
             if found is None:
                 result.notes.append(f"{relative}: no uuid column; covered by the predicate check")
             elif found & wanted_keys:
                 result.findings.append(f"{relative}: holds {len(found & wanted_keys)} erased keys")
             continue
         result.metadata_files += 1
-        text = _text_of(path)
+        text = _text_of(store, relative)
         hits = [k for k in wanted_keys if k in text] + [v for v in searched if v in text]
         if hits:
             result.findings.append(f"{relative}: mentions {len(hits)} erased keys or values")
@@ -105,7 +107,7 @@ def audit_files(
 
 def predicate_hits(
     spark: SparkSession,
-    root: Path,
+    store: Store,
     mapping: FieldMapping,
     target_type: TargetType,
     predicate: str,
@@ -113,7 +115,7 @@ def predicate_hits(
     with_partition_columns: bool,
     by_field_id: bool = True,
 ) -> dict[str, int] | None:
-    """Rows matching ``predicate`` per data file under ``root``, columns resolved by field ID
+    """Rows matching ``predicate`` per data file under ``store``, columns resolved by field ID
     (``by_field_id``; else by name, for files that carry no IDs).
 
     None when the predicate cannot be evaluated on the files alone (it names a partition column
@@ -124,9 +126,11 @@ def predicate_hits(
     from pyspark.sql.types import StructField, StructType, _parse_datatype_string
 
     files = [
-        str(p)
-        for p in sorted(root.rglob("*.parquet"))
-        if not _is_metadata(p, root) and not p.name.startswith((".", "_"))
+        store.uri(f.path)
+        for f in store.list_files()
+        if f.path.endswith(".parquet")
+        and not _is_metadata(f.path)
+        and not f.path.rsplit("/", 1)[-1].startswith((".", "_"))
     ]
     if not files:
         return {}

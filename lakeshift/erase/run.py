@@ -22,12 +22,12 @@ from lakeshift.erase.audit import audit_files, predicate_hits
 from lakeshift.erase.state import AUDITED, DELETED, PLANNED, PURGED, ErasureState
 from lakeshift.errors import AuditFailed, NotFound, RefusedInput, UsageError
 from lakeshift.formats import FormatServices, TargetFormat, format_of, require_target
-from lakeshift.formats.paths import local_path
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.cutover import is_cut_over
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN, build_mapping
 from lakeshift.schema_map.reader import read_partitions
+from lakeshift.storage import Store
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -258,13 +258,13 @@ def _audit(
     location = fmt.location(lake)
     if location is None:
         raise NotFound(f"{fmt.label} {lake} has no location to audit.")
-    root = local_path(location)
-    result = audit_files(root, keys, values)
+    store = Store(location)
+    result = audit_files(store, keys, values)
     mapping = fmt.stored_mapping(lake)
     if request.where is not None and mapping is not None:
         hits = predicate_hits(
             services.spark,
-            root,
+            store,
             mapping,
             fmt.target_type,
             request.where,

@@ -11,31 +11,26 @@ never row data.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 from lakeshift.formats.base import Backfilled
+from lakeshift.storage import Store
 
-RECORD = Path("_lakeshift") / "backfills.json"
+RECORD = "_lakeshift/backfills.json"
 
 
-def remember(root: Path, backfills: dict[str, Backfilled]) -> None:
-    """Write ``backfills`` atomically (a crash leaves the previous record or the new one)."""
-    path = root / RECORD
-    path.parent.mkdir(parents=True, exist_ok=True)
+def remember(table: Store, backfills: dict[str, Backfilled]) -> None:
+    """Write ``backfills`` whole (a crash leaves the previous record or the new one)."""
     data = {name: [b.fingerprint, b.rows, b.commit_id, b.run_id] for name, b in backfills.items()}
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True))
-    os.replace(temporary, path)
+    table.write(RECORD, json.dumps(data, ensure_ascii=False, sort_keys=True))
 
 
-def merged(root: Path, from_commits: dict[str, Backfilled]) -> dict[str, Backfilled]:
+def merged(table: Store, from_commits: dict[str, Backfilled]) -> dict[str, Backfilled]:
     """The remembered backfills, overridden by any partition the remaining commits name."""
-    path = root / RECORD
-    if not path.exists():
+    text = table.read_text_if_exists(RECORD)
+    if text is None:
         return from_commits
     remembered = {
         name: Backfilled(name, fp, int(rows), int(commit), run)
-        for name, (fp, rows, commit, run) in json.loads(path.read_text()).items()
+        for name, (fp, rows, commit, run) in json.loads(text).items()
     }
     return {**remembered, **from_commits}

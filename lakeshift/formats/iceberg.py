@@ -28,7 +28,6 @@ from lakeshift.formats.commit_metadata import (
     is_commit_of,
     latest_backfills,
 )
-from lakeshift.formats.paths import files_under, local_path
 from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.iceberg_schema import stored_mapping
@@ -37,6 +36,7 @@ from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.spark_sql import quote, string_literal, typed_literal
 from lakeshift.schema_map.sync import sync_iceberg_target
+from lakeshift.storage import StorageOptions, Store
 from lakeshift.validate.counts import counts_by_partition
 
 if TYPE_CHECKING:
@@ -88,6 +88,13 @@ def backfilled_partitions(table: Table) -> dict[str, Backfilled]:
     return latest_backfills(_ancestry(table))
 
 
+def hive_catalog(uri: str, storage: StorageOptions) -> Catalog:
+    """pyiceberg's HiveCatalog on ``uri``; its FileIO reaches object stores as Spark does."""
+    from pyiceberg.catalog.hive import HiveCatalog
+
+    return HiveCatalog("lakeshift", uri=uri, **storage.pyiceberg())
+
+
 class IcebergFormat(TargetFormat):
     """Iceberg format v2 tables in the metastore's HiveCatalog."""
 
@@ -101,9 +108,7 @@ class IcebergFormat(TargetFormat):
     def catalog(self) -> Catalog:
         catalog = self.services.catalog
         if catalog is None:
-            from pyiceberg.catalog.hive import HiveCatalog
-
-            catalog = HiveCatalog("lakeshift", uri=self.client.uri)
+            catalog = hive_catalog(self.client.uri, self.services.settings.storage)
             self.services.catalog = catalog
         return catalog
 
@@ -242,7 +247,7 @@ class IcebergFormat(TargetFormat):
         table = self.table(target)
         if table is None:
             return {}
-        return backfill_record.merged(local_path(table.location()), backfilled_partitions(table))
+        return backfill_record.merged(Store(table.location()), backfilled_partitions(table))
 
     def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
         view = f"lakeshift_erase_{uuid.uuid4().hex}"
@@ -271,11 +276,12 @@ class IcebergFormat(TargetFormat):
 
     def expire(self, target: str, older_than: datetime) -> list[str]:
         table = self._require(target)
-        root = local_path(table.location())
-        backfill_record.remember(root, self.backfilled(target))
-        before = files_under(root)
+        store = Store(table.location())
+        backfill_record.remember(store, self.backfilled(target))
+        before = {f.path for f in store.list_files()}
         self._procedure("expire_snapshots", target, older_than, ", retain_last => 1")
-        return sorted(before - files_under(root))
+        after = {f.path for f in store.list_files()}
+        return sorted(store.uri(path) for path in before - after)
 
     def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
         # Iceberg's own DeleteOrphanFiles action: the SQL procedure refuses margins under 24 h,

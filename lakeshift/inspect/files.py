@@ -6,14 +6,11 @@ Hive skips any path component starting with ``_`` or ``.`` (``_SUCCESS``, ``_tmp
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyarrow.fs as pafs
-
-from lakeshift.errors import EnvironmentProblem
 
 
 @dataclass(frozen=True)
@@ -29,44 +26,6 @@ class Listing:
     files: tuple[ListedFile, ...]
     skipped: int
     error: str | None = None
-
-
-_OBJECT_STORES = {"s3": "s3", "s3a": "s3", "s3n": "s3", "gs": "gs", "gcs": "gs"}
-
-
-def filesystem_for(location: str) -> tuple[pafs.FileSystem, str]:
-    """The pyarrow filesystem and path for a metastore location (file:, hdfs:, s3a:, ...).
-
-    Hive locations are Hadoop paths, not strict URIs: spaces stay raw and ``%XX`` sequences are
-    literal characters of escaped partition directory names. So the path is never
-    percent-decoded; only the scheme and authority go through pyarrow.
-    """
-    scheme, sep, rest = location.partition(":")
-    if not sep or len(scheme) == 1 or scheme.lower() == "file":
-        path = rest if sep else location
-        if path.startswith("//"):
-            path = "/" + path.lstrip("/")
-        return pafs.LocalFileSystem(), path
-    authority, _, path = (
-        rest.lstrip("/").partition("/") if rest.startswith("//") else ("", "", rest)
-    )
-    kind = _OBJECT_STORES.get(scheme.lower(), scheme.lower())
-    try:
-        fs = _remote_filesystem(kind, authority)
-    except (ValueError, OSError, ImportError) as e:
-        raise EnvironmentProblem(
-            f"cannot open the filesystem of {location!r} ({e}).",
-            hint="lakeshift reads locations through pyarrow; make sure its filesystem "
-            "(HDFS client, S3 credentials) is configured on this machine.",
-        ) from e
-    if kind in ("s3", "gs"):
-        return fs, f"{authority}/{path}"
-    return fs, "/" + path
-
-
-@functools.lru_cache(maxsize=32)
-def _remote_filesystem(kind: str, authority: str) -> pafs.FileSystem:
-    return pafs.FileSystem.from_uri(f"{kind}://{authority}/")[0]
 
 
 def is_hidden(relative_path: str) -> bool:

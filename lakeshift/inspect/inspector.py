@@ -23,7 +23,7 @@ from lakeshift.inspect.anomalies import (
     many_small_files,
     schema_drift,
 )
-from lakeshift.inspect.files import filesystem_for, fingerprint, is_hidden, list_partition
+from lakeshift.inspect.files import fingerprint, is_hidden, list_partition
 from lakeshift.inspect.footers import TextPartition, read_footer
 from lakeshift.inspect.key_values import key_anomalies
 from lakeshift.inspect.model import (
@@ -38,6 +38,7 @@ from lakeshift.inspect.table_checks import check_supported, storage_format, tabl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
 from lakeshift.platform.state_dir import write_json
+from lakeshift.storage import filesystem_for
 from lakeshift.text.layout import read_as_text
 
 if TYPE_CHECKING:

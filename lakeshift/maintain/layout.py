@@ -22,6 +22,7 @@ from lakeshift.formats import TargetFormat
 from lakeshift.formats.delta.types import physical_name
 from lakeshift.metastore.partition_names import partition_name
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
+from lakeshift.storage import Store
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -120,8 +121,8 @@ class IcebergLayout(TableLayout):
 
 
 class DeltaLayout(TableLayout):
-    def _root(self, target: str) -> Path:
-        root: Path = getattr(self.fmt, "root")(target)  # noqa: B009 - DeltaFormat's own path
+    def _root(self, target: str) -> Store:
+        root: Store = getattr(self.fmt, "root")(target)  # noqa: B009 - DeltaFormat's own
         return root
 
     def files(self, target: str) -> list[DataFileStat]:
@@ -138,7 +139,7 @@ class DeltaLayout(TableLayout):
         )
         return [
             DataFileStat(
-                _file_partition(root / f.path, column)
+                _file_partition(root, f.path, column)
                 or _name(keys, [f.partition_values.get(k) for k in keys]),
                 f.path,
                 f.size,
@@ -148,9 +149,9 @@ class DeltaLayout(TableLayout):
         ]
 
     def version_times(self, target: str) -> list[float]:
-        from deltalake import DeltaTable
+        from lakeshift.formats.delta import log as delta_log
 
-        history = DeltaTable(str(self._root(target))).history()
+        history = delta_log.open_table(self._root(target)).history()
         return sorted(float(h["timestamp"]) / 1000 for h in history if "timestamp" in h)
 
     def compact(self, target: str, partitions: list[str], target_file_size: int) -> None:
@@ -165,13 +166,13 @@ class DeltaLayout(TableLayout):
             )
 
 
-def _file_partition(path: Path, column: str) -> str | None:
+def _file_partition(store: Store, path: str, column: str) -> str | None:
     """The partitionpath a Parquet file holds, from its footer statistics (one value per file
     in lakeshift's tables), or None when the footer does not say."""
     import pyarrow.parquet as pq
 
     try:
-        metadata = pq.ParquetFile(path).metadata
+        metadata = pq.read_metadata(store.path(path), filesystem=store.fs)
     except OSError:
         return None
     names = [metadata.schema.column(i).name for i in range(metadata.num_columns)]

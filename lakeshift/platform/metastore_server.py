@@ -10,9 +10,10 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
+import os
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -59,8 +60,23 @@ class MetastoreStatus:
 class EmbeddedMetastore:
     """Start, find, health-check and stop the embedded metastore under ``home/metastore``."""
 
-    def __init__(self, home: Path, *, port: int = 0, start_timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        home: Path,
+        *,
+        port: int = 0,
+        start_timeout: float = 120.0,
+        extra_jars: Sequence[str] = (),
+        hadoop_properties: Mapping[str, str] | None = None,
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
         self.home = home
+        # Object-store connectors (the user's spark.jars), their fs.* settings and credentials
+        # (as environment variables, never written to a file): the metastore resolves every
+        # database and table location through a Hadoop file system.
+        self.extra_jars = tuple(extra_jars)
+        self.hadoop_properties = dict(hadoop_properties or {})
+        self.environment = dict(environment or {})
         self.dir = home / "metastore"
         self.conf_dir = self.dir / "conf"
         self.db_dir = self.dir / "metastore_db"
@@ -122,7 +138,9 @@ class EmbeddedMetastore:
         self.conf_dir.mkdir(parents=True, exist_ok=True)
         self.warehouse.mkdir(parents=True, exist_ok=True)
         (self.conf_dir / "hive-site.xml").write_text(
-            render_hive_site(metastore_properties(self.db_dir, self.warehouse))
+            render_hive_site(
+                {**metastore_properties(self.db_dir, self.warehouse), **self.hadoop_properties}
+            )
         )
         port = self.requested_port or free_port()
         if not port_is_free(port):
@@ -138,18 +156,27 @@ class EmbeddedMetastore:
             "-Xmx768m",
             f"-Dderby.system.home={self.dir}",
             "-cp",
-            f"{self.conf_dir}:{spark_jars_glob()}",
+            self._classpath(),
             MAIN_CLASS,
             "-p",
             str(port),
         ]
         log.info("starting embedded metastore: %s", " ".join(cmd))
-        proc = spawn_detached(cmd, cwd=self.dir, log_file=self.log_file, pid_file=self.pid_file)
+        proc = spawn_detached(
+            cmd,
+            cwd=self.dir,
+            log_file=self.log_file,
+            pid_file=self.pid_file,
+            env={**os.environ, **self.environment} if self.environment else None,
+        )
         self.state_file.write_text(json.dumps({"port": port, "pid": proc.pid}))
         uri = f"thrift://127.0.0.1:{port}"
         self._wait_until_answering(proc, uri)
         log.info("embedded metastore up at %s (pid %s)", uri, proc.pid)
         return uri
+
+    def _classpath(self) -> str:
+        return ":".join([str(self.conf_dir), spark_jars_glob(), *self.extra_jars])
 
     def _wait_until_answering(self, proc: subprocess.Popen[bytes], uri: str) -> None:
         deadline = time.monotonic() + self.start_timeout
@@ -196,7 +223,7 @@ class EmbeddedMetastore:
                 [
                     str(jshell),
                     "--class-path",
-                    f"{self.conf_dir}:{spark_jars_glob()}",
+                    self._classpath(),
                     "-R-Dderby.system.home=" + str(self.dir),
                     str(script),
                 ],

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow.fs as pafs
 
 from lakeshift.errors import RefusedInput
-from lakeshift.inspect.files import filesystem_for
 from lakeshift.inspect.model import TableInventory
+from lakeshift.storage import filesystem_for
 
 if TYPE_CHECKING:
     from lakeshift.route.retire import RetirePlan

@@ -13,6 +13,7 @@ from lakeshift.metastore import ddl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.click_log_spec import NULL_PARTITION
 from lakeshift.sample.generate import MANIFEST, generate
+from lakeshift.storage import Store
 
 log = logging.getLogger(__name__)
 
@@ -46,15 +47,33 @@ def stage_files(dest: Path, source: Path | None = None) -> dict[str, Any]:
 
 
 def load_sample(
-    client: MetastoreClient, home: Path, *, replace: bool = False, source: Path | None = None
+    client: MetastoreClient,
+    home: Path,
+    *,
+    replace: bool = False,
+    source: Path | None = None,
+    location: str | None = None,
+    database: str | None = None,
+    warehouse: str | None = None,
 ) -> LoadResult:
-    """Load ``sample.click_log``: files under ``home/data``, table and partitions registered."""
+    """Load ``sample.click_log``: files under ``home/data``, table and partitions registered.
+
+    Args:
+        location: put the files there instead (any store: ``s3a://bucket/prefix``...).
+        database: register the table in this database instead of the manifest's.
+        warehouse: where a new database's own location goes (default ``home/warehouse``).
+    """
     root = home / "data" / "click_log"
     if replace and root.exists():
         shutil.rmtree(root)
     manifest = stage_files(root, source)
-    db, name = str(manifest["database"]), str(manifest["table"])
-    ddl.ensure_database(client, db, ddl.location_uri(home / "warehouse" / f"{db}.db"))
+    root_uri = ddl.location_uri(root)
+    if location is not None:
+        root_uri = location.rstrip("/")
+        _upload(root, Store(root_uri))
+    db, name = database or str(manifest["database"]), str(manifest["table"])
+    base = warehouse.rstrip("/") if warehouse else ddl.location_uri(home / "warehouse")
+    ddl.ensure_database(client, db, f"{base}/{db}.db")
     exists = client.table_exists(db, name)
     if exists and replace:
         client.drop_table(db, name, delete_data=False)
@@ -62,7 +81,7 @@ def load_sample(
     partitions = manifest["partitions"]
     assert isinstance(partitions, list)
     if created:
-        table_location = ddl.location_uri(root / str(manifest["table_location"]))
+        table_location = f"{root_uri}/{manifest['table_location']}"
         client.create_table(
             ddl.external_table(
                 db,
@@ -80,7 +99,7 @@ def load_sample(
                     name,
                     [p["value"] if p["value"] is not None else NULL_PARTITION],
                     _columns(p["columns"]),
-                    ddl.location_uri(root / p["location"]),
+                    f"{root_uri}/{p['location']}",
                     parameters=_stats(p, root),
                 )
                 for p in partitions
@@ -91,12 +110,23 @@ def load_sample(
     registered = [p for p in partitions if p["registered"]]
     return LoadResult(
         table=f"{db}.{name}",
-        location=str(root / str(manifest["table_location"])),
+        location=f"{root_uri}/{manifest['table_location']}"
+        if location is not None
+        else str(root / str(manifest["table_location"])),
         partitions=len(registered),
         unregistered_dirs=len(partitions) - len(registered),
         rows=sum(int(p["rows"]) for p in registered),
         created=created,
     )
+
+
+def _upload(root: Path, store: Store) -> None:
+    """Copy the staged files to ``store`` (each once: a re-run skips what is there)."""
+    present = {f.path for f in store.list_files()}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root).as_posix()
+        if relative not in present:
+            store.write(relative, path.read_bytes())
 
 
 def _columns(raw: object) -> list[tuple[str, str]]:

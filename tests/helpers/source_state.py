@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lakeshift.inspect.files import filesystem_for
 from lakeshift.metastore.client import MetastoreClient
+from lakeshift.storage import filesystem_for
 
 
 def source_snapshot(client: MetastoreClient, db: str, table: str) -> tuple[object, ...]:

@@ -23,12 +23,12 @@ from lakeshift.cli.main import cli
 from lakeshift.config import Settings
 from lakeshift.errors import LeaseHeld, UsageError
 from lakeshift.formats import FormatServices, load_format
-from lakeshift.inspect.files import filesystem_for
 from lakeshift.maintain import MaintainOptions, maintain_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.router import switch
+from lakeshift.storage import filesystem_for
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import FORMAT_CASES, read_lake

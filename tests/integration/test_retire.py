@@ -19,13 +19,13 @@ from lakeshift.cli.main import cli
 from lakeshift.config import Settings
 from lakeshift.errors import RefusedInput, ValidationMismatch
 from lakeshift.formats import FormatServices, format_of, load_format
-from lakeshift.inspect.files import filesystem_for
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.cutover import cutover, names_for
 from lakeshift.route.retire import DAY, prepare_retire, retire
 from lakeshift.route.router import switch
+from lakeshift.storage import filesystem_for
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name, write_orc
 from tests.helpers.lake import read_lake

@@ -21,6 +21,7 @@ from lakeshift.formats.delta import log as delta_log
 from lakeshift.formats.delta.log import ConcurrentCommit, NewFile
 from lakeshift.formats.delta.schema import PHYSICAL_NAME_KEY, delta_schema, physical_names
 from lakeshift.schema_map.model import FieldMapping, TargetField
+from lakeshift.storage import Store
 
 HOSTILE = "a b%\"é='/x"
 SOURCE = {"lakeshift.source": "db.src"}
@@ -56,7 +57,7 @@ def schema() -> dict[str, Any]:
 @pytest.fixture
 def root(tmp_path: Path, schema: dict[str, Any]) -> Path:
     root = tmp_path / "table"
-    delta_log.create_table(root, schema, ["dt"], dict(SOURCE))
+    delta_log.create_table(Store(str(root)), schema, ["dt"], dict(SOURCE))
     return root
 
 
@@ -98,10 +99,10 @@ def commit(root: Path, files: list[NewFile], batch: int, **kwargs: Any) -> delta
         "app_id": "lakeshift-run1",
         "app_version": batch,
         "metadata": {"lakeshift.run-id": "run1", "lakeshift.batch": str(batch)},
-        "expected_version": delta_log.table_state(root).version,  # type: ignore[union-attr]
+        "expected_version": delta_log.table_state(Store(str(root))).version,  # type: ignore[union-attr]
     }
     options.update(kwargs)
-    return delta_log.commit_batch(root, files, **options)
+    return delta_log.commit_batch(Store(str(root)), files, **options)
 
 
 def read_query_builder(root: Path, sql: str = "SELECT * FROM t") -> list[Row]:
@@ -167,7 +168,7 @@ HOSTILE_DIR = "b1/dt=a b%\"é='x"
 
 
 def test_create_writes_column_mapped_protocol_and_metadata(root: Path) -> None:
-    state = delta_log.table_state(root)
+    state = delta_log.table_state(Store(str(root)))
     assert state is not None and state.version == 0
     assert state.partition_columns == ("dt",)
     assert state.configuration["delta.columnMapping.mode"] == "name"
@@ -180,16 +181,16 @@ def test_create_writes_column_mapped_protocol_and_metadata(root: Path) -> None:
 
 
 def test_no_log_means_no_state(tmp_path: Path) -> None:
-    assert delta_log.table_state(tmp_path) is None
+    assert delta_log.table_state(Store(str(tmp_path))) is None
 
 
 def test_create_again_leaves_ours_and_refuses_a_foreign_table(
     root: Path, schema: dict[str, Any]
 ) -> None:
-    delta_log.create_table(root, schema, ["dt"], dict(SOURCE))
-    assert delta_log.table_state(root).version == 0  # type: ignore[union-attr]
+    delta_log.create_table(Store(str(root)), schema, ["dt"], dict(SOURCE))
+    assert delta_log.table_state(Store(str(root))).version == 0  # type: ignore[union-attr]
     with pytest.raises(RefusedInput, match=re.escape(str(root))):
-        delta_log.create_table(root, schema, ["dt"], {"lakeshift.source": "db.other"})
+        delta_log.create_table(Store(str(root)), schema, ["dt"], {"lakeshift.source": "db.other"})
 
 
 def test_committed_files_read_back_the_same_three_ways(root: Path) -> None:
@@ -238,7 +239,7 @@ def test_recommitting_the_same_batch_is_a_no_op(root: Path) -> None:
     assert again == delta_log.CommitOutcome(version=1, committed=False)
     # Without a version check too: the recorded transaction alone stops the replay.
     assert not commit(root, files, 1, expected_version=None).committed
-    assert delta_log.partition_row_counts(root) == {("2024-01-01",): 2}
+    assert delta_log.partition_row_counts(Store(str(root))) == {("2024-01-01",): 2}
 
 
 def test_replace_removes_only_that_partitions_old_files_in_one_version(root: Path) -> None:
@@ -261,21 +262,21 @@ def test_replace_removes_only_that_partitions_old_files_in_one_version(root: Pat
     assert same_rows(read_query_builder(root), DAY1 + new_rows)
     assert same_rows(read_datafusion(root), DAY1 + new_rows)
     assert same_rows(read_replay(root), DAY1 + new_rows)
-    paths = sorted(f.path for f in delta_log.current_files(root))
+    paths = sorted(f.path for f in delta_log.current_files(Store(str(root))))
     assert paths == ["b1/dt=2024-01-01/part-0.parquet", "b2/dt=x/part-0.parquet"]
 
 
 def test_replacing_a_partition_with_nothing_deletes_it(root: Path) -> None:
     commit(root, [write_file(root, "b1/dt=2024-01-01/part-0.parquet", DAY1)], 1)
     commit(root, [], 2, replace=[{"dt": "2024-01-01"}], metadata={})
-    assert delta_log.partition_row_counts(root) == {}
+    assert delta_log.partition_row_counts(Store(str(root))) == {}
 
 
 def test_a_file_outside_the_replaced_partitions_is_refused(root: Path) -> None:
     files = [write_file(root, "b1/dt=2024-01-01/part-0.parquet", DAY1)]
     with pytest.raises(RefusedInput, match="does not replace"):
         commit(root, files, 1, replace=[{"dt": "2024-01-02"}])
-    assert delta_log.table_state(root).version == 0  # type: ignore[union-attr]
+    assert delta_log.table_state(Store(str(root))).version == 0  # type: ignore[union-attr]
 
 
 def test_wrong_expected_version_raises_naming_both_versions(root: Path) -> None:
@@ -283,7 +284,7 @@ def test_wrong_expected_version_raises_naming_both_versions(root: Path) -> None:
     files = [write_file(root, f"{HOSTILE_DIR}/part-0.parquet", HOSTILE_ROWS)]
     with pytest.raises(ConcurrentCommit, match=r"version 0.*version 1"):
         commit(root, files, 2, expected_version=0)
-    assert delta_log.table_state(root).version == 1  # type: ignore[union-attr]
+    assert delta_log.table_state(Store(str(root))).version == 1  # type: ignore[union-attr]
 
 
 def test_missing_file_raises_before_anything_is_committed(root: Path) -> None:
@@ -291,7 +292,7 @@ def test_missing_file_raises_before_anything_is_committed(root: Path) -> None:
     missing = NewFile("b1/dt=2024-01-01/part-1.parquet", {"dt": "2024-01-01"})
     with pytest.raises(NotFound, match=r"part-1\.parquet"):
         commit(root, [present, missing], 1)
-    assert delta_log.table_state(root).version == 0  # type: ignore[union-attr]
+    assert delta_log.table_state(Store(str(root))).version == 0  # type: ignore[union-attr]
 
 
 def test_file_written_with_logical_names_is_refused(root: Path) -> None:
@@ -324,7 +325,7 @@ def test_metadata_outside_the_lakeshift_namespace_is_refused(root: Path) -> None
 
 def test_hostile_partition_values_round_trip(root: Path) -> None:
     commit(root, [write_file(root, f"{HOSTILE_DIR}/part-0.parquet", HOSTILE_ROWS)], 1)
-    (only,) = delta_log.current_files(root)
+    (only,) = delta_log.current_files(Store(str(root)))
     assert only.path == f"{HOSTILE_DIR}/part-0.parquet"
     assert only.partition_values == {"dt": HOSTILE}
     assert only.rows == 1
@@ -336,7 +337,7 @@ def test_hostile_partition_values_round_trip(root: Path) -> None:
 def test_null_partition_value(root: Path) -> None:
     rows: list[Row] = [(7, "n", None, None, None)]
     commit(root, [write_file(root, "b1/dt=null/part-0.parquet", rows)], 1)
-    assert delta_log.partition_row_counts(root) == {(None,): 1}
+    assert delta_log.partition_row_counts(Store(str(root))) == {(None,): 1}
     assert same_rows(read_replay(root), rows)
     assert same_rows(read_query_builder(root), rows)
 
@@ -351,7 +352,7 @@ def test_partition_row_counts(root: Path) -> None:
         ],
         1,
     )
-    assert delta_log.partition_row_counts(root) == {("2024-01-01",): 2, (HOSTILE,): 1}
+    assert delta_log.partition_row_counts(Store(str(root))) == {("2024-01-01",): 2, (HOSTILE,): 1}
 
 
 def test_rename_through_update_metadata_reads_the_new_name(
@@ -360,9 +361,9 @@ def test_rename_through_update_metadata_reads_the_new_name(
     commit(root, [write_file(root, "b1/dt=2024-01-01/part-0.parquet", DAY1)], 1)
     renamed = delta_schema(field_mapping("full_name", renamed_from="name"), schema)
     assert physical_names(renamed)["full_name"] == "col-2"
-    version = delta_log.update_metadata(root, renamed, {"lakeshift.note": "renamed"}, 1)
+    version = delta_log.update_metadata(Store(str(root)), renamed, {"lakeshift.note": "renamed"}, 1)
     assert version == 2
-    state = delta_log.table_state(root)
+    state = delta_log.table_state(Store(str(root)))
     assert state is not None and state.version == 2
     assert [f["name"] for f in state.schema["fields"]][1] == "full_name"
     assert state.configuration["lakeshift.source"] == "db.src"  # merged, not replaced
@@ -381,25 +382,25 @@ def test_update_metadata_refuses_type_changes_and_stale_versions(
     changed = json.loads(json.dumps(schema))
     changed["fields"][0]["type"] = "string"
     with pytest.raises(SchemaMappingError, match="'id': long -> string"):
-        delta_log.update_metadata(root, changed, {}, 0)
+        delta_log.update_metadata(Store(str(root)), changed, {}, 0)
     with pytest.raises(ConcurrentCommit, match="version 5"):
-        delta_log.update_metadata(root, schema, {}, 5)
-    assert delta_log.table_state(root).version == 0  # type: ignore[union-attr]
+        delta_log.update_metadata(Store(str(root)), schema, {}, 5)
+    assert delta_log.table_state(Store(str(root))).version == 0  # type: ignore[union-attr]
 
 
 def test_update_metadata_adds_the_timestamp_feature_when_needed(tmp_path: Path) -> None:
     root = tmp_path / "t"
     plain = {"type": "struct", "fields": [field_dict("a", "long", 1)]}
-    delta_log.create_table(root, plain, [], dict(SOURCE))
+    delta_log.create_table(Store(str(root)), plain, [], dict(SOURCE))
     first = json.loads((root / "_delta_log" / f"{0:020d}.json").read_text().splitlines()[1])
     assert first["protocol"]["readerFeatures"] == ["columnMapping"]
     wider = {"type": "struct", "fields": [*plain["fields"], field_dict("t", "timestamp_ntz", 2)]}
-    delta_log.update_metadata(root, wider, {}, 0)
+    delta_log.update_metadata(Store(str(root)), wider, {}, 0)
     from deltalake import DeltaTable
 
     protocol = DeltaTable(str(root)).protocol()
     assert protocol.reader_features == ["columnMapping", "timestampNtz"]
-    state = delta_log.table_state(root)
+    state = delta_log.table_state(Store(str(root)))
     assert state is not None and state.configuration["delta.columnMapping.maxColumnId"] == "2"
 
 
@@ -410,9 +411,9 @@ def field_dict(name: str, kind: str, field_id: int) -> dict[str, Any]:
 
 def test_lakeshift_commits_newest_first(root: Path, schema: dict[str, Any]) -> None:
     commit(root, [write_file(root, "b1/dt=2024-01-01/part-0.parquet", DAY1)], 1)
-    delta_log.update_metadata(root, schema, {}, 1)  # no run id: not listed
+    delta_log.update_metadata(Store(str(root)), schema, {}, 1)  # no run id: not listed
     commit(root, [write_file(root, f"{HOSTILE_DIR}/part-0.parquet", HOSTILE_ROWS)], 2)
-    assert delta_log.lakeshift_commits(root) == [
+    assert delta_log.lakeshift_commits(Store(str(root))) == [
         {"lakeshift.run-id": "run1", "lakeshift.batch": "2", "version": "3"},
         {"lakeshift.run-id": "run1", "lakeshift.batch": "1", "version": "1"},
     ]

@@ -13,6 +13,7 @@ from lakeshift.erase.audit import audit_files
 from lakeshift.erase.report import markdown, render_html
 from lakeshift.erase.run import _referenced
 from lakeshift.erase.state import AUDITED, ErasureState
+from lakeshift.storage import Store
 
 KEY = "0b6d3c2e-9a1f-4c1e-8a51-5f0f3b2f9c11"
 
@@ -26,13 +27,13 @@ def test_clean_table_passes_and_counts_what_it_read(tmp_path: Path) -> None:
     _data(tmp_path / "data" / "a.parquet", ["k1", "k2"])
     (tmp_path / "metadata").mkdir()
     (tmp_path / "metadata" / "v1.metadata.json").write_text('{"snapshots": []}')
-    result = audit_files(tmp_path, [KEY], ["cust-17"])
+    result = audit_files(Store(str(tmp_path)), [KEY], ["cust-17"])
     assert result.passed and result.data_files == 1 and result.metadata_files == 1
 
 
 def test_key_left_in_an_unreferenced_data_file_is_found(tmp_path: Path) -> None:
     _data(tmp_path / "old-batch" / "part=0" / "f.parquet", ["k1", KEY])
-    result = audit_files(tmp_path, [KEY], [])
+    result = audit_files(Store(str(tmp_path)), [KEY], [])
     assert not result.passed and "old-batch/part=0/f.parquet" in result.findings[0]
 
 
@@ -47,7 +48,7 @@ def test_value_in_a_json_log_and_in_a_compressed_checkpoint_is_found(tmp_path: P
         log / "00000000000000000002.checkpoint.parquet",
         compression="zstd",
     )
-    result = audit_files(tmp_path, [], ["cust-17"])
+    result = audit_files(Store(str(tmp_path)), [], ["cust-17"])
     assert len(result.findings) == 2
 
 
@@ -58,13 +59,13 @@ def test_value_in_a_deflated_avro_manifest_is_found(tmp_path: Path) -> None:
         fastavro.writer(handle, schema, [{"bound": "cust-17"}] * 50, codec="deflate")
     raw = (tmp_path / "metadata" / "snap-1.avro").read_bytes()
     assert b"cust-17" not in raw  # compressed: a byte search alone would miss it
-    assert not audit_files(tmp_path, [], ["cust-17"]).passed
+    assert not audit_files(Store(str(tmp_path)), [], ["cust-17"]).passed
 
 
 def test_short_values_are_not_searched_in_metadata(tmp_path: Path) -> None:
     (tmp_path / "metadata").mkdir()
     (tmp_path / "metadata" / "v1.metadata.json").write_text('{"format-version": 2}')
-    assert audit_files(tmp_path, [], ["2"]).passed
+    assert audit_files(Store(str(tmp_path)), [], ["2"]).passed
 
 
 def test_referenced_columns_are_whole_identifiers() -> None:

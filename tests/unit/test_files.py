@@ -51,7 +51,7 @@ def test_fingerprint_changes_with_name_size_and_mtime(tmp_path: Path) -> None:
 
 
 def test_locations_are_hadoop_paths_never_percent_decoded() -> None:
-    from lakeshift.inspect.files import filesystem_for
+    from lakeshift.storage import filesystem_for
 
     fs, path = filesystem_for("file:/data/t/dt=it%27s a%2Fb")
     assert isinstance(fs, pafs.LocalFileSystem)

@@ -17,7 +17,6 @@ import uuid
 from collections.abc import Sequence
 from datetime import date, datetime, timezone
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.errors import RefusedInput, SchemaMappingError
@@ -53,7 +52,6 @@ from lakeshift.formats.delta.types import (
     physical_name,
     physical_spark_type,
 )
-from lakeshift.formats.paths import files_under, local_path
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate import faults
 from lakeshift.schema_map.hive_types import HiveType
@@ -67,6 +65,7 @@ from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.reader import DECODED_FILE_PATH, glob_escaped, spark_file_path
 from lakeshift.schema_map.spark_sql import quote
+from lakeshift.storage import Store
 from lakeshift.validate.counts import counts_by_partition
 
 if TYPE_CHECKING:
@@ -141,8 +140,8 @@ class DeltaFormat(TargetFormat):
         base = self.client.get_database(db).locationUri.rstrip("/")
         return f"{base}/{name}"
 
-    def root(self, target: str) -> Path:
-        return local_path(self.location(target))
+    def root(self, target: str) -> Store:
+        return Store(self.location(target))
 
     def _state(self, target: str) -> delta_log.DeltaState | None:
         return delta_log.table_state(self.root(target))
@@ -196,7 +195,6 @@ class DeltaFormat(TargetFormat):
         keys = [k.name for k in inventory.partition_keys]
         created = evolved = False
         if state is None:
-            root.mkdir(parents=True, exist_ok=True)
             delta_log.create_table(root, schema, keys, config)
             created = True
             log.info("created Delta table %s at %s", target, root)
@@ -372,7 +370,8 @@ class DeltaFormat(TargetFormat):
         files = [
             delta_log.NewFile(posixpath.join(batch_dir, f"{BATCH_PART}={i}", f.name), values[n])
             for i, n in enumerate(partitions)
-            for f in sorted((root / batch_dir / f"{BATCH_PART}={i}").glob("*.parquet"))
+            for f in root.list_files(f"{batch_dir}/{BATCH_PART}={i}", recursive=False)
+            if f.name.endswith(".parquet")
         ]
         faults.crash_point("before-log-commit", app[1])
         outcome = delta_log.commit_batch(
@@ -490,12 +489,10 @@ class DeltaFormat(TargetFormat):
         )
 
     def expire(self, target: str, older_than: datetime) -> list[str]:
-        from deltalake import DeltaTable
-
         root = self.root(target)
         backfill_record.remember(root, self.backfilled(target))
         hours = _hours_since(older_than)
-        removed = DeltaTable(str(root)).vacuum(
+        removed = delta_log.open_table(root).vacuum(
             retention_hours=hours, dry_run=False, enforce_retention_duration=False
         )
         # The log remembers too (old add actions' statistics): checkpoint, then keep only the
@@ -507,26 +504,24 @@ class DeltaFormat(TargetFormat):
             {"delta.logRetentionDuration": f"interval {hours} hours"},
             state.version,
         )
-        log_dir = root / "_delta_log"
-        before = files_under(log_dir)
-        table = DeltaTable(str(root))
+        before = {f.path for f in root.list_files(delta_log.LOG_DIR)}
+        table = delta_log.open_table(root)
         table.create_checkpoint()
         table.cleanup_metadata()
-        self._expected[target] = DeltaTable(str(root)).version()
-        return sorted({str(root / r) for r in removed} | (before - files_under(log_dir)))
+        self._expected[target] = delta_log.open_table(root).version()
+        gone = before - {f.path for f in root.list_files(delta_log.LOG_DIR)}
+        return sorted({root.uri(r) for r in removed} | {root.uri(r) for r in gone})
 
     def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
-        from deltalake import DeltaTable
-
         root = self.root(target)
-        removed = DeltaTable(str(root)).vacuum(
+        removed = delta_log.open_table(root).vacuum(
             retention_hours=_hours_since(older_than),
             dry_run=False,
             enforce_retention_duration=False,
             full=True,
         )
-        self._expected[target] = DeltaTable(str(root)).version()
-        return sorted(str(root / r) for r in removed)
+        self._expected[target] = delta_log.open_table(root).version()
+        return sorted(root.uri(r) for r in removed)
 
     # -- routing and cutover --------------------------------------------------------------
 

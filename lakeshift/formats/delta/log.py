@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
+
+import pyarrow.fs as pafs
 
 from lakeshift.errors import (
     CorruptFile,
@@ -43,6 +44,7 @@ from lakeshift.formats.delta.schema import (
     type_changes,
     uses_timestamp_ntz,
 )
+from lakeshift.storage import Store
 
 if TYPE_CHECKING:
     from deltalake import DeltaTable
@@ -124,12 +126,18 @@ class CommitOutcome:
 # -- reading --------------------------------------------------------------------------------
 
 
-def _load(root: Path) -> DeltaTable:
+def open_table(root: Store) -> DeltaTable:
+    """delta-rs's view of the table at ``root``, reaching its store as lakeshift does."""
     from deltalake import DeltaTable
+
+    return DeltaTable(root.table_uri(), storage_options=root.object_store_options())
+
+
+def _load(root: Store) -> DeltaTable:
     from deltalake.exceptions import DeltaError, TableNotFoundError
 
     try:
-        return DeltaTable(str(root))
+        return open_table(root)
     except TableNotFoundError as e:
         raise NotFound(f"no Delta table at {root}.") from e
     except (DeltaError, OSError) as e:
@@ -140,11 +148,9 @@ def _load(root: Path) -> DeltaTable:
         ) from e
 
 
-def _has_log(root: Path) -> bool:
-    log_dir = root / LOG_DIR
-    return log_dir.is_dir() and any(
-        p.name.endswith((".json", ".parquet")) and p.name[:20].isdigit() for p in log_dir.iterdir()
-    )
+def _has_log(root: Store) -> bool:
+    names = (f.path.rsplit("/", 1)[-1] for f in root.list_files(LOG_DIR, recursive=False))
+    return any(n.endswith((".json", ".parquet")) and n[:20].isdigit() for n in names)
 
 
 def _state_of(table: DeltaTable) -> DeltaState:
@@ -157,20 +163,20 @@ def _state_of(table: DeltaTable) -> DeltaState:
     )
 
 
-def table_state(root: Path) -> DeltaState | None:
+def table_state(root: Store) -> DeltaState | None:
     """The table's current metadata, or None when ``root`` has no Delta log yet."""
     if not _has_log(root):
         return None
     return _state_of(_load(root))
 
 
-def current_files(root: Path) -> list[DataFile]:
+def current_files(root: Store) -> list[DataFile]:
     """The files of the table's current version."""
     table = _load(root)
     return _active_files(root, table, _state_of(table))
 
 
-def _active_files(root: Path, table: DeltaTable, state: DeltaState) -> list[DataFile]:
+def _active_files(root: Store, table: DeltaTable, state: DeltaState) -> list[DataFile]:
     import pyarrow as pa
 
     actions = pa.table(table.get_add_actions(flatten=False)).to_pylist()
@@ -180,7 +186,7 @@ def _active_files(root: Path, table: DeltaTable, state: DeltaState) -> list[Data
         rows = action.get("num_records")
         if rows is None:
             # No stats in the log (a file lakeshift did not add): the footer knows.
-            rows = _footer_rows(root / path)
+            rows = _footer_rows(root, path)
         # get_add_actions keys partition values by LOGICAL name, typed by the schema.
         typed = action.get("partition") or {}
         values = {k: partition_text(typed.get(k)) for k in state.partition_columns}
@@ -188,16 +194,16 @@ def _active_files(root: Path, table: DeltaTable, state: DeltaState) -> list[Data
     return out
 
 
-def _footer_rows(path: Path) -> int:
+def _footer_rows(root: Store, path: str) -> int:
     import pyarrow.parquet as pq
 
     try:
-        return int(pq.read_metadata(path).num_rows)
+        return int(pq.read_metadata(root.path(path), filesystem=root.fs).num_rows)
     except (OSError, ValueError) as e:
-        raise CorruptFile(f"cannot read the Parquet footer of {path}: {e}") from e
+        raise CorruptFile(f"cannot read the Parquet footer of {root.uri(path)}: {e}") from e
 
 
-def partition_row_counts(root: Path) -> dict[tuple[str | None, ...], int]:
+def partition_row_counts(root: Store) -> dict[tuple[str | None, ...], int]:
     """Rows per partition (values in partition-column order) from the log (no data scan)."""
     table = _load(root)
     state = _state_of(table)
@@ -208,7 +214,7 @@ def partition_row_counts(root: Path) -> dict[tuple[str | None, ...], int]:
     return counts
 
 
-def lakeshift_commits(root: Path) -> list[dict[str, str]]:
+def lakeshift_commits(root: Store) -> list[dict[str, str]]:
     """The lakeshift metadata of every commit carrying a run id, newest first.
 
     Each dict holds the commit's ``lakeshift.*`` entries and its ``version`` (as a string).
@@ -229,28 +235,14 @@ def lakeshift_commits(root: Path) -> list[dict[str, str]]:
 # -- hand-written commits -------------------------------------------------------------------
 
 
-def _commit_path(root: Path, version: int) -> Path:
-    return root / LOG_DIR / f"{version:020d}.json"
-
-
-def _put_if_absent(root: Path, version: int, actions: Sequence[dict[str, Any]]) -> bool:
+def _put_if_absent(root: Store, version: int, actions: Sequence[dict[str, Any]]) -> bool:
     """Write commit ``version``; False when it already exists (another writer won).
 
-    The commit is written to a temporary file first and hard-linked into place: the link is
-    atomic and fails if the name exists, so readers never see a half-written commit.
+    The store's create-once primitive (a conditional PUT on S3): readers never see a
+    half-written commit, and of two writers of one version exactly one succeeds.
     """
-    target = _commit_path(root, version)
-    target.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(json.dumps(a, separators=(",", ":")) + "\n" for a in actions)
-    temporary = target.parent / f"_commit_{uuid.uuid4().hex}.json.tmp"
-    temporary.write_text(text, encoding="utf-8")
-    try:
-        os.link(temporary, target)
-    except FileExistsError:
-        return False
-    finally:
-        temporary.unlink()
-    return True
+    return root.create(f"{LOG_DIR}/{version:020d}.json", text)
 
 
 def _commit_info(operation: str) -> dict[str, Any]:
@@ -296,7 +288,7 @@ def _mapping_configuration(
 
 
 def create_table(
-    root: Path, schema: dict[str, Any], partition_columns: list[str], configuration: dict[str, str]
+    root: Store, schema: dict[str, Any], partition_columns: list[str], configuration: dict[str, str]
 ) -> None:
     """Write version 0: protocol (column mapping), schema with our IDs, table properties.
 
@@ -340,7 +332,7 @@ def create_table(
 
 
 def update_metadata(
-    root: Path, schema: dict[str, Any], configuration: dict[str, str], expected_version: int
+    root: Store, schema: dict[str, Any], configuration: dict[str, str], expected_version: int
 ) -> int:
     """Commit a new schema and table properties (no data change) at ``expected_version + 1``.
 
@@ -381,7 +373,7 @@ def update_metadata(
     return version
 
 
-def _check_evolution(root: Path, old: dict[str, Any], new: dict[str, Any]) -> None:
+def _check_evolution(root: Store, old: dict[str, Any], new: dict[str, Any]) -> None:
     changes = type_changes(old, new)
     if changes:
         raise SchemaMappingError(
@@ -404,7 +396,7 @@ def _check_evolution(root: Path, old: dict[str, Any], new: dict[str, Any]) -> No
         )
 
 
-def _renamed_partition_columns(root: Path, state: DeltaState, schema: dict[str, Any]) -> list[str]:
+def _renamed_partition_columns(root: Store, state: DeltaState, schema: dict[str, Any]) -> list[str]:
     def ids(s: dict[str, Any]) -> dict[str, Any]:
         return {f["name"]: f["metadata"].get("delta.columnMapping.id") for f in s["fields"]}
 
@@ -422,12 +414,12 @@ def _renamed_partition_columns(root: Path, state: DeltaState, schema: dict[str, 
     return out
 
 
-def _check_version(root: Path, current: int, expected: int | None) -> None:
+def _check_version(root: Store, current: int, expected: int | None) -> None:
     if expected is not None and current != expected:
         raise _conflict(root, expected, current)
 
 
-def _conflict(root: Path, expected: int, found: int) -> ConcurrentCommit:
+def _conflict(root: Store, expected: int, found: int) -> ConcurrentCommit:
     return ConcurrentCommit(
         f"another writer committed to the Delta table at {root}: lakeshift read version "
         f"{expected}, the table is now at version {found}.",
@@ -440,7 +432,7 @@ def _conflict(root: Path, expected: int, found: int) -> ConcurrentCommit:
 
 
 def commit_batch(
-    root: Path,
+    root: Store,
     files: list[NewFile],
     *,
     replace: list[dict[str, str | None]] | None,
@@ -477,7 +469,7 @@ def commit_batch(
 
 
 def _commit(
-    root: Path,
+    root: Store,
     table: DeltaTable,
     state: DeltaState,
     actions: list[Any],
@@ -520,7 +512,7 @@ def _commit(
     return CommitOutcome(state.version + 1, committed=True)
 
 
-def _check_metadata(root: Path, metadata: Mapping[str, str]) -> None:
+def _check_metadata(root: Store, metadata: Mapping[str, str]) -> None:
     bad = [
         k
         for k, v in metadata.items()
@@ -534,7 +526,7 @@ def _check_metadata(root: Path, metadata: Mapping[str, str]) -> None:
 
 
 def _partition_key(
-    root: Path, state: DeltaState, values: PartitionValues, what: str
+    root: Store, state: DeltaState, values: PartitionValues, what: str
 ) -> tuple[str | None, ...]:
     """The values in partition-column order, checked: every column, canonical text."""
     if set(values) != set(state.partition_columns):
@@ -558,22 +550,22 @@ def _partition_key(
 
 
 def _replace_keys(
-    root: Path, state: DeltaState, replace: list[dict[str, str | None]] | None
+    root: Store, state: DeltaState, replace: list[dict[str, str | None]] | None
 ) -> set[tuple[str | None, ...]] | None:
     if replace is None:
         return None
     return {_partition_key(root, state, values, "a replaced partition") for values in replace}
 
 
-def _checked_path(root: Path, path: str) -> Path:
+def _checked_path(root: Store, path: str) -> str:
     parts = PurePosixPath(path).parts
     if not parts or PurePosixPath(path).is_absolute() or ".." in parts or parts[0] == LOG_DIR:
         raise RefusedInput(f"file path {path!r} is not a relative path inside {root}.")
-    return root.joinpath(*parts)
+    return "/".join(parts)
 
 
 def _add_actions(
-    root: Path,
+    root: Store,
     state: DeltaState,
     files: list[NewFile],
     replace: set[tuple[str | None, ...]] | None,
@@ -597,21 +589,21 @@ def _add_actions(
             raise RefusedInput(
                 f"file {f.path} belongs to partition {key}, which this commit does not replace."
             )
-        try:
-            stat = os.stat(full)
-        except FileNotFoundError as e:
+        info = root.fs.get_file_info(root.path(full))
+        if info.type != pafs.FileType.File:
             raise NotFound(
-                f"file {full} to be committed to the Delta table at {root} does not exist.",
+                f"file {root.uri(full)} to be committed to the Delta table at {root} does not "
+                "exist.",
                 hint="Nothing was committed; re-run the batch to write its files again.",
-            ) from e
-        stats = file_stats(full, state.schema, state.partition_columns)
+            )
+        stats = file_stats(root, full, state.schema, state.partition_columns)
         out.append(
             AddAction(
                 path=f.path,
-                size=stat.st_size,
+                size=int(info.size or 0),
                 # Keyed by the PHYSICAL name: keyed by the logical one the table stops loading.
                 partition_values={physical[k]: v for k, v in f.partition_values.items()},
-                modification_time=int(stat.st_mtime * 1000),
+                modification_time=int((info.mtime_ns or 0) // 1_000_000),
                 data_change=True,
                 stats=json.dumps(stats, separators=(",", ":")),
             )
@@ -653,7 +645,7 @@ _TO_MICROS = {"milliseconds": (1000, 1), "microseconds": (1, 1), "nanoseconds": 
 
 
 def file_stats(
-    path: Path, schema: dict[str, Any], partition_columns: Sequence[str]
+    root: Store, path: str, schema: dict[str, Any], partition_columns: Sequence[str]
 ) -> dict[str, Any]:
     """Delta ``stats`` of a Parquet file from its footer: numRecords, and per top-level
     primitive column (keyed by PHYSICAL name) nullCount, minValues and maxValues.
@@ -665,10 +657,10 @@ def file_stats(
     import pyarrow.parquet as pq
 
     try:
-        footer = pq.read_metadata(path)
+        footer = pq.read_metadata(root.path(path), filesystem=root.fs)
         top_level = footer.schema.to_arrow_schema().names
     except (OSError, ValueError) as e:
-        raise CorruptFile(f"cannot read the Parquet footer of {path}: {e}") from e
+        raise CorruptFile(f"cannot read the Parquet footer of {root.uri(path)}: {e}") from e
     names = physical_names(schema)
     unknown = [n for n in top_level if n not in set(names.values())]
     if unknown:

@@ -11,8 +11,8 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
-from lakeshift.inspect.files import filesystem_for
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type

@@ -22,8 +22,8 @@ from typing import Any
 import pyarrow as pa
 
 from lakeshift.errors import RefusedInput
-from lakeshift.inspect.files import filesystem_for
 from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.storage import filesystem_for
 from lakeshift.text.sequence import sequence_values
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.text_timestamps import hive_timestamp

@@ -1,0 +1,102 @@
+"""A metastore location's file system, chosen by its scheme.
+
+Hive locations are Hadoop paths, not strict URIs: spaces stay raw and ``%XX`` sequences are
+literal characters of escaped partition directory names. So a path is never percent-decoded;
+only the scheme and authority choose the file system. ``s3``, ``s3a`` and ``s3n`` name one
+bucket the same way (clusters wrote all three into catalogs over the years).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import pyarrow.fs as pafs
+
+from lakeshift.errors import EnvironmentProblem
+from lakeshift.storage.options import StorageOptions, current
+
+#: Schemes of one store kind (pyarrow's name for it).
+STORE_KINDS = {
+    "s3": "s3",
+    "s3a": "s3",
+    "s3n": "s3",
+    "gs": "gs",
+    "gcs": "gs",
+    "abfs": "abfs",
+    "abfss": "abfs",
+    "hdfs": "hdfs",
+    "viewfs": "hdfs",
+}
+
+
+@dataclass(frozen=True)
+class Location:
+    """A location split into its store kind, authority (bucket, container, namenode) and path.
+
+    ``path`` is the file system's own path: ``bucket/key`` on object stores, ``/a/b`` locally
+    and on HDFS.
+    """
+
+    kind: str  # "local", "s3", "gs", "abfs", "hdfs"
+    scheme: str  # as written ("" for a bare local path)
+    authority: str
+    path: str
+
+    @property
+    def is_local(self) -> bool:
+        return self.kind == "local"
+
+    @property
+    def is_object_store(self) -> bool:
+        return self.kind in ("s3", "gs", "abfs")
+
+    def key(self) -> str:
+        """An object store's key (the path below the bucket)."""
+        return self.path[len(self.authority) + 1 :] if self.is_object_store else self.path
+
+
+def parse(location: str) -> Location:
+    """Split a metastore location (``file:/x``, ``/x``, ``s3a://bucket/k``, ``hdfs://nn/x``)."""
+    scheme, sep, rest = location.partition(":")
+    if not sep or len(scheme) == 1 or scheme.lower() == "file":
+        path = rest if sep else location
+        if path.startswith("//"):
+            path = "/" + path.lstrip("/")
+        return Location("local", scheme if sep and len(scheme) > 1 else "", "", path)
+    authority, _, path = (
+        rest[2:].partition("/") if rest.startswith("//") else ("", "", rest.lstrip("/"))
+    )
+    kind = STORE_KINDS.get(scheme.lower(), scheme.lower())
+    if kind in ("s3", "gs", "abfs"):
+        return Location(kind, scheme, authority, f"{authority}/{path}".rstrip("/"))
+    return Location(kind, scheme, authority, "/" + path)
+
+
+def filesystem_for(
+    location: str, options: StorageOptions | None = None
+) -> tuple[pafs.FileSystem, str]:
+    """The pyarrow file system and its path for a metastore location."""
+    where = parse(location)
+    if where.is_local:
+        return pafs.LocalFileSystem(), where.path
+    try:
+        fs = _remote_filesystem(where.kind, where.authority, options or current())
+    except (ValueError, OSError, ImportError) as e:
+        raise EnvironmentProblem(
+            f"cannot open the file system of {location!r} ({e}).",
+            hint="lakeshift reaches stores through pyarrow: configure the store's client "
+            "(S3: spark.hadoop.fs.s3a.* settings or the AWS environment; HDFS: libhdfs and "
+            "HADOOP_HOME) on this machine.",
+        ) from e
+    return fs, where.path
+
+
+@functools.lru_cache(maxsize=32)
+def _remote_filesystem(kind: str, authority: str, options: StorageOptions) -> pafs.FileSystem:
+    if kind == "s3":
+        return pafs.S3FileSystem(**options.pyarrow_s3())
+    if kind == "hdfs":
+        host, _, port = authority.partition(":")
+        return pafs.HadoopFileSystem(host or "default", int(port or 0))
+    return pafs.FileSystem.from_uri(f"{kind}://{authority}/")[0]
