@@ -11,11 +11,11 @@ and ``DeltaFormat.rewrite_partitions``; Hudi's file slices and clustering throug
 from __future__ import annotations
 
 import logging
+import posixpath
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.formats import TargetFormat
@@ -225,13 +225,14 @@ class HudiLayout(TableLayout):
         from lakeshift.formats.hudi.cleaning import instant_datetime
         from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
 
-        root: Path = getattr(self.fmt, "root")(target)  # noqa: B009 - HudiFormat's own path
+        root: Store = getattr(self.fmt, "root")(target)  # noqa: B009 - HudiFormat's own
         timeline = Timeline(root)
+        present = {f.path for f in root.list_files()}
         times = []
         for instant in timeline.completed({COMMIT, REPLACE}):
             stats = timeline.metadata(instant).get("partitionToWriteStats") or {}
             paths = [s["path"] for group in stats.values() for s in group]
-            if paths and all((root / p.lstrip("/")).exists() for p in paths):
+            if paths and all(p.lstrip("/") in present for p in paths):
                 times.append(instant_datetime(instant.time).timestamp())
         return times
 
@@ -280,7 +281,7 @@ class HudiLayout(TableLayout):
                         "prev": "null",
                     }
                 )
-                names = [file_id_of(Path(f.path).name) for f in group]
+                names = [file_id_of(posixpath.basename(f.path)) for f in group]
                 replaced.setdefault(partition, []).extend(names)
         if jobs:
             rewrite = getattr(self.fmt, "rewrite_file_groups")  # noqa: B009 - HudiFormat only

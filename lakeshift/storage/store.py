@@ -65,6 +65,11 @@ class Store:
         self.fs, root = filesystem_for(self.location, self.options)
         self.root = root.rstrip("/") or root
 
+    @classmethod
+    def of(cls, where: Store | str | os.PathLike[str]) -> Store:
+        """``where`` as a Store (a location string or a local path is opened)."""
+        return where if isinstance(where, Store) else cls(os.fspath(where))
+
     def __repr__(self) -> str:
         return f"Store({self.location!r})"
 
@@ -225,6 +230,34 @@ class Store:
                 self.fs.delete_dir(self.path(relative))
             except FileNotFoundError:
                 return
+
+    def make_dirs(self, relative: str) -> None:
+        """Create a directory where there are directories (object stores have none)."""
+        if not self.where.is_object_store:
+            with self._translated(relative):
+                self.fs.create_dir(self.path(relative), recursive=True)
+
+    @contextlib.contextmanager
+    def open_output(self, relative: str) -> Iterator[pa.NativeFile]:
+        """A stream that writes ``relative`` whole. Locally a temporary file renamed into
+        place on success; on object stores the upload, which becomes visible when complete
+        (a failed upload may leave a file no commit names: table formats never read it)."""
+        target = self.path(relative)
+        with self._translated(relative):
+            if not self.where.is_local:
+                self._ensure_parent(target)
+                with self.fs.open_output_stream(target) as out:
+                    yield out
+                return
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            partial = f"{os.path.dirname(target)}/.{os.path.basename(target)}.{uuid.uuid4().hex}"
+            try:
+                with self.fs.open_output_stream(partial) as out:
+                    yield out
+                os.replace(partial, target)
+            finally:
+                if os.path.exists(partial):
+                    os.unlink(partial)
 
     def _ensure_parent(self, target: str) -> None:
         if self.where.is_object_store:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
 from lakeshift.formats import format_of
-from lakeshift.formats.paths import local_path
 from lakeshift.metastore.client import MetastoreClient
+from lakeshift.storage import StorageOptions, Store, parse
 
 #: (format, Hudi table version) for tests that cover every format: Hudi in both versions.
 FORMAT_CASES = [
@@ -22,32 +23,45 @@ FORMAT_CASES = [
 ]
 
 
+def local_path(location: str) -> Path:
+    """A ``file:`` location as a local path (tests on the local disk)."""
+    where = parse(location)
+    assert where.is_local, location
+    return Path(where.path)
+
+
 def delta_root(client: MetastoreClient, target: str) -> str:
     db, _, name = target.partition(".")
-    location = client.get_table(db, name).sd.location
-    return "/" + location.partition(":")[2].lstrip("/")
+    return Store(client.get_table(db, name).sd.location).table_uri()
 
 
-def read_lake(client: MetastoreClient, target: str) -> pa.Table:
+def read_lake(
+    client: MetastoreClient, target: str, storage: StorageOptions | None = None
+) -> pa.Table:
     """Every row of ``target``: pyiceberg for Iceberg, delta-rs (QueryBuilder) for Delta,
-    hudi-rs for Hudi."""
+    hudi-rs for Hudi, each reaching an object store with ``storage``'s options."""
+    storage = storage or StorageOptions()
     kind = format_of(client, target)
     if kind == "iceberg":
         from pyiceberg.catalog.hive import HiveCatalog
 
-        return HiveCatalog("tests", uri=client.uri).load_table(target).scan().to_arrow()
+        catalog = HiveCatalog("tests", uri=client.uri, **storage.pyiceberg())
+        return catalog.load_table(target).scan().to_arrow()
+    db, _, name = target.partition(".")
+    entry = client.get_table(db, name)
     if kind == "delta":
         from deltalake import DeltaTable, QueryBuilder
 
-        table = DeltaTable(delta_root(client, target))
+        root = Store(entry.sd.location, storage)
+        table = DeltaTable(root.table_uri(), storage_options=root.object_store_options())
         reader = QueryBuilder().register("t", table).execute("SELECT * FROM t")
         return pa.table(reader.read_all())
     if kind == "hudi":
         import hudi
 
-        table = client.get_table(*target.split("."))
-        root = local_path(table.sd.serdeInfo.parameters["path"])
-        read = hudi.HudiTableBuilder.from_base_uri(str(root)).build().read()
+        root = Store(entry.sd.serdeInfo.parameters["path"], storage)
+        builder = hudi.HudiTableBuilder.from_base_uri(root.table_uri())
+        read = builder.with_storage_options(root.object_store_options()).build().read()
         return pa.Table.from_batches(read) if read else pa.table({})
     raise AssertionError(f"{target} is not a lake table ({kind})")
 

@@ -23,7 +23,6 @@ from lakeshift.config import Settings
 from lakeshift.erase import EraseRequest, erase_records
 from lakeshift.errors import LeaseHeld, RefusedInput, UsageError
 from lakeshift.formats import FormatServices, load_format
-from lakeshift.formats.paths import local_path
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
@@ -31,7 +30,7 @@ from lakeshift.route.cutover import cutover, names_for
 from lakeshift.route.router import switch
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
-from tests.helpers.lake import FORMAT_CASES, read_lake
+from tests.helpers.lake import FORMAT_CASES, local_path, read_lake
 from tests.helpers.source_state import source_snapshot
 
 pytestmark = pytest.mark.slow

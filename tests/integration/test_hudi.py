@@ -30,6 +30,7 @@ from lakeshift.route.cutover import cutover, names_for, revert
 from lakeshift.route.router import switch
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.lake import local_path
 
 pytestmark = pytest.mark.slow
 
@@ -121,7 +122,7 @@ def test_hudi_target_end_to_end(
     result = migrate(spark, client, None, settings, journal, source, options)
     assert len(result.backfilled) == 3 and format_of(client, target) == "hudi"
     fmt = load_format("hudi", services)
-    root = fmt.root(target)  # type: ignore[attr-defined]
+    root = local_path(fmt.location(target))
     timeline = fmt._timeline(target)  # type: ignore[attr-defined]
     assert read_properties(root / ".hoodie")["hoodie.table.version"] == str(version)
     commits = timeline.completed()
@@ -224,7 +225,7 @@ def test_hudi_target_end_to_end(
     saved = (hoodie / "hoodie.properties").read_bytes()
     upgraded = {**read_properties(hoodie), "hoodie.table.version": str(version + 1)}
     write_properties(hoodie, upgraded)
-    foreign = timeline.directory / "20991231235959999.commit.requested"
+    foreign = root / timeline.directory / "20991231235959999.commit.requested"
     foreign.touch()
     with pytest.raises(
         RefusedInput, match=rf"hoodie\.table\.version: {version} -> {version + 1}"

@@ -149,7 +149,7 @@ def _assert_hudi_clean(client: MetastoreClient, target: str, version: int) -> No
     from lakeshift.formats.hudi.cleaning import base_files, written_rows
     from lakeshift.formats.hudi.properties import read_properties
     from lakeshift.formats.hudi.timeline import Timeline
-    from lakeshift.formats.paths import local_path
+    from tests.helpers.lake import local_path
 
     db, name = target.split(".")
     root = local_path(client.get_table(db, name).sd.location)

@@ -23,12 +23,11 @@ import pytest
 from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
-from lakeshift.formats.paths import local_path
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
-from tests.helpers.lake import delta_root, read_lake
+from tests.helpers.lake import delta_root, local_path, read_lake
 
 pytestmark = pytest.mark.slow
 

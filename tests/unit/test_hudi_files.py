@@ -166,15 +166,17 @@ def test_old_routing_directories_go_after_the_grace_period_current_ones_stay(
     import time
 
     from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS, drop_old_route_dirs
+    from lakeshift.storage import Store
 
     dirs = {name: tmp_path / "dt=1" / name for name in ("old", "recent", "current")}
     for directory in dirs.values():
         directory.mkdir(parents=True)
         (directory / "f.parquet").write_bytes(b"x")
     past = time.time() - ROUTE_GRACE_SECONDS - 60
-    for name in ("old", "current"):
-        os.utime(dirs[name], (past, past))
-    drop_old_route_dirs(tmp_path, {dirs["current"]})
+    for name in ("old", "current"):  # an object store knows its files' times, not directories'
+        os.utime(dirs[name] / "f.parquet", (past, past))
+    removed = drop_old_route_dirs(Store(str(tmp_path)), "dt=1", {"dt=1/current"})
+    assert removed == [f"{tmp_path}/dt=1/old"]
     assert not dirs["old"].exists()
     assert dirs["recent"].exists() and dirs["current"].exists()
 
@@ -246,17 +248,17 @@ def test_a_delete_rewrite_keeps_meta_columns_and_cleaning_finds_the_old_slice(
     assert sorted(read.column("uuid").to_pylist()) == ["a", "ccc", "dddd"]
     later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=5)
     earlier = cleaning.instant_datetime(second)
-    assert [f.path for f in cleaning.superseded(tmp_path, timeline, later)] == [old]
+    assert [tmp_path / f.path for f in cleaning.superseded(tmp_path, timeline, later)] == [old]
     assert cleaning.superseded(tmp_path, timeline, earlier) == []  # not before its cutoff
     stray = tmp_path / "dt=1" / f"{new_file_id()}_0-9-1_{second}.parquet"
     stray.write_bytes(old.read_bytes())  # a failed attempt's file the commit does not name
-    assert [f.path for f in cleaning.orphans(tmp_path, timeline, later)] == [stray]
+    assert [tmp_path / f.path for f in cleaning.orphans(tmp_path, timeline, later)] == [stray]
 
     # The clean instant: plan and outcome as Avro, as Hudi's cleaner writes them.
     from lakeshift.formats.hudi.clean import clean
 
     done = clean(timeline, str(tmp_path), cleaning.superseded(tmp_path, timeline, later), None)
-    assert done is not None and not old.exists() and written.path.exists()
+    assert done is not None and not old.exists() and Path(written.path).exists()
     [instant] = [i for i in timeline.completed() if i.action == "clean"]
     outcome = timeline.metadata(instant)
     assert outcome["totalFilesDeleted"] == 1 and outcome["version"] == 2

@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from lakeshift.formats.hudi.bloom import BLOOM_ENTRIES, BLOOM_TYPE, BloomFilter
+from lakeshift.storage import Store, filesystem_for
 
 COMMIT_TIME = "_hoodie_commit_time"
 COMMIT_SEQNO = "_hoodie_commit_seqno"
@@ -31,7 +33,7 @@ META_COLUMNS = (COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME
 @dataclass(frozen=True)
 class BaseFileWritten:
     name: str
-    path: Path
+    path: str  # the file's location
     partition_path: str
     file_id: str
     rows: int
@@ -65,7 +67,7 @@ CODEC_LEVELS = {"gzip": 6, "zstd": 3}
 
 def write_base_file(
     rows: pa.Table,
-    directory: Path,
+    directory: Store | str | os.PathLike[str],
     *,
     partition_path: str,
     instant: str,
@@ -98,12 +100,12 @@ def write_base_file(
     data = [c for c in rows.column_names if c not in META_COLUMNS]
     table = pa.table({**meta, **{c: rows.column(c) for c in data}})
     schema_json = json.dumps(avro_schema, separators=(",", ":"))
-    return _write(table, directory, name, partition_path, file_id, schema_json, codec)
+    return _write(table, Store.of(directory), name, partition_path, file_id, schema_json, codec)
 
 
 def _write(
     table: pa.Table,
-    directory: Path,
+    directory: Store,
     name: str,
     partition_path: str,
     file_id: str,
@@ -124,39 +126,37 @@ def _write(
             {"hoodie_min_record_key": ordered[0], "hoodie_max_record_key": ordered[-1]} if n else {}
         ),
     }
-    directory.mkdir(parents=True, exist_ok=True)
-    target = directory / name
-    partial = directory / f".{name}.{os.getpid()}.tmp"
     # Avro's logical types: timestamps as microseconds, decimals as fixed-size bytes. No
     # ARROW:schema footer (parquet-avro writes none); with store_schema=False pyarrow also drops
     # the schema's metadata, so the footer entries are added to the writer itself.
-    with pq.ParquetWriter(
-        partial,
-        table.schema,
-        coerce_timestamps="us",
-        store_decimal_as_integer=False,
-        compression=codec,
-        compression_level=CODEC_LEVELS.get(codec),
-        store_schema=False,
-    ) as writer:
-        writer.write_table(table)
-        writer.add_key_value_metadata(footer)
-    os.replace(partial, target)
+    with directory.open_output(name) as sink:
+        with pq.ParquetWriter(
+            sink,
+            table.schema,
+            coerce_timestamps="us",
+            store_decimal_as_integer=False,
+            compression=codec,
+            compression_level=CODEC_LEVELS.get(codec),
+            store_schema=False,
+        ) as writer:
+            writer.write_table(table)
+            writer.add_key_value_metadata(footer)
+        size = sink.tell()
     return BaseFileWritten(
         name,
-        target,
+        directory.uri(name),
         partition_path,
         file_id,
         n,
-        target.stat().st_size,
+        size,
         ordered[0] if n else None,
         ordered[-1] if n else None,
     )
 
 
 def rewrite_base_files(
-    sources: list[Path],
-    directory: Path,
+    sources: Sequence[str | os.PathLike[str]],
+    directory: Store | str | os.PathLike[str],
     *,
     partition_path: str,
     instant: str,
@@ -175,10 +175,12 @@ def rewrite_base_files(
 
     if not sources:
         raise ValueError("nothing to rewrite")
-    tables = [pq.read_table(p) for p in sources]
+    tables = [pq.read_table(path, filesystem=fs) for path, fs in map(_opened, sources)]
     widest = max(range(len(tables)), key=lambda i: tables[i].num_columns)
     schema = tables[widest].schema
-    footer = (pq.read_metadata(sources[widest]).metadata or {}).get(b"parquet.avro.schema", b"")
+    path, fs = _opened(sources[widest])
+    metadata = pq.read_metadata(path, filesystem=fs).metadata
+    footer = (metadata or {}).get(b"parquet.avro.schema", b"")
     aligned = []
     for table in tables:
         columns = {
@@ -198,5 +200,12 @@ def rewrite_base_files(
     name = base_file_name(file_id, write_token, instant)
     index = rows.schema.get_field_index(FILE_NAME)
     rows = rows.set_column(index, FILE_NAME, pa.array([name] * rows.num_rows, pa.string()))
-    written = _write(rows, directory, name, partition_path, file_id, footer.decode(), codec)
+    written = _write(
+        rows, Store.of(directory), name, partition_path, file_id, footer.decode(), codec
+    )
     return written, before - rows.num_rows
+
+
+def _opened(location: str | os.PathLike[str]) -> tuple[str, pafs.FileSystem]:
+    fs, path = filesystem_for(os.fspath(location))
+    return path, fs

@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from lakeshift.errors import LakeshiftError
 from lakeshift.formats.hudi.cleaning import BaseFile
 from lakeshift.formats.hudi.instant_schemas import avro_bytes
 from lakeshift.formats.hudi.timeline import (
@@ -148,7 +149,7 @@ def clean(
         "version": VERSION,
         "filePathsToBeDeletedPerPartition": {
             partition: [
-                {"filePath": _join(base_path, partition, f.path.name), "isBootstrapBaseFile": False}
+                {"filePath": _join(base_path, partition, f.name), "isBootstrapBaseFile": False}
                 for f in group
             ]
             for partition, group in by_partition.items()
@@ -163,10 +164,10 @@ def clean(
     for partition, group in by_partition.items():
         for f in group:
             try:
-                f.path.unlink(missing_ok=True)
-                deleted.setdefault(partition, []).append(f.path.name)
-            except OSError:
-                failed.setdefault(partition, []).append(f.path.name)
+                timeline.base.delete(f.path)
+                deleted.setdefault(partition, []).append(f.name)
+            except (OSError, LakeshiftError):
+                failed.setdefault(partition, []).append(f.name)
     commits = [i.time for i in timeline.completed() if i.action != CLEAN]
     metadata = {
         "policy": POLICY,
@@ -179,7 +180,7 @@ def clean(
             partition: {
                 "partitionPath": partition,
                 "policy": POLICY,
-                "deletePathPatterns": [f.path.name for f in group],
+                "deletePathPatterns": [f.name for f in group],
                 "successDeleteFiles": deleted.get(partition, []),
                 "failedDeleteFiles": failed.get(partition, []),
                 "isPartitionDeleted": False,

@@ -9,21 +9,27 @@ older than the caller's cutoff (a reader planned on the older slice may still be
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 
 from lakeshift.formats.hudi.base_file import file_id_of, instant_of
-from lakeshift.formats.hudi.properties import HOODIE
+from lakeshift.formats.hudi.properties import HOODIE, Location
 from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
+from lakeshift.storage import Store
 
 
 @dataclass(frozen=True)
 class BaseFile:
-    path: Path
+    path: str  # relative to the table's root
     partition: str
     file_id: str
     instant: str
+    mtime_ns: int = 0
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.path)
 
 
 def instant_datetime(instant: str) -> datetime:
@@ -31,19 +37,27 @@ def instant_datetime(instant: str) -> datetime:
     return datetime.strptime(instant, "%Y%m%d%H%M%S%f").replace(tzinfo=timezone.utc)
 
 
-def base_files(root: Path) -> list[BaseFile]:
+def base_files(root: Location) -> list[BaseFile]:
     """Every base file under the partition directories (``.hoodie`` excluded)."""
     found = []
-    for path in root.rglob("*.parquet"):
-        relative = path.relative_to(root)
-        if HOODIE in relative.parts or path.name.startswith("."):
+    for stored in Store.of(root).list_files():
+        parts = stored.path.split("/")
+        if not stored.path.endswith(".parquet") or HOODIE in parts or parts[-1].startswith("."):
             continue
-        partition = "" if relative.parent == Path(".") else relative.parent.as_posix()
-        found.append(BaseFile(path, partition, file_id_of(path.name), instant_of(path.name)))
+        name = parts[-1]
+        found.append(
+            BaseFile(
+                stored.path,
+                "/".join(parts[:-1]),
+                file_id_of(name),
+                instant_of(name),
+                stored.mtime_ns,
+            )
+        )
     return sorted(found, key=lambda f: (f.partition, f.file_id, f.instant))
 
 
-def superseded(root: Path, timeline: Timeline, older_than: datetime) -> list[BaseFile]:
+def superseded(root: Location, timeline: Timeline, older_than: datetime) -> list[BaseFile]:
     """Slices a later completed instant superseded (same file group, or the group replaced by a
     ``replacecommit``) when that instant is older than ``older_than``."""
     completed = {i.time for i in timeline.completed({COMMIT, REPLACE})}
@@ -78,7 +92,7 @@ def written_rows(timeline: Timeline) -> dict[str, int]:
     return out
 
 
-def orphans(root: Path, timeline: Timeline, older_than: datetime) -> list[BaseFile]:
+def orphans(root: Location, timeline: Timeline, older_than: datetime) -> list[BaseFile]:
     """Base files no completed instant reports writing (failed or crashed attempts), last
     modified before ``older_than``; pending instants' files are left to their rollback."""
     written = written_rows(timeline)
@@ -89,6 +103,6 @@ def orphans(root: Path, timeline: Timeline, older_than: datetime) -> list[BaseFi
         f
         for f in base_files(root)
         if f.instant not in pending
-        and (f.instant not in completed or f"{f.partition}/{f.path.name}" not in written)
-        and f.path.stat().st_mtime < cutoff
+        and (f.instant not in completed or f"{f.partition}/{f.name}" not in written)
+        and f.mtime_ns / 1e9 < cutoff
     ]

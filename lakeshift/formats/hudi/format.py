@@ -7,20 +7,18 @@ clean removes once the retention has passed (Hudi's automatic cleaner). Files a 
 but the job did not report are deleted before the instant completes (Hudi's marker
 reconciliation), and an instant left pending by a crash is rolled back by the next write.
 Current file slices are planned by hudi-rs. Engines without Hudi (this machine's Spark) read
-the routing table: a plain Parquet table whose partitions point at directories of hard links
-to the current slices, one directory per partition and instant.
+the routing table: a plain Parquet table whose partitions point at directories holding exactly
+the current slices (hard links locally, server-side copies on object stores), one directory per
+partition and instant.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import posixpath
-import shutil
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.errors import RefusedInput, SchemaMappingError
@@ -60,22 +58,22 @@ from lakeshift.formats.hudi.commit_metadata import (
 from lakeshift.formats.hudi.instant_schemas import requested_replace
 from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS, drop_old_route_dirs, link_slices
 from lakeshift.formats.hudi.task_writer import REWRITE_DDL, STATS_DDL, rewrite_task, task_writer
-from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline
-from lakeshift.formats.paths import local_path
+from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline, marker_dir
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore import ddl
 from lakeshift.metastore.partition_names import parse_partition_name
 from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping, save_mapping
 from lakeshift.schema_map.model import FieldMapping
+from lakeshift.storage import Store
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Table
     from pyspark.sql import DataFrame
 
 log = logging.getLogger(__name__)
-SIDECAR = Path(properties.HOODIE) / ".lakeshift"
-ROUTE_DIR = SIDECAR / "route"
+SIDECAR = f"{properties.HOODIE}/.lakeshift"
+ROUTE_DIR = f"{SIDECAR}/route"
 ROUTE_TABLE_PARAM = "lakeshift.route-table"
 #: Rows per base file at most: one bloom-filter row (Hudi's DYNAMIC_V0 default capacity).
 MAX_FILE_ROWS = 60_000
@@ -107,29 +105,25 @@ class HudiFormat(TargetFormat):
         db, _, name = target.partition(".")
         return f"{self.client.get_database(db).locationUri.rstrip('/')}/{name}"
 
-    def root(self, target: str) -> Path:
-        return local_path(self.location(target))
+    def root(self, target: str) -> Store:
+        return Store(self.location(target))
 
     def _sidecar(self, target: str) -> dict[str, Any]:
-        path = self.root(target) / SIDECAR / "table.json"
-        return dict(json.loads(path.read_text())) if path.exists() else {}
+        text = self.root(target).read_text_if_exists(f"{SIDECAR}/table.json")
+        return dict(json.loads(text)) if text is not None else {}
 
     def _write_sidecar(self, target: str, content: dict[str, Any]) -> None:
-        directory = self.root(target) / SIDECAR
-        directory.mkdir(parents=True, exist_ok=True)
-        partial = directory / f".table.json.{os.getpid()}"
-        partial.write_text(json.dumps(content, indent=1))
-        os.replace(partial, directory / "table.json")
+        self.root(target).write(f"{SIDECAR}/table.json", json.dumps(content, indent=1))
 
     # -- identity and schema --------------------------------------------------------------
 
     def exists(self, target: str) -> bool:
-        return (self.root(target) / properties.HOODIE / properties.PROPERTIES).exists()
+        return self.root(target).is_file(f"{properties.HOODIE}/{properties.PROPERTIES}")
 
     def describe(self, target: str) -> str:
         """Copy-on-write and the table version: the table's own, else what it will be made."""
         if self.exists(target):
-            version, _ = properties.layout_of(self.root(target) / properties.HOODIE)
+            version, _ = properties.layout_of(self.root(target).child(properties.HOODIE))
         else:
             version = self.services.settings.hudi_table_version
         return f"Hudi copy-on-write, table version {version}"
@@ -181,7 +175,9 @@ class HudiFormat(TargetFormat):
                 )
         # What lakeshift wrote (or, for a table an older lakeshift made, what it found first):
         # any later change means another writer or an upgrade (see _check_writable).
-        written = sidecar.get("properties") or properties.read_properties(root / properties.HOODIE)
+        written = sidecar.get("properties") or properties.read_properties(
+            root.child(properties.HOODIE)
+        )
         self._write_sidecar(
             target, {"source": source, "mapping": mapping.to_json(), "properties": written}
         )
@@ -265,9 +261,9 @@ class HudiFormat(TargetFormat):
         lakeshift's commits), or whose ``hoodie.properties`` changed since lakeshift wrote it
         (another writer, a Hudi upgrade to another table version). Returns the properties;
         ``sidecar``: lakeshift's record when the caller has read it already."""
-        hoodie = self.root(target) / properties.HOODIE
+        hoodie = self.root(target).child(properties.HOODIE)
         current = properties.read_properties(hoodie)
-        if (hoodie / "metadata").exists() or current.get("hoodie.table.metadata.partitions"):
+        if hoodie.exists("metadata") or current.get("hoodie.table.metadata.partitions"):
             raise RefusedInput(
                 f"Hudi table {target} has a metadata table (.hoodie/metadata): a Hudi writer with "
                 "hoodie.metadata.enable=true wrote to it. lakeshift writes no metadata table, so "
@@ -300,9 +296,11 @@ class HudiFormat(TargetFormat):
         root = self.root(target)
         timeline = self._timeline(target)
         for instant in timeline.pending():
-            for path in root.rglob(f"*_{instant.time}.parquet"):
-                if properties.HOODIE not in path.relative_to(root).parts:
-                    path.unlink()
+            for stored in root.list_files():
+                if stored.name.endswith(f"_{instant.time}.parquet") and properties.HOODIE not in (
+                    stored.path.split("/")
+                ):
+                    root.delete(stored.path)
             timeline.remove_pending(instant)
             log.info("rolled back pending Hudi instant %s of %s", instant.time, target)
 
@@ -310,7 +308,9 @@ class HudiFormat(TargetFormat):
         """Latest file slices per partition path, planned by hudi-rs."""
         import hudi
 
-        table = hudi.HudiTableBuilder.from_base_uri(str(self.root(target))).build()
+        root = self.root(target)
+        builder = hudi.HudiTableBuilder.from_base_uri(root.table_uri())
+        table = builder.with_storage_options(root.object_store_options()).build()
         out: dict[str, list[Any]] = {}
         for file_slice in table.get_file_slices():
             out.setdefault(file_slice.partition_path, []).append(file_slice)
@@ -376,12 +376,12 @@ class HudiFormat(TargetFormat):
         if frame is not None:
             schema = avro_schema(name, to_arrow_schema(frame.schema))
             codec = self.services.settings.hudi_parquet_codec
-            writer = task_writer(str(root), instant, with_meta_fields(schema), per_file, codec)
+            writer = task_writer(root.location, instant, with_meta_fields(schema), per_file, codec)
             stats = frame.mapInArrow(writer, STATS_DDL).collect()
         written = {(s["partition"], s["name"]) for s in stats}
         _drop_unreported(root, partitions, instant, written)
         for partition in partitions:
-            directory = root / partition
+            directory = root.child(partition) if partition else root
             if any(p == partition for p, _ in written):
                 depth = len(parse_partition_name(partition)) or 1
                 properties.write_partition_metadata(directory, instant, depth)
@@ -409,7 +409,7 @@ class HudiFormat(TargetFormat):
         than ``CLEAN_RETAIN`` ago, Hive sync, routing."""
         timeline = self._timeline(target)
         done = timeline.write_completed(instant, action, metadata)
-        shutil.rmtree(timeline.marker_dir(instant), ignore_errors=True)
+        timeline.base.delete_dir(marker_dir(instant))
         cutoff = datetime.now(timezone.utc) - CLEAN_RETAIN
         self._clean(target, timeline, cleaning.superseded(timeline.base, timeline, cutoff))
         current = self.current_slices(target)  # planned once for both
@@ -421,19 +421,20 @@ class HudiFormat(TargetFormat):
         is the oldest one whose files all remain); returns their paths."""
         if not files:
             return []
-        gone = {(f.partition, f.path.name) for f in files}
+        gone = {(f.partition, f.name) for f in files}
+        present = {f.path for f in timeline.base.list_files()}
         retained = [
             i
             for i in timeline.completed({COMMIT, REPLACE})
             if not any(
                 (s["partitionPath"], posixpath.basename(s["path"])) in gone
-                or not (timeline.base / s["path"].lstrip("/")).exists()
+                or s["path"].lstrip("/") not in present
                 for stats in (timeline.metadata(i).get("partitionToWriteStats") or {}).values()
                 for s in stats
             )
         ]
         write_clean(timeline, self.location(target), files, retained[0] if retained else None)
-        return [str(f.path) for f in files]
+        return [timeline.base.uri(f.path) for f in files]
 
     def delete_partitions(
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
@@ -455,13 +456,13 @@ class HudiFormat(TargetFormat):
 
     def current_files(self, target: str) -> list[tuple[str, str, int, int]]:
         """(partition, path relative to the root, bytes, rows) of every current slice."""
-        root = self.root(target)
+        sizes = {f.path: f.size for f in self.root(target).list_files()}
         rows = cleaning.written_rows(self._timeline(target))
         return [
             (
                 p,
                 s.base_file_relative_path(),
-                (root / s.base_file_relative_path()).stat().st_size,
+                sizes.get(s.base_file_relative_path(), 0),
                 rows.get(s.base_file_relative_path(), 0),
             )
             for p, group in self.current_slices(target).items()
@@ -471,7 +472,7 @@ class HudiFormat(TargetFormat):
     def _current_paths(self, target: str) -> list[str]:
         root = self.root(target)
         return [
-            str(root / s.base_file_relative_path())
+            root.uri(s.base_file_relative_path())
             for slices in self.current_slices(target).values()
             for s in slices
         ]
@@ -490,8 +491,8 @@ class HudiFormat(TargetFormat):
     # -- routing and cutover --------------------------------------------------------------
 
     def sync_routing(self, target: str, current: dict[str, list[Any]] | None = None) -> str:
-        """Point the routing table's partitions at hard-link directories of the current
-        slices (a plain Parquet reader of the partition directory would see every slice);
+        """Point the routing table's partitions at directories of the current slices (a plain
+        Parquet reader of the partition directory would see every slice; see ``routing``);
         ``current``: the slices already planned, else planned here."""
         root = self.root(target)
         mapping = self.stored_mapping(target)
@@ -516,7 +517,7 @@ class HudiFormat(TargetFormat):
         name = ((entry.parameters or {}) if entry else {}).get(ROUTE_TABLE_PARAM)
         name = name or route_table_name(target)
         sync_route_table(self.client, name, target, self.location(target), columns, keys, dirs)
-        drop_old_route_dirs(root / ROUTE_DIR, {root / d for d in dirs.values()})
+        drop_old_route_dirs(root, ROUTE_DIR, set(dirs.values()))
         return name
 
     def lake_side(self, target: str) -> LakeSide:
@@ -574,7 +575,9 @@ class HudiFormat(TargetFormat):
             jobs, "partition string, file_id string, sources array<string>, prev string"
         ).repartition(max(1, len(jobs)))
         codec = self.services.settings.hudi_parquet_codec
-        stats = frame.mapInArrow(rewrite_task(str(root), instant, drop_keys, codec), REWRITE_DDL)
+        stats = frame.mapInArrow(
+            rewrite_task(root.location, instant, drop_keys, codec), REWRITE_DDL
+        )
         done = stats.collect()
         written = {(s["partition"], s["name"]) for s in done}
         _drop_unreported(root, {j["partition"] for j in jobs}, instant, written)
@@ -636,7 +639,7 @@ class HudiFormat(TargetFormat):
             return 0
         wanted = keys.select(F.col(UUID_COLUMN).alias(RECORD_KEY)).distinct()
         files = self.spark.read.parquet(
-            *[glob_escaped(str(root / s.base_file_relative_path())) for s in slices.values()]
+            *[glob_escaped(root.uri(s.base_file_relative_path())) for s in slices.values()]
         )
         hit = (
             files.select(RECORD_KEY, PARTITION_PATH, FILE_NAME)
@@ -663,13 +666,13 @@ class HudiFormat(TargetFormat):
     def expire(self, target: str, older_than: datetime) -> list[str]:
         """Hudi's clean: delete the slices superseded before ``older_than`` (older versions of
         rewritten file groups, replaced file groups), and routing link directories no longer
-        current (they hard-link old slices: their data stays on disk until they go)."""
+        current (they hold old slices: hard links locally, copies on object stores)."""
         self._rollback_pending(target)
         root = self.root(target)
         timeline = self._timeline(target)
         removed = self._clean(target, timeline, cleaning.superseded(root, timeline, older_than))
-        current = {root / d for d in self._route_dirs(target)}
-        removed += drop_old_route_dirs(root / ROUTE_DIR, current, older_than.timestamp())
+        current = set(self._route_dirs(target))
+        removed += drop_old_route_dirs(root, ROUTE_DIR, current, older_than.timestamp())
         return removed
 
     def _route_dirs(self, target: str) -> list[str]:
@@ -682,31 +685,33 @@ class HudiFormat(TargetFormat):
         timeline = self._timeline(target)
         removed = []
         for f in cleaning.orphans(root, timeline, older_than):
-            f.path.unlink(missing_ok=True)
-            removed.append(str(f.path))
+            root.delete(f.path)
+            removed.append(root.uri(f.path))
         for instant in timeline.completed():
-            markers = timeline.marker_dir(instant.time)
-            if markers.is_dir():
-                shutil.rmtree(markers, ignore_errors=True)
-                removed.append(str(markers))
+            markers = marker_dir(instant.time)
+            if root.list_files(markers):
+                root.delete_dir(markers)
+                removed.append(root.uri(markers))
         return removed
 
 
 def _route_dir(partition: str, slices: Sequence[Any]) -> str:
     """A partition's routing link directory (relative to the root): one per newest instant."""
     newest = max(instant_of(s.base_file_name) for s in slices)
-    return posixpath.join(ROUTE_DIR.as_posix(), partition, newest)
+    return posixpath.join(ROUTE_DIR, partition, newest)
 
 
 def _drop_unreported(
-    root: Path, partitions: Iterable[str], instant: str, written: set[tuple[str, str]]
+    root: Store, partitions: Iterable[str], instant: str, written: set[tuple[str, str]]
 ) -> None:
     """Delete the instant's files the job did not report (a failed task attempt's): they carry
     the instant's time, so they would be read once it completes (Hudi's marker reconciliation)."""
     for partition in partitions:
-        for path in (root / partition).glob(f"*_{instant}.parquet"):
-            if (partition, path.name) not in written:
-                path.unlink()
+        for stored in root.list_files(partition, recursive=False):
+            if stored.name.endswith(f"_{instant}.parquet") and (
+                (partition, stored.name) not in written
+            ):
+                root.delete(stored.path)
 
 
 def _hive(text: str) -> HiveType:

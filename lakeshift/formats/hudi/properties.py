@@ -11,13 +11,16 @@ import json
 import os
 import time
 import zlib
-from pathlib import Path
 from typing import Any
 
 from lakeshift.config import HUDI_TABLE_VERSIONS
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
+from lakeshift.storage import Store
 
 PROPERTIES = "hoodie.properties"
+PARTITION_METADATA = ".hoodie_partition_metadata"
+#: Where a Hudi file lives: a Store, or a location string or local path to open one on.
+Location = Store | str | os.PathLike[str]
 HOODIE = ".hoodie"
 #: Table versions lakeshift writes (the setting's choices): 6 (Hudi 0.14/0.15), the default,
 #: and 8 (Hudi 1.0).
@@ -124,18 +127,15 @@ def render_properties(props: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_properties(hoodie_dir: Path, props: dict[str, str]) -> None:
-    """Write ``hoodie.properties`` atomically (temporary file, then rename)."""
-    hoodie_dir.mkdir(parents=True, exist_ok=True)
-    partial = hoodie_dir / f".{PROPERTIES}.{os.getpid()}.tmp"
-    partial.write_text(render_properties(props), encoding="latin-1")
-    os.replace(partial, hoodie_dir / PROPERTIES)
+def write_properties(hoodie_dir: Location, props: dict[str, str]) -> None:
+    """Write ``hoodie.properties`` whole (a reader sees the old file or the new one)."""
+    Store.of(hoodie_dir).write(PROPERTIES, render_properties(props).encode("latin-1"))
 
 
-def read_properties(hoodie_dir: Path) -> dict[str, str]:
+def read_properties(hoodie_dir: Location) -> dict[str, str]:
     """Parse ``hoodie.properties`` (Java ``Properties.load`` rules for what Hudi writes)."""
     props: dict[str, str] = {}
-    text = (hoodie_dir / PROPERTIES).read_text(encoding="latin-1")
+    text = Store.of(hoodie_dir).read_bytes(PROPERTIES).decode("latin-1")
     for raw in text.splitlines():
         line = raw.lstrip()
         if not line or line[0] in "#!":
@@ -179,35 +179,33 @@ def _unescape(text: str) -> str:
     return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
 
 
-def layout_of(hoodie_dir: Path) -> tuple[int, str]:
+def layout_of(hoodie_dir: Location) -> tuple[int, str]:
     """A table's version and its timeline directory relative to ``.hoodie`` ("" before
     version 8), from ``hoodie.properties`` (version 6 while it does not exist yet)."""
-    if not (hoodie_dir / PROPERTIES).exists():
+    if not Store.of(hoodie_dir).is_file(PROPERTIES):
         return TABLE_VERSION, ""
     props = read_properties(hoodie_dir)
     version = int(props.get(VERSION_KEY, TABLE_VERSION))
     return version, props.get(TIMELINE_PATH_KEY, "timeline") if version >= 8 else ""
 
 
-def init_table(base: Path, props: dict[str, str]) -> None:
-    """Create ``.hoodie`` with its empty directories and ``hoodie.properties`` (last, so a
-    table whose properties exist is complete)."""
-    hoodie = base / HOODIE
+def init_table(base: Location, props: dict[str, str]) -> None:
+    """Create ``.hoodie`` with its empty directories (where a store has directories) and
+    ``hoodie.properties`` (last, so a table whose properties exist is complete)."""
+    hoodie = Store.of(base).child(HOODIE)
     for relative in SKELETON[int(props[VERSION_KEY])]:
-        (hoodie / relative).mkdir(parents=True, exist_ok=True)
+        hoodie.make_dirs(relative)
     write_properties(hoodie, props)
 
 
-def write_partition_metadata(partition_dir: Path, instant: str, depth: int) -> None:
+def write_partition_metadata(partition_dir: Location, instant: str, depth: int) -> None:
     """``.hoodie_partition_metadata`` (how Java Hudi finds partitions without a metadata
-    table), written once per partition directory, atomically."""
-    target = partition_dir / ".hoodie_partition_metadata"
-    if target.exists():
+    table), written once per partition directory, whole."""
+    partition = Store.of(partition_dir)
+    if partition.is_file(PARTITION_METADATA):
         return
-    partition_dir.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime())
-    partial = partition_dir / f".hoodie_partition_metadata.{os.getpid()}.tmp"
-    partial.write_text(
-        f"#partition metadata\n#{stamp}\ncommitTime={instant}\npartitionDepth={depth}\n"
+    partition.write(
+        PARTITION_METADATA,
+        f"#partition metadata\n#{stamp}\ncommitTime={instant}\npartitionDepth={depth}\n",
     )
-    os.replace(partial, target)

@@ -7,12 +7,12 @@ Hudi file modules, shipped to executors with lakeshift's zip on a cluster.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from lakeshift.errors import in_task
-from lakeshift.formats.hudi import properties
+from lakeshift.formats.hudi.timeline import write_marker
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
+from lakeshift.storage import Store
 
 #: The stats row each written file yields (the job's report the driver reconciles against).
 STATS_DDL = "name string, partition string, file_id string, rows long, size long"
@@ -38,17 +38,15 @@ def task_writer(
         seqno = str(task.partitionId()) if task else "0"
         pending: dict[str, list[Any]] = {}
         counts: dict[str, int] = {}
-        timeline_temp = Path(root) / properties.HOODIE / ".temp" / instant
+        table_root = Store(root)
 
         def flush(partition: str) -> Any:
             rows = pa.Table.from_batches(pending.pop(partition))
             counts[partition] = 0
             file_id = new_file_id()
-            marker = timeline_temp / partition
-            marker.mkdir(parents=True, exist_ok=True)
             written = write_base_file(
                 rows,
-                Path(root) / partition,
+                table_root.child(partition) if partition else table_root,
                 partition_path=partition,
                 instant=instant,
                 file_id=file_id,
@@ -57,7 +55,7 @@ def task_writer(
                 seqno_prefix=seqno,
                 codec=codec,
             )
-            (marker / f"{written.name}.marker.CREATE").touch()
+            write_marker(table_root, instant, partition, f"{written.name}.marker.CREATE")
             return pa.RecordBatch.from_pylist(
                 [
                     {
@@ -111,14 +109,13 @@ def rewrite_task(root: str, instant: str, drop_keys: frozenset[str], codec: str 
 
         task = TaskContext.get()
         token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}" if task else "0-0-0"
+        table_root = Store(root)
         for batch in batches:
             for job in batch.to_pylist():
                 partition = job["partition"]
-                marker = Path(root) / properties.HOODIE / ".temp" / instant / partition
-                marker.mkdir(parents=True, exist_ok=True)
                 written, dropped = rewrite_base_files(
-                    [Path(root) / s for s in job["sources"]],
-                    Path(root) / partition,
+                    [table_root.uri(s) for s in job["sources"]],
+                    table_root.child(partition) if partition else table_root,
                     partition_path=partition,
                     instant=instant,
                     file_id=job["file_id"],
@@ -127,7 +124,7 @@ def rewrite_task(root: str, instant: str, drop_keys: frozenset[str], codec: str 
                     codec=codec,
                 )
                 kind = "CREATE" if job["prev"] == "null" else "MERGE"  # Hudi's marker types
-                (marker / f"{written.name}.marker.{kind}").touch()
+                write_marker(table_root, instant, partition, f"{written.name}.marker.{kind}")
                 yield pa.RecordBatch.from_pylist(
                     [
                         {

@@ -15,17 +15,17 @@ as a ``clustering`` action that completes as a ``replacecommit``.
 from __future__ import annotations
 
 import json
-import os
+import posixpath
 import re
-import shutil
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
+from lakeshift.errors import LeaseHeld
 from lakeshift.formats.hudi import instant_schemas
-from lakeshift.formats.hudi.properties import HOODIE, layout_of
+from lakeshift.formats.hudi.properties import HOODIE, Location, layout_of
+from lakeshift.storage import Store
 
 _INSTANT = re.compile(r"^(\d{17})(?:_(\d{17}))?\.(.+)$")
 COMMIT, REPLACE, CLEAN, CLUSTERING = "commit", "replacecommit", "clean", "clustering"
@@ -68,11 +68,12 @@ class Timeline:
     """The instants of one table (``base`` is the table's root directory); its layout is read
     from the table's ``hoodie.properties``."""
 
-    def __init__(self, base: Path) -> None:
-        self.base = base
-        self.hoodie = base / HOODIE
+    def __init__(self, base: Location) -> None:
+        self.base = Store.of(base)
+        self.hoodie = self.base.child(HOODIE)
         self.version, timeline_path = layout_of(self.hoodie)
-        self.directory = self.hoodie / timeline_path if timeline_path else self.hoodie
+        #: The timeline directory, relative to the table's root.
+        self.directory = f"{HOODIE}/{timeline_path}" if timeline_path else HOODIE
 
     @property
     def avro(self) -> bool:
@@ -85,9 +86,7 @@ class Timeline:
         return CLUSTERING if self.version >= 8 else REPLACE
 
     def _instants(self) -> list[Instant]:
-        if not self.directory.is_dir():
-            return []
-        found = [_parse(p.name) for p in self.directory.iterdir() if p.is_file()]
+        found = [_parse(f.name) for f in self.base.list_files(self.directory, recursive=False)]
         return sorted((i for i in found if i), key=lambda i: (i.time, i.state != COMPLETED))
 
     def completed(self, actions: set[str] | None = None) -> list[Instant]:
@@ -120,20 +119,32 @@ class Timeline:
                 return now
             time.sleep(0.002)
 
-    def _file(self, instant: Instant) -> Path:
+    def _file(self, instant: Instant) -> str:
+        """The instant's file, relative to the table's root."""
         if instant.state == COMPLETED:
             if instant.completion:
-                return self.directory / f"{instant.time}_{instant.completion}.{instant.action}"
-            return self.directory / f"{instant.time}.{instant.action}"
-        if instant.state == INFLIGHT and instant.action == COMMIT:
-            return self.directory / f"{instant.time}.inflight"
-        return self.directory / f"{instant.time}.{instant.action}.{instant.state}"
+                name = f"{instant.time}_{instant.completion}.{instant.action}"
+            else:
+                name = f"{instant.time}.{instant.action}"
+        elif instant.state == INFLIGHT and instant.action == COMMIT:
+            name = f"{instant.time}.inflight"
+        else:
+            name = f"{instant.time}.{instant.action}.{instant.state}"
+        return f"{self.directory}/{name}"
 
-    def _write(self, path: Path, payload: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        partial.write_bytes(payload)
-        os.replace(partial, path)
+    def _write(self, instant: Instant, payload: bytes) -> None:
+        """Write an instant's file. A completed one is created once (the store's put-if-absent:
+        no writer's completion replaces another's, and none is ever seen half-written);
+        requested and inflight files are replaced whole."""
+        path = self._file(instant)
+        if instant.state != COMPLETED:
+            self.base.write(path, payload)
+        elif not self.base.create(path, payload):
+            raise LeaseHeld(
+                f"Hudi instant {path} of {self.base} already exists: another writer completed "
+                "the same instant.",
+                hint="Make sure no other job writes to the table, then re-run the command.",
+            )
 
     def _encode(self, action: str, metadata: Any) -> bytes:
         if self.avro:
@@ -141,7 +152,7 @@ class Timeline:
         return jackson_json(metadata)
 
     def write_requested(self, instant_time: str, action: str, payload: bytes = b"") -> None:
-        self._write(self._file(Instant(instant_time, action, REQUESTED)), payload)
+        self._write(Instant(instant_time, action, REQUESTED), payload)
 
     def write_inflight(self, instant_time: str, action: str, metadata: Any = None) -> None:
         """The inflight file: in version 6 empty or the given JSON, in version 8 a commit's
@@ -150,7 +161,7 @@ class Timeline:
             body = self._encode(COMMIT, metadata or {})  # Hudi writes it as a plain commit
         else:
             body = b"" if metadata is None else jackson_json(metadata)
-        self._write(self._file(Instant(instant_time, action, INFLIGHT)), body)
+        self._write(Instant(instant_time, action, INFLIGHT), body)
 
     def write_completed(self, instant_time: str, action: str, metadata: Any) -> Instant:
         """Complete a commit or replacecommit: the one write that makes it visible."""
@@ -161,7 +172,7 @@ class Timeline:
         takes a completion time in version 8."""
         completion = self.new_instant_time() if state == COMPLETED and self.avro else None
         instant = Instant(instant_time, action, state, completion)
-        self._write(self._file(instant), payload)
+        self._write(instant, payload)
         return instant
 
     def completion_time(self, instant: Instant) -> str:
@@ -169,12 +180,14 @@ class Timeline:
         takes the completed file's modification time (as an instant time, UTC here)."""
         if instant.completion:
             return instant.completion
-        modified = datetime.fromtimestamp(self._file(instant).stat().st_mtime, timezone.utc)
+        info = self.base.list_files(self._file(instant), recursive=False)
+        stamp = info[0].mtime_ns / 1e9 if info else time.time()
+        modified = datetime.fromtimestamp(stamp, timezone.utc)
         return modified.strftime("%Y%m%d%H%M%S%f")[:17]
 
     def metadata(self, instant: Instant) -> dict[str, Any]:
         """An instant's content: JSON or an Avro container's first record."""
-        text = self._file(instant).read_bytes()
+        text = self.base.read_bytes(self._file(instant))
         if text.startswith(b"Obj\x01"):
             import io
 
@@ -187,15 +200,16 @@ class Timeline:
     def remove_pending(self, instant: Instant) -> None:
         """Forget a crashed instant: its requested/inflight files and its markers."""
         for state in (INFLIGHT, REQUESTED):
-            self._file(Instant(instant.time, instant.action, state)).unlink(missing_ok=True)
-        shutil.rmtree(self.marker_dir(instant.time), ignore_errors=True)
+            self.base.delete(self._file(Instant(instant.time, instant.action, state)))
+        self.base.delete_dir(marker_dir(instant.time))
 
-    def marker_dir(self, instant_time: str) -> Path:
-        return self.hoodie / ".temp" / instant_time
 
-    def write_marker(self, instant_time: str, partition: str, file_name: str) -> None:
-        """``.hoodie/.temp/<t>/<partition>/<file>.marker.CREATE`` (Hudi's direct markers),
-        so Hudi's own rollback can find a crashed write's files too."""
-        directory = self.marker_dir(instant_time) / partition
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / f"{file_name}.marker.CREATE").touch()
+def marker_dir(instant_time: str) -> str:
+    """Where a write's markers go, relative to the table's root."""
+    return f"{HOODIE}/.temp/{instant_time}"
+
+
+def write_marker(base: Store, instant_time: str, partition: str, name: str) -> None:
+    """``.hoodie/.temp/<t>/<partition>/<name>`` (Hudi's direct markers, e.g.
+    ``<file>.marker.CREATE``), so Hudi's own rollback can find a crashed write's files too."""
+    base.write(posixpath.join(marker_dir(instant_time), partition, name), b"")
