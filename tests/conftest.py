@@ -122,18 +122,3 @@ def tables_root(lakeshift_home: Path) -> Path:
     root = lakeshift_home / "test-tables"
     root.mkdir(exist_ok=True)
     return root
-
-
-@pytest.fixture(scope="session")
-def s3_sample(context: Context, object_store_conf: dict[str, str]) -> LoadResult:
-    """The sample table with its files on moto's S3 (``s3a://lake/source/click_log``), in
-    database ``s3sample`` whose own location (where targets go) is on S3 too."""
-    if not object_store_conf:
-        pytest.fail("the S3A connector jars are missing: run `make test` (it fetches them)")
-    return load_sample(
-        context.metastore,
-        context.home,
-        location=f"s3a://{s3.BUCKET}/source/click_log",
-        database="s3sample",
-        warehouse=f"s3a://{s3.BUCKET}/warehouse",
-    )

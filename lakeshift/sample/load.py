@@ -13,7 +13,7 @@ from lakeshift.metastore import ddl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.click_log_spec import NULL_PARTITION
 from lakeshift.sample.generate import MANIFEST, generate
-from lakeshift.storage import Store
+from lakeshift.storage import StorageOptions, Store
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ def load_sample(
     location: str | None = None,
     database: str | None = None,
     warehouse: str | None = None,
+    storage: StorageOptions | None = None,
 ) -> LoadResult:
     """Load ``sample.click_log``: files under ``home/data``, table and partitions registered.
 
@@ -62,6 +63,7 @@ def load_sample(
         location: put the files there instead (any store: ``s3a://bucket/prefix``...).
         database: register the table in this database instead of the manifest's.
         warehouse: where a new database's own location goes (default ``home/warehouse``).
+        storage: how to reach ``location``'s store (default: this process's options).
     """
     root = home / "data" / "click_log"
     if replace and root.exists():
@@ -70,7 +72,7 @@ def load_sample(
     root_uri = ddl.location_uri(root)
     if location is not None:
         root_uri = location.rstrip("/")
-        _upload(root, Store(root_uri))
+        _upload(root, Store(root_uri, storage))
     db, name = database or str(manifest["database"]), str(manifest["table"])
     base = warehouse.rstrip("/") if warehouse else ddl.location_uri(home / "warehouse")
     ddl.ensure_database(client, db, f"{base}/{db}.db")

@@ -54,6 +54,9 @@ class StorageOptions:
     s3_access_key: str | None = field(default=None, repr=False)
     s3_secret_key: str | None = field(default=None, repr=False)
     s3_session_token: str | None = field(default=None, repr=False)
+    #: Every other non-secret ``fs.*`` Hadoop key of the Spark configuration (``fs.s3.impl``,
+    #: ``fs.s3a.aws.credentials.provider``...), for the embedded metastore's Hadoop.
+    hadoop_settings: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_spark_conf(
@@ -77,6 +80,13 @@ class StorageOptions:
             s3_access_key=s3a("access.key"),
             s3_secret_key=s3a("secret.key"),
             s3_session_token=s3a("session.token"),
+            hadoop_settings=tuple(
+                sorted(
+                    (k.removeprefix("spark.hadoop."), v)
+                    for k, v in conf.items()
+                    if k.startswith("spark.hadoop.fs.") and not is_secret(k)
+                )
+            ),
         )
 
     @property
@@ -164,8 +174,8 @@ class StorageOptions:
         return props
 
     def hadoop(self) -> dict[str, str]:
-        """Non-secret ``fs.s3a.*`` properties for a Hadoop process (the embedded metastore)."""
-        props: dict[str, str] = {}
+        """Non-secret ``fs.*`` properties for a Hadoop process (the embedded metastore)."""
+        props: dict[str, str] = dict(self.hadoop_settings)
         if self.s3_endpoint:
             props["fs.s3a.endpoint"] = self.s3_endpoint
             props["fs.s3a.connection.ssl.enabled"] = str(not self.s3_allows_http).lower()

@@ -113,6 +113,14 @@ class Store:
         with self._translated(relative):
             return self.fs.get_file_info(self.path(relative)).type != pafs.FileType.NotFound
 
+    def info(self, relative: str) -> StoredFile | None:
+        """One file's size and modification time (None when there is no such file)."""
+        with self._translated(relative):
+            found = self.fs.get_file_info(self.path(relative))
+        if found.type != pafs.FileType.File:
+            return None
+        return StoredFile(relative, int(found.size or 0), int(found.mtime_ns or 0))
+
     def is_file(self, relative: str) -> bool:
         with self._translated(relative):
             return self.fs.get_file_info(self.path(relative)).type == pafs.FileType.File

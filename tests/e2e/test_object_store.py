@@ -55,13 +55,14 @@ def _run(home: Path, uri: str, *args: str) -> tuple[int, Any]:
         return result.exit_code, result.output
 
 
-def _source(context: Context, fmt: str) -> LoadResult:
+def _source(context: Context, fmt: str, storage: StorageOptions) -> LoadResult:
     return load_sample(
         context.metastore,
         context.home,
         location=f"s3a://{s3.BUCKET}/source/{fmt}/click_log",
         database=f"s3_{fmt}",
         warehouse=f"s3a://{s3.BUCKET}/warehouse",
+        storage=storage,
     )
 
 
@@ -76,7 +77,8 @@ def test_every_command_on_s3(
     object_store_conf: dict[str, str],
     spark: Any,
 ) -> None:
-    source = _source(context, fmt)
+    storage = StorageOptions.from_spark_conf(object_store_conf)
+    source = _source(context, fmt, storage)
     table, target = f"s3_{fmt}.click_log", f"s3_{fmt}.click_log_lake"
     before = _objects(moto, f"source/{fmt}/")
     assert len(before) > source.partitions  # every data file, on S3
@@ -107,7 +109,6 @@ def test_every_command_on_s3(
         assert report["totals"]["equal"] == source.partitions, report["totals"]
 
     # The format's own reader, over S3: every row, once.
-    storage = StorageOptions.from_spark_conf(object_store_conf)
     rows = read_lake(client, target, storage)
     assert rows.num_rows == source.rows and unique_keys(rows)
 

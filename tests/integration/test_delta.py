@@ -85,8 +85,9 @@ def test_sample_migrates_to_delta_validates_switches_and_cuts_over(
         assert row_multiset(by_path.get(name, []), columns) == expected, name
     # Right-sized output: one file per (small) partition, however many source files it had.
     from lakeshift.formats.delta.log import current_files
+    from lakeshift.storage import Store
 
-    files = current_files(Path(delta_root(client, target)))
+    files = current_files(Store(delta_root(client, target)))
     per_partition = Counter(f.partition_values["yyyymmdd"] for f in files)
     assert set(per_partition.values()) == {1} and len(per_partition) == 28
     # DataFusion, a second engine over the same log, counts the same rows per partition.

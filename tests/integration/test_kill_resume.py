@@ -157,7 +157,7 @@ def _assert_hudi_clean(client: MetastoreClient, target: str, version: int) -> No
     assert read_properties(root / ".hoodie")["hoodie.table.version"] == str(version)
     assert timeline.pending() == [] and not any((root / ".hoodie" / ".temp").iterdir())
     written = written_rows(timeline)
-    assert {f"{f.partition}/{f.path.name}" for f in base_files(root)} <= set(written)
+    assert {f"{f.partition}/{f.name}" for f in base_files(root)} <= set(written)
 
 
 @pytest.mark.faults  # random kills from outside run in `make faults` too (test_random_kills)

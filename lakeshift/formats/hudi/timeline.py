@@ -180,8 +180,8 @@ class Timeline:
         takes the completed file's modification time (as an instant time, UTC here)."""
         if instant.completion:
             return instant.completion
-        info = self.base.list_files(self._file(instant), recursive=False)
-        stamp = info[0].mtime_ns / 1e9 if info else time.time()
+        found = self.base.info(self._file(instant))
+        stamp = found.mtime_ns / 1e9 if found else time.time()
         modified = datetime.fromtimestamp(stamp, timezone.utc)
         return modified.strftime("%Y%m%d%H%M%S%f")[:17]
 
