@@ -12,11 +12,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.orc as orc
 import pytest
 from click.testing import CliRunner
 
 from lakeshift.cli.main import cli
 from lakeshift.context import Context
+from lakeshift.metastore import ddl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.load import LoadResult, load_sample
 from lakeshift.storage import StorageOptions
@@ -152,6 +155,70 @@ def test_every_command_on_s3(
 
     # The source is sacred: every object as it was, byte for byte (ETag) and size.
     assert _objects(moto, f"source/{fmt}/") == before
+
+
+def _put_orc(moto: MotoServer, key: str, table: pa.Table) -> None:
+    sink = pa.BufferOutputStream()
+    orc.write_table(table, sink)
+    moto.client().put_object(Bucket=s3.BUCKET, Key=key, Body=sink.getvalue().to_pybytes())
+
+
+def test_an_s3_listing_is_read_as_hive_reads_it(
+    s3_home: Path,
+    metastore_uri: str,
+    moto: MotoServer,
+    client: MetastoreClient,
+    object_store_conf: dict[str, str],
+) -> None:
+    """Partitions catalogued under s3://, s3n:// and s3a:// of one bucket; directory markers,
+    zero-byte keys, committer leftovers and hidden files beside the data, a subdirectory."""
+    db, name, prefix = "s3_listing", "events", "listing/events"
+    rows = {d: pa.table({"id": list(range(d * 10, d * 10 + d + 2))}) for d in (1, 2, 3)}
+    schemes = {1: "s3", 2: "s3n", 3: "s3a"}
+    for d, table in rows.items():
+        _put_orc(moto, f"{prefix}/dt={d}/000000_0", table.slice(0, 1))
+        _put_orc(moto, f"{prefix}/dt={d}/sub/000001_0", table.slice(1))  # read too (Tez)
+    junk = [
+        f"{prefix}/dt=1/",  # a directory marker, as older clients and consoles write them
+        f"{prefix}/dt=1/sub/",
+        f"{prefix}/dt=2/empty_file",  # a zero-byte key
+        f"{prefix}/dt=2/_SUCCESS",
+        f"{prefix}/dt=2/_temporary/0/task_1/part-0",  # a job committer's leftover
+        f"{prefix}/dt=3/.hive-staging_hive_1/-ext-10000/000000_0",
+    ]
+    for key in junk:
+        body = b"" if key.endswith(("/", "empty_file", "_SUCCESS")) else b"not an ORC file"
+        moto.client().put_object(Bucket=s3.BUCKET, Key=key, Body=body)
+    ddl.ensure_database(client, db, f"s3a://{s3.BUCKET}/warehouse/{db}.db")
+    if client.table_exists(db, name):
+        client.drop_table(db, name, delete_data=False)
+    columns, keys = [("id", "bigint")], [("dt", "int")]
+    client.create_table(ddl.external_table(db, name, columns, keys, f"s3a://{s3.BUCKET}/{prefix}"))
+    client.add_partitions(
+        [
+            ddl.partition(
+                db, name, [str(d)], columns, f"{schemes[d]}://{s3.BUCKET}/{prefix}/dt={d}"
+            )
+            for d in rows
+        ]
+    )
+    table, target = f"{db}.{name}", f"{db}.{name}_lake"
+    code, inventory = _run(s3_home, metastore_uri, "inspect", table)
+    assert code == 0, inventory
+    files = {p["name"]: sorted(f["path"] for f in p["files"]) for p in inventory["partitions"]}
+    assert files == {f"dt={d}": ["000000_0", "sub/000001_0"] for d in rows}
+    assert inventory["summary"]["rows"] == sum(t.num_rows for t in rows.values())
+    code, out = _run(s3_home, metastore_uri, "migrate", table, "--target", target)
+    assert code == 0, out
+    code, report = _run(
+        s3_home, metastore_uri, "validate", table, "--target", target, "--level", "independent"
+    )
+    assert code == 0 and report["totals"]["equal"] == 3, report
+    storage = StorageOptions.from_spark_conf(object_store_conf)
+    lake = read_lake(client, target, storage)
+    assert sorted(lake.column("id").to_pylist()) == sorted(
+        i for t in rows.values() for i in t.column("id").to_pylist()
+    )
 
 
 def test_no_secret_in_anything_lakeshift_wrote(s3_home: Path) -> None:

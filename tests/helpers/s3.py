@@ -89,6 +89,9 @@ def spark_conf(endpoint: str, jars: list[Path]) -> dict[str, str]:
         "spark.hadoop.fs.s3a.endpoint.region": "us-east-1",
         "spark.hadoop.fs.s3a.access.key": ACCESS_KEY,
         "spark.hadoop.fs.s3a.secret.key": SECRET_KEY,
+        # Catalogs hold every scheme clusters wrote for one bucket; outside EMR all are S3A.
+        "spark.hadoop.fs.s3.impl": "org.apache.hadoop.fs.s3a.S3AFileSystem",
+        "spark.hadoop.fs.s3n.impl": "org.apache.hadoop.fs.s3a.S3AFileSystem",
         # moto's server answers one request at a time quickly; keep S3A from waiting long on it.
         "spark.hadoop.fs.s3a.attempts.maximum": "3",
         "spark.hadoop.fs.s3a.retry.limit": "3",
