@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from lakeshift import __version__
+from lakeshift import __version__, storage
 from lakeshift.cli.output import Output, make_output
 from lakeshift.config import OUTPUT_CHOICES, Settings, load_settings, parse_conf_pairs
 from lakeshift.context import Context
@@ -65,6 +65,9 @@ class LakeshiftGroup(click.Group):
             carried = from_task(e)  # a lakeshift error raised inside a Spark task
             if carried is not None:
                 _fail(ctx, str(carried), carried.exit_code, e, carried.hint)
+            stored = storage.translate(e)  # an object store refused, or has no such bucket
+            if stored is not None:
+                _fail(ctx, stored.message, stored.exit_code, e, stored.hint)
             _fail(
                 ctx,
                 f"internal error: {e!r}. This is a bug; please report it with the log.",

@@ -38,7 +38,10 @@ def list_partition(fs: pafs.FileSystem, root: str) -> Listing:
     try:
         info = fs.get_file_info(root)
         if info.type == pafs.FileType.NotFound:
-            return Listing(exists=False, files=(), skipped=0)
+            # A missing directory reads as empty in Hive; a missing bucket fails its queries.
+            bucket = _missing_bucket(fs, root)
+            error = f"bucket {bucket!r} does not exist" if bucket else None
+            return Listing(exists=False, files=(), skipped=0, error=error)
         if info.type != pafs.FileType.Directory:
             return Listing(exists=True, files=(), skipped=0, error=f"{root} is not a directory")
         entries = fs.get_file_info(pafs.FileSelector(root, recursive=True))
@@ -59,6 +62,14 @@ def list_partition(fs: pafs.FileSystem, root: str) -> Listing:
         files.append(ListedFile(relative, int(entry.size), int(mtime)))
     files.sort(key=lambda f: f.path)
     return Listing(exists=True, files=tuple(files), skipped=skipped)
+
+
+def _missing_bucket(fs: pafs.FileSystem, root: str) -> str | None:
+    """The bucket of ``root`` when ``fs`` is an object store and the bucket is not there."""
+    if fs.type_name not in ("s3", "gcs"):
+        return None
+    bucket = root.split("/", 1)[0]
+    return bucket if fs.get_file_info(bucket).type == pafs.FileType.NotFound else None
 
 
 def fingerprint(files: Sequence[ListedFile]) -> str:

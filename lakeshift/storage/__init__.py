@@ -6,7 +6,7 @@ options come from Spark's ``fs.s3a.*`` settings and the AWS environment (``optio
 
 from lakeshift.storage.location import Location, filesystem_for, parse
 from lakeshift.storage.options import StorageOptions, configure, current, is_secret, redacted
-from lakeshift.storage.store import StorageUnavailable, Store, StoredFile
+from lakeshift.storage.store import StorageUnavailable, Store, StoredFile, translate
 
 __all__ = [
     "Location",
@@ -20,4 +20,5 @@ __all__ = [
     "is_secret",
     "parse",
     "redacted",
+    "translate",
 ]

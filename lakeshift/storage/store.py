@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from lakeshift.errors import EnvironmentProblem, NotFound
+from lakeshift.errors import EnvironmentProblem, LakeshiftError, NotFound
 from lakeshift.storage.location import Location, filesystem_for, parse
 from lakeshift.storage.options import StorageOptions, current
 
@@ -368,3 +368,47 @@ def _s3_client(options: StorageOptions) -> Any:
         client = boto3.client("s3", **options.boto3_s3())
         _clients[options] = client
     return client
+
+
+#: What object-store clients (pyarrow's AWS SDK, boto3, delta-rs, pyiceberg, Spark's S3A) say when
+#: the store refused or could not be reached, and what lakeshift makes of it.
+_DENIED = (
+    "ACCESS_DENIED",
+    "AccessDenied",
+    "InvalidAccessKeyId",
+    "SignatureDoesNotMatch",
+    "ExpiredToken",
+    "NoCredentialsError",
+    "Unable to locate credentials",
+    "InvalidObjectState",  # an archived storage class (Glacier): restore it first
+)
+_UNREACHABLE = ("NETWORK_CONNECTION", "Could not resolve host", "Connection refused")
+_MISSING = ("NoSuchBucket", "UnknownStoreException", "NO_SUCH_BUCKET")
+
+
+def translate(error: BaseException) -> LakeshiftError | None:
+    """An object-store failure from any client as lakeshift's error (None: not one).
+
+    The clients' own messages name the bucket and key; credentials never appear in them.
+    """
+    text = str(error)
+    first = text.strip().splitlines()[0][:600] if text.strip() else type(error).__name__
+    if any(word in text for word in _MISSING):
+        return NotFound(
+            f"an object store has no such bucket: {first}",
+            hint="Check the bucket in the table's (or database's) location in the catalog.",
+        )
+    if any(word in text for word in _DENIED):
+        return StorageUnavailable(
+            f"the object store refused access: {first}",
+            hint="Check the credentials lakeshift and Spark use (AWS environment or profile, "
+            "spark.hadoop.fs.s3a.* settings) and the identity's permissions on the location; "
+            "an archived object (Glacier) must be restored first.",
+        )
+    if any(word in text for word in _UNREACHABLE) or "HTTP status 5" in text:
+        return StorageUnavailable(
+            f"the object store did not answer properly: {first}",
+            hint="Check spark.hadoop.fs.s3a.endpoint (and the region), the network, and the "
+            "credentials; then re-run the same command (it resumes).",
+        )
+    return None

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from lakeshift.cli.main import cli
 from lakeshift.context import Context
+from lakeshift.errors import EXIT_ENVIRONMENT, EXIT_PARTIAL
 from lakeshift.metastore import ddl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.load import LoadResult, load_sample
@@ -219,6 +220,73 @@ def test_an_s3_listing_is_read_as_hive_reads_it(
     assert sorted(lake.column("id").to_pylist()) == sorted(
         i for t in rows.values() for i in t.column("id").to_pylist()
     )
+
+
+def test_bad_inputs_on_s3_are_named_and_commit_nothing(
+    s3_home: Path,
+    metastore_uri: str,
+    moto: MotoServer,
+    client: MetastoreClient,
+    object_store_conf: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    db, name = "s3_bad", "events"
+    s3c = moto.client()
+    s3c.create_bucket(Bucket="gone-bucket")
+    one = pa.table({"id": pa.array([1, 2, 3], pa.int64())})
+    for bucket, key in (("gone-bucket", "t/dt=1/000000_0"), (s3.BUCKET, "bad/t/dt=2/000000_0")):
+        sink = pa.BufferOutputStream()
+        orc.write_table(one, sink)
+        s3c.put_object(Bucket=bucket, Key=key, Body=sink.getvalue().to_pybytes())
+    ddl.ensure_database(client, db, f"s3a://{s3.BUCKET}/warehouse/{db}.db")
+    columns, keys = [("id", "bigint")], [("dt", "int")]
+    client.create_table(ddl.external_table(db, name, columns, keys, f"s3a://{s3.BUCKET}/bad/t"))
+    client.add_partitions(
+        [
+            ddl.partition(db, name, ["1"], columns, "s3a://gone-bucket/t/dt=1"),
+            ddl.partition(db, name, ["2"], columns, f"s3a://{s3.BUCKET}/bad/t/dt=2"),
+        ]
+    )
+    # The metastore checks a bucket when a partition is added; it can vanish afterwards.
+    s3c.delete_object(Bucket="gone-bucket", Key="t/dt=1/000000_0")
+    s3c.delete_bucket(Bucket="gone-bucket")
+    table, target = f"{db}.{name}", f"{db}.{name}_lake"
+    before = _objects(moto, "bad/")
+
+    # A partition in a bucket that no longer exists: Hive's queries fail on it, so it is an
+    # error (not an empty partition); the other partition migrates.
+    code, out = _run(s3_home, metastore_uri, "migrate", table, "--target", target)
+    assert code == EXIT_PARTIAL, out
+    assert out["backfilled"] == ["dt=2"] and "bucket 'gone-bucket' does not exist" in str(
+        out["refused"]["dt=1"]
+    )
+
+    # A store that refuses these credentials, or finds none: every partition is named as
+    # unreadable at inspect; a migration stops with exit 5 before anything is committed.
+    monkeypatch.setenv("INITIAL_NO_AUTH_ACTION_COUNT", "0")  # moto checks signatures then
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    denying = MotoServer.start(tmp_path / "denying-moto.log")
+    try:
+        for label, drop_keys in (("wrong credentials", False), ("no credentials", True)):
+            home = tmp_path / label.replace(" ", "-")
+            home.mkdir()
+            conf = {**object_store_conf, "spark.hadoop.fs.s3a.endpoint": denying.endpoint}
+            if drop_keys:
+                conf = {k: v for k, v in conf.items() if ".key" not in k}
+            lines = ["[spark_conf]", *[f'"{k}" = "{v}"' for k, v in conf.items()]]
+            (home / "lakeshift.toml").write_text("\n".join(lines) + "\n")
+            code, inventory = _run(home, metastore_uri, "inspect", table)
+            assert code == 0, inventory
+            reasons = [a["message"] for p in inventory["partitions"] for a in p["anomalies"]]
+            assert any("cannot list s3a://lake/bad/t/dt=2" in r for r in reasons), (label, reasons)
+            code, out = _run(home, metastore_uri, "migrate", table, "--target", f"{target}_2")
+            assert code == EXIT_ENVIRONMENT, (label, out)
+            assert "object store" in out["error"]["message"] and out["error"]["hint"]
+            assert not client.table_exists(db, f"{name}_lake_2")
+    finally:
+        denying.stop()
+    assert _objects(moto, "bad/") == before
 
 
 def test_no_secret_in_anything_lakeshift_wrote(s3_home: Path) -> None:
