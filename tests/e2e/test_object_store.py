@@ -9,6 +9,9 @@ its format's own reader over S3, and the source's objects must be byte-identical
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.load import LoadResult, load_sample
 from lakeshift.storage import StorageOptions
 from tests.helpers import s3
+from tests.helpers.cli import lakeshift_command
 from tests.helpers.lake import read_lake, unique_keys
 from tests.helpers.s3 import MotoServer
 
@@ -287,6 +291,54 @@ def test_bad_inputs_on_s3_are_named_and_commit_nothing(
     finally:
         denying.stop()
     assert _objects(moto, "bad/") == before
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        pytest.param("iceberg", marks=pytest.mark.faults),  # its commit is the catalog's
+        "delta",  # files on S3, the log commit (a conditional PUT) not yet written
+        "hudi",  # base files and markers on S3, the instant not completed
+    ],
+)
+def test_killed_mid_batch_on_s3_then_rerun_gives_exact_rows(
+    fmt: str,
+    s3_home: Path,
+    metastore_uri: str,
+    moto: MotoServer,
+    client: MetastoreClient,
+    object_store_conf: dict[str, str],
+) -> None:
+    db, name = "s3_kill", f"t_{fmt}"
+    prefix = f"kill/{name}"
+    expected: list[int] = []
+    for p in range(4):
+        ids = list(range(p * 100, p * 100 + 100))
+        expected += ids
+        _put_orc(moto, f"{prefix}/dt={p}/000000_0", pa.table({"id": pa.array(ids, pa.int64())}))
+    ddl.ensure_database(client, db, f"s3a://{s3.BUCKET}/warehouse/{db}.db")
+    columns, keys = [("id", "bigint")], [("dt", "int")]
+    location = f"s3a://{s3.BUCKET}/{prefix}"
+    client.create_table(ddl.external_table(db, name, columns, keys, location))
+    client.add_partitions(
+        [ddl.partition(db, name, [str(p)], columns, f"{location}/dt={p}") for p in range(4)]
+    )
+    source, target = f"{db}.{name}", f"{db}.{name}_lake"
+    before = _objects(moto, f"{prefix}/")
+    cmd = [
+        *lakeshift_command(s3_home, metastore_uri, spark_master="local[1]"),
+        "migrate", source, "--target", target, "--batch-rows", "150", "--format", fmt,
+    ]  # fmt: skip
+    fault = "after-commit:2" if fmt == "iceberg" else "before-log-commit:2"
+    env = {**os.environ, "LAKESHIFT_FAULT": fault}
+    killed = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=400)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    env.pop("LAKESHIFT_FAULT")
+    resumed = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=400)
+    assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
+    rows = read_lake(client, target, StorageOptions.from_spark_conf(object_store_conf))
+    assert sorted(rows.column("id").to_pylist()) == expected and unique_keys(rows)
+    assert _objects(moto, f"{prefix}/") == before
 
 
 def test_no_secret_in_anything_lakeshift_wrote(s3_home: Path) -> None:
