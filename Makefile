@@ -57,7 +57,7 @@ faults: $(STAMP) check-java $(TEST_JARS)
 unit: $(STAMP)
 	$(VENV)/bin/pytest -q tests/unit
 
-bench: $(STAMP) check-java
+bench: $(STAMP) check-java $(TEST_JARS)
 	$(PY) -m benchmarks.run
 
 stop: $(STAMP)

@@ -18,7 +18,9 @@ Markdown table. Scenarios (``BENCH_SCENARIOS``, default
 * ``independent``: ``BENCH_INDEPENDENT_PARTITIONS`` (20) x ``BENCH_INDEPENDENT_ROWS`` (50000)
   rows, migrated once, then validated at ``checksum`` and ``independent`` (``bench_independent``);
 * ``text``: ``BENCH_TEXT_PARTITIONS`` (4) x ``BENCH_TEXT_ROWS`` (100000) rows as ORC and as a
-  LazySimpleSerDe text twin, both migrated, and a bare Spark copy of the text (``bench_text``).
+  LazySimpleSerDe text twin, both migrated, and a bare Spark copy of the text (``bench_text``);
+* ``s3inspect``: a table of 100 and one of 1000 partitions on moto's S3, inspected; requests
+  (counted by the server) and seconds per partition (``bench_s3``; needs `make test`'s jars).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from benchmarks import (
     bench_independent,
     bench_inspect,
     bench_migrate,
+    bench_s3,
     bench_text,
     bench_tiny,
 )
@@ -101,7 +104,7 @@ def main() -> None:
     settings = load_settings({"home": home, "spark_master": "local[2]", "shuffle_partitions": 4})
     ctx = Context(settings)
     scenarios = os.environ.get(
-        "BENCH_SCENARIOS", "large,small,inspect,tiny,bulk,independent,text"
+        "BENCH_SCENARIOS", "large,small,inspect,tiny,bulk,independent,text,s3inspect"
     ).split(",")
     tables = home / "tables"
     results = []
@@ -199,6 +202,9 @@ def main() -> None:
             rows_per_file=_env("BENCH_TEXT_ROWS", 100_000),
         )
         results.append(bench_text.run(ctx.spark, ctx, settings, table, home))
+        print(json.dumps(results[-1], indent=1))
+    if "s3inspect" in scenarios:
+        results.append(bench_s3.run(home.with_name(home.name + "-s3")))
         print(json.dumps(results[-1], indent=1))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     document = {"at": stamp, "machine": machine(), "results": results, "epoch": time.time()}

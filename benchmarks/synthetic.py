@@ -92,7 +92,7 @@ def build_table(
 def drop_lake_table(client: MetastoreClient, target: str, journal: Path) -> None:
     """Forget a lakeshift target of an earlier run (its entry, its routing table, its files and
     its journal), so that a re-run of the benchmark times a fresh migration, not a re-backfill."""
-    from lakeshift.formats.paths import local_path
+    from lakeshift.storage import Store
 
     db, _, name = target.partition(".")
     for table in (name, f"{name}_current"):
@@ -100,5 +100,5 @@ def drop_lake_table(client: MetastoreClient, target: str, journal: Path) -> None
             location = client.get_table(db, table).sd.location
             client.drop_table(db, table)
             if table == name and location:
-                shutil.rmtree(local_path(location), ignore_errors=True)
+                Store(location).delete_dir("")
     journal.unlink(missing_ok=True)

@@ -263,8 +263,10 @@ def _file_anomalies(
                 p,
                 "corrupt-file",
                 SEVERITY_ERROR,
-                f"{len(corrupt)} file(s) cannot be read: {corrupt[0].path}: {corrupt[0].error}",
-                "Repair or remove the file in Hive, then inspect again; the partition is skipped.",
+                f"{len(corrupt)} file(s) cannot be read: {p.location.rstrip('/')}/"
+                f"{corrupt[0].path}: {corrupt[0].error}",
+                "Repair or remove the file in Hive (on an object store, restore an archived "
+                "object first), then inspect again; the partition is skipped.",
                 files=[f.path for f in corrupt],
             )
         )

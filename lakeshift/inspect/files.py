@@ -34,17 +34,24 @@ def is_hidden(relative_path: str) -> bool:
 
 
 def list_partition(fs: pafs.FileSystem, root: str) -> Listing:
-    """List ``root`` recursively with Hive's skip rules; never raises for a missing directory."""
+    """List ``root`` recursively with Hive's skip rules; never raises for a missing directory.
+
+    The listing comes first and the existence check only when it finds nothing: on an object
+    store each is a request, and most partitions have files.
+    """
     try:
-        info = fs.get_file_info(root)
-        if info.type == pafs.FileType.NotFound:
-            # A missing directory reads as empty in Hive; a missing bucket fails its queries.
-            bucket = _missing_bucket(fs, root)
-            error = f"bucket {bucket!r} does not exist" if bucket else None
-            return Listing(exists=False, files=(), skipped=0, error=error)
-        if info.type != pafs.FileType.Directory:
-            return Listing(exists=True, files=(), skipped=0, error=f"{root} is not a directory")
-        entries = fs.get_file_info(pafs.FileSelector(root, recursive=True))
+        entries = fs.get_file_info(pafs.FileSelector(root, recursive=True, allow_not_found=True))
+        if not entries:
+            info = fs.get_file_info(root)
+            if info.type == pafs.FileType.NotFound:
+                # A missing directory reads as empty in Hive; a missing bucket fails its queries.
+                bucket = _missing_bucket(fs, root)
+                error = f"bucket {bucket!r} does not exist" if bucket else None
+                return Listing(exists=False, files=(), skipped=0, error=error)
+            if info.type != pafs.FileType.Directory:
+                return Listing(exists=True, files=(), skipped=0, error=f"{root} is not a directory")
+    except NotADirectoryError:
+        return Listing(exists=True, files=(), skipped=0, error=f"{root} is not a directory")
     except PermissionError as e:
         return Listing(exists=True, files=(), skipped=0, error=f"permission denied: {e}")
     except OSError as e:

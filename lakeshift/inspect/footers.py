@@ -70,6 +70,20 @@ def _columns(schema: pa.Schema) -> tuple[Column, ...]:
     return tuple(Column(f.name, str(from_arrow(f.type))) for f in schema)
 
 
+#: Files up to this size are read whole, in one request, from object stores: reading a footer
+#: by ranges there costs a request per read (the format sniff, the ORC postscript and footer,
+#: lakeshift's own tail statistics).
+WHOLE_READ_BYTES = 8 * 1024 * 1024
+
+
+def open_listed(fs: pafs.FileSystem, path: str, size: int) -> pa.NativeFile:
+    """A random-access reader of a listed file (small ones on object stores: in memory)."""
+    if fs.type_name in ("s3", "gcs", "abfs") and size <= WHOLE_READ_BYTES:
+        with fs.open_input_stream(path) as stream:
+            return pa.BufferReader(stream.read())
+    return fs.open_input_file(path)
+
+
 def read_footer(
     fs: pafs.FileSystem, root: str, listed: ListedFile, text: TextPartition | None = None
 ) -> FileInfo:
@@ -81,7 +95,7 @@ def read_footer(
     full = f"{root.rstrip('/')}/{listed.path}"
     base: dict[str, Any] = {"path": listed.path, "size": listed.size, "mtime_ns": listed.mtime_ns}
     try:
-        with fs.open_input_file(full) as handle:
+        with open_listed(fs, full, listed.size) as handle:
             fmt = sniff_format(handle, listed.size)
             if fmt == "orc":
                 reader = orc.ORCFile(handle)

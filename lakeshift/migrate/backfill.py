@@ -12,7 +12,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import Settings
@@ -33,7 +32,7 @@ from lakeshift.metastore import ddl
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate import faults
 from lakeshift.migrate.adopt import check_adoptable
-from lakeshift.migrate.failures import root_cause, unreadable_files
+from lakeshift.migrate.failures import file_location, root_cause, unreadable_files
 from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal
 from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan, require_match
 from lakeshift.schema_map.mapping import build_mapping
@@ -577,11 +576,7 @@ def _without(inventory: TableInventory, name: str, skipped: dict[str, str]) -> T
     partitions = []
     for p in inventory.partitions:
         if p.name == name:
-            kept = tuple(
-                f
-                for f in p.files
-                if str(Path(p.location.removeprefix("file:")) / f.path) not in skipped
-            )
+            kept = tuple(f for f in p.files if file_location(p.location, f.path) not in skipped)
             p = replace(p, files=kept)
         partitions.append(p)
     return replace(inventory, partitions=tuple(partitions))

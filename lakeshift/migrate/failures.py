@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import unquote
 
 from lakeshift.errors import from_task
 from lakeshift.inspect.model import TableInventory
+from lakeshift.storage import filesystem_for
 
 _CAUSED_BY = re.compile(r"^(?:Caused by: |: )?([\w$.]+(?:Exception|Error|Throwable)[\w$]*): ?(.*)$")
 _FILE = re.compile(r"(?:file|hdfs|s3a?|abfss?|gs|viewfs):/[^\s,;'\"]+|(?<![\w:/])/[^\s,;'\":]+")
@@ -82,14 +82,18 @@ def _local(path: str) -> str:
     return re.sub(r"^file:(//)?", "", path)
 
 
+def file_location(location: str, relative: str) -> str:
+    """A partition file's location as Spark names it in errors (a plain path locally; the
+    scheme kept on other stores: ``Path`` would fold ``s3a://`` into ``s3a:/``)."""
+    return f"{_local(location).rstrip('/')}/{relative}"
+
+
 def _named_file(text: str, inventory: TableInventory | None) -> str | None:
     """The first path in ``text`` that is a data file of ``inventory`` (else any path)."""
     paths = _candidates(text)
     if inventory is not None:
         known = {
-            str(Path(_local(p.location)) / f.path): p.name
-            for p in inventory.partitions
-            for f in p.files
+            file_location(p.location, f.path): p.name for p in inventory.partitions for f in p.files
         }
         for path in paths:
             if _local(path) in known:
@@ -102,7 +106,7 @@ def _partition_of(file: str, inventory: TableInventory | None) -> str | None:
         return None
     for p in inventory.partitions:
         for f in p.files:
-            if str(Path(_local(p.location)) / f.path) == file:
+            if file_location(p.location, f.path) == file:
                 return p.name
     return None
 
@@ -113,19 +117,20 @@ def unreadable_files(location: str, files: list[tuple[str, str]]) -> dict[str, s
     import pyarrow.orc as orc
     import pyarrow.parquet as pq
 
-    root = Path(_local(location))
+    fs, root = filesystem_for(location)
     bad: dict[str, str] = {}
     for relative, kind in files:
-        path = root / relative
+        path = file_location(location, relative)
         try:
-            if kind == "orc":
-                reader = orc.ORCFile(str(path))
-                for stripe in range(reader.nstripes):
-                    reader.read_stripe(stripe)
-            elif kind == "parquet":
-                parquet = pq.ParquetFile(str(path))
-                for group in range(parquet.num_row_groups):
-                    parquet.read_row_group(group)
+            with fs.open_input_file(f"{root.rstrip('/')}/{relative}") as handle:
+                if kind == "orc":
+                    reader = orc.ORCFile(handle)
+                    for stripe in range(reader.nstripes):
+                        reader.read_stripe(stripe)
+                elif kind == "parquet":
+                    parquet = pq.ParquetFile(handle)
+                    for group in range(parquet.num_row_groups):
+                        parquet.read_row_group(group)
         except Exception as e:  # any reader error means Hive cannot read the file either
-            bad[str(path)] = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
+            bad[path] = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
     return bad

@@ -51,9 +51,14 @@ class Location:
     def is_object_store(self) -> bool:
         return self.kind in ("s3", "gs", "abfs")
 
+    @property
+    def bucket(self) -> str:
+        """An object store's bucket (or container)."""
+        return self.path.split("/", 1)[0] if self.is_object_store else ""
+
     def key(self) -> str:
         """An object store's key (the path below the bucket)."""
-        return self.path[len(self.authority) + 1 :] if self.is_object_store else self.path
+        return self.path.partition("/")[2] if self.is_object_store else self.path
 
 
 def parse(location: str) -> Location:
@@ -69,7 +74,10 @@ def parse(location: str) -> Location:
     )
     kind = STORE_KINDS.get(scheme.lower(), scheme.lower())
     if kind in ("s3", "gs", "abfs"):
-        return Location(kind, scheme, authority, f"{authority}/{path}".rstrip("/"))
+        # ADLS names ``container@account.dfs.core.windows.net``; pyarrow's paths start at the
+        # container (the account comes with the file system).
+        bucket = authority.split("@", 1)[0]
+        return Location(kind, scheme, authority, f"{bucket}/{path}".rstrip("/"))
     return Location(kind, scheme, authority, "/" + path)
 
 

@@ -217,8 +217,12 @@ class Store:
         with self._translated(target):
             if self.where.is_local:
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
-                with contextlib.suppress(FileExistsError):
+                try:
                     os.link(src, dst)
+                except FileExistsError:
+                    pass
+                except OSError:  # another device, or links not allowed: a real copy
+                    self.fs.copy_file(src, dst)
                 return
             self.fs.copy_file(src, dst)
 
@@ -336,18 +340,16 @@ def _create_local(target: str, payload: bytes) -> bool:
 def _create_s3(where: Location, path: str, payload: bytes, options: StorageOptions) -> bool:
     from botocore.exceptions import ClientError
 
-    key = path[len(where.authority) + 1 :]
+    bucket, _, key = path.partition("/")
     try:
-        _s3_client(options).put_object(
-            Bucket=where.authority, Key=key, Body=payload, IfNoneMatch="*"
-        )
+        _s3_client(options).put_object(Bucket=bucket, Key=key, Body=payload, IfNoneMatch="*")
     except ClientError as e:
         code = e.response.get("Error", {}).get("Code", "")
         if code in ("PreconditionFailed", "ConditionalRequestConflict", "412"):
             return False
         if code in ("NoSuchBucket",):
             raise NotFound(
-                f"bucket {where.authority!r} does not exist (creating s3://{path}).",
+                f"bucket {bucket!r} does not exist (creating s3://{path}).",
                 hint="Check the target database's location.",
             ) from e
         raise StorageUnavailable(

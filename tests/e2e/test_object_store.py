@@ -12,6 +12,8 @@ import json
 import os
 import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +27,10 @@ from lakeshift.context import Context
 from lakeshift.errors import EXIT_ENVIRONMENT, EXIT_PARTIAL
 from lakeshift.metastore import ddl
 from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate.faults import ENV, SIGNAL_ENV
 from lakeshift.sample.load import LoadResult, load_sample
-from lakeshift.storage import StorageOptions
+from lakeshift.storage import StorageOptions, Store
+from tests.faults._tables import stopped, wait_until_stopped
 from tests.helpers import s3
 from tests.helpers.cli import lakeshift_command
 from tests.helpers.lake import read_lake, unique_keys
@@ -162,10 +166,45 @@ def test_every_command_on_s3(
     assert _objects(moto, f"source/{fmt}/") == before
 
 
-def _put_orc(moto: MotoServer, key: str, table: pa.Table) -> None:
+def test_a_commit_on_s3_is_created_once_when_writers_race(moto: MotoServer) -> None:
+    """The commit primitive on S3 (a conditional PUT): of eight writers of one Delta version,
+    exactly one wins and the version holds its content whole."""
+    conf = s3.spark_conf(moto.endpoint, [])
+    store = Store(f"s3a://{s3.BUCKET}/race/t", StorageOptions.from_spark_conf(conf))
+    name = "_delta_log/00000000000000000000.json"
+    results: dict[int, bool] = {}
+
+    def writer(i: int) -> None:
+        results[i] = store.create(name, f'{{"writer":{i}}}\n' * 200)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winners = [i for i, won in results.items() if won]
+    assert len(results) == 8 and len(winners) == 1
+    assert set(store.read_text(name).splitlines()) == {f'{{"writer":{winners[0]}}}'}
+
+
+def _put_orc(moto: MotoServer, key: str, table: pa.Table, bucket: str = s3.BUCKET) -> None:
     sink = pa.BufferOutputStream()
     orc.write_table(table, sink)
-    moto.client().put_object(Bucket=s3.BUCKET, Key=key, Body=sink.getvalue().to_pybytes())
+    moto.client().put_object(Bucket=bucket, Key=key, Body=sink.getvalue().to_pybytes())
+
+
+def _register(client: MetastoreClient, db: str, name: str, location: str, parts: list[str]) -> str:
+    """An external ORC table ``db.name`` (``id bigint``, partitioned by ``dt int``) at
+    ``location``, with one partition per entry of ``parts`` (its location); returns its name."""
+    ddl.ensure_database(client, db, f"s3a://{s3.BUCKET}/warehouse/{db}.db")
+    if client.table_exists(db, name):
+        client.drop_table(db, name, delete_data=False)
+    columns, keys = [("id", "bigint")], [("dt", "int")]
+    client.create_table(ddl.external_table(db, name, columns, keys, location))
+    client.add_partitions(
+        [ddl.partition(db, name, [part.rsplit("dt=", 1)[1]], columns, part) for part in parts]
+    )
+    return f"{db}.{name}"
 
 
 def test_an_s3_listing_is_read_as_hive_reads_it(
@@ -194,20 +233,9 @@ def test_an_s3_listing_is_read_as_hive_reads_it(
     for key in junk:
         body = b"" if key.endswith(("/", "empty_file", "_SUCCESS")) else b"not an ORC file"
         moto.client().put_object(Bucket=s3.BUCKET, Key=key, Body=body)
-    ddl.ensure_database(client, db, f"s3a://{s3.BUCKET}/warehouse/{db}.db")
-    if client.table_exists(db, name):
-        client.drop_table(db, name, delete_data=False)
-    columns, keys = [("id", "bigint")], [("dt", "int")]
-    client.create_table(ddl.external_table(db, name, columns, keys, f"s3a://{s3.BUCKET}/{prefix}"))
-    client.add_partitions(
-        [
-            ddl.partition(
-                db, name, [str(d)], columns, f"{schemes[d]}://{s3.BUCKET}/{prefix}/dt={d}"
-            )
-            for d in rows
-        ]
-    )
-    table, target = f"{db}.{name}", f"{db}.{name}_lake"
+    parts = [f"{schemes[d]}://{s3.BUCKET}/{prefix}/dt={d}" for d in rows]
+    table = _register(client, db, name, f"s3a://{s3.BUCKET}/{prefix}", parts)
+    target = f"{table}_lake"
     code, inventory = _run(s3_home, metastore_uri, "inspect", table)
     assert code == 0, inventory
     files = {p["name"]: sorted(f["path"] for f in p["files"]) for p in inventory["partitions"]}
@@ -239,19 +267,19 @@ def test_bad_inputs_on_s3_are_named_and_commit_nothing(
     s3c = moto.client()
     s3c.create_bucket(Bucket="gone-bucket")
     one = pa.table({"id": pa.array([1, 2, 3], pa.int64())})
-    for bucket, key in (("gone-bucket", "t/dt=1/000000_0"), (s3.BUCKET, "bad/t/dt=2/000000_0")):
-        sink = pa.BufferOutputStream()
-        orc.write_table(one, sink)
-        s3c.put_object(Bucket=bucket, Key=key, Body=sink.getvalue().to_pybytes())
-    ddl.ensure_database(client, db, f"s3a://{s3.BUCKET}/warehouse/{db}.db")
-    columns, keys = [("id", "bigint")], [("dt", "int")]
-    client.create_table(ddl.external_table(db, name, columns, keys, f"s3a://{s3.BUCKET}/bad/t"))
-    client.add_partitions(
-        [
-            ddl.partition(db, name, ["1"], columns, "s3a://gone-bucket/t/dt=1"),
-            ddl.partition(db, name, ["2"], columns, f"s3a://{s3.BUCKET}/bad/t/dt=2"),
-        ]
+    _put_orc(moto, "t/dt=1/000000_0", one, bucket="gone-bucket")
+    _put_orc(moto, "bad/t/dt=2/000000_0", one)
+    sink = pa.BufferOutputStream()
+    orc.write_table(one, sink)
+    # An object archived to Glacier: listed like any other, unreadable until restored.
+    s3c.put_object(
+        Bucket=s3.BUCKET,
+        Key="bad/t/dt=3/000000_0",
+        Body=sink.getvalue().to_pybytes(),
+        StorageClass="GLACIER",
     )
+    parts = ["s3a://gone-bucket/t/dt=1", *[f"s3a://{s3.BUCKET}/bad/t/dt={d}" for d in (2, 3)]]
+    _register(client, db, name, f"s3a://{s3.BUCKET}/bad/t", parts)
     # The metastore checks a bucket when a partition is added; it can vanish afterwards.
     s3c.delete_object(Bucket="gone-bucket", Key="t/dt=1/000000_0")
     s3c.delete_bucket(Bucket="gone-bucket")
@@ -259,12 +287,13 @@ def test_bad_inputs_on_s3_are_named_and_commit_nothing(
     before = _objects(moto, "bad/")
 
     # A partition in a bucket that no longer exists: Hive's queries fail on it, so it is an
-    # error (not an empty partition); the other partition migrates.
+    # error (not an empty partition); an archived object's partition is refused naming it;
+    # the healthy partition migrates.
     code, out = _run(s3_home, metastore_uri, "migrate", table, "--target", target)
     assert code == EXIT_PARTIAL, out
-    assert out["backfilled"] == ["dt=2"] and "bucket 'gone-bucket' does not exist" in str(
-        out["refused"]["dt=1"]
-    )
+    assert out["backfilled"] == ["dt=2"], out
+    assert "bucket 'gone-bucket' does not exist" in str(out["refused"]["dt=1"])
+    assert "dt=3/000000_0" in str(out["refused"]["dt=3"]), out["refused"]
 
     # A store that refuses these credentials, or finds none: every partition is named as
     # unreadable at inspect; a migration stops with exit 5 before anything is committed.
@@ -316,14 +345,9 @@ def test_killed_mid_batch_on_s3_then_rerun_gives_exact_rows(
         ids = list(range(p * 100, p * 100 + 100))
         expected += ids
         _put_orc(moto, f"{prefix}/dt={p}/000000_0", pa.table({"id": pa.array(ids, pa.int64())}))
-    ddl.ensure_database(client, db, f"s3a://{s3.BUCKET}/warehouse/{db}.db")
-    columns, keys = [("id", "bigint")], [("dt", "int")]
     location = f"s3a://{s3.BUCKET}/{prefix}"
-    client.create_table(ddl.external_table(db, name, columns, keys, location))
-    client.add_partitions(
-        [ddl.partition(db, name, [str(p)], columns, f"{location}/dt={p}") for p in range(4)]
-    )
-    source, target = f"{db}.{name}", f"{db}.{name}_lake"
+    source = _register(client, db, name, location, [f"{location}/dt={p}" for p in range(4)])
+    target = f"{source}_lake"
     before = _objects(moto, f"{prefix}/")
     cmd = [
         *lakeshift_command(s3_home, metastore_uri, spark_master="local[1]"),
@@ -339,6 +363,57 @@ def test_killed_mid_batch_on_s3_then_rerun_gives_exact_rows(
     rows = read_lake(client, target, StorageOptions.from_spark_conf(object_store_conf))
     assert sorted(rows.column("id").to_pylist()) == expected and unique_keys(rows)
     assert _objects(moto, f"{prefix}/") == before
+
+
+def test_an_object_that_vanishes_before_its_batch_fails_that_partition_only(
+    s3_home: Path,
+    metastore_uri: str,
+    moto: MotoServer,
+    client: MetastoreClient,
+    object_store_conf: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """Listed at the start of the run, deleted before the batch's Spark job reads it."""
+    prefix = "vanish/t"
+    for p in range(2):
+        ids = pa.array(range(p * 10, p * 10 + 10), pa.int64())
+        _put_orc(moto, f"{prefix}/dt={p}/000000_0", pa.table({"id": ids}))
+    location = f"s3a://{s3.BUCKET}/{prefix}"
+    source = _register(client, "s3_vanish", "t", location, [f"{location}/dt={p}" for p in (0, 1)])
+    cmd = [
+        *lakeshift_command(s3_home, metastore_uri),
+        *("--output", "json", "migrate", source, "--target", f"{source}_lake"),
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LAKESHIFT_")}
+    out_file = tmp_path / "stdout"
+    with out_file.open("w") as stdout:
+        process = subprocess.Popen(
+            cmd,
+            env={**env, ENV: "before-commit", SIGNAL_ENV: "SIGSTOP"},
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+        )
+    try:
+        assert wait_until_stopped(process), "the migration never reached its batch"
+        moto.client().delete_object(Bucket=s3.BUCKET, Key=f"{prefix}/dt=1/000000_0")
+        deadline = time.monotonic() + 300
+        while process.poll() is None and time.monotonic() < deadline:
+            if stopped(process.pid):
+                process.send_signal(signal.SIGCONT)
+            time.sleep(0.2)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.send_signal(signal.SIGCONT)
+            process.wait(timeout=30)
+    out = out_file.read_text()
+    assert process.returncode == EXIT_PARTIAL, out[-3000:]
+    document = json.loads(out)
+    assert document["backfilled"] == ["dt=0"], json.dumps(document)[:3000]
+    assert f"{prefix}/dt=1/000000_0" in document["failed"]["dt=1"], document["failed"]
+    lake = read_lake(client, f"{source}_lake", StorageOptions.from_spark_conf(object_store_conf))
+    assert sorted(lake.column("id").to_pylist()) == list(range(10))
 
 
 def test_no_secret_in_anything_lakeshift_wrote(s3_home: Path) -> None:
