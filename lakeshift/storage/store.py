@@ -293,31 +293,10 @@ class Store:
                 "credentials (AWS environment or profile, fs.s3a.* settings).",
             ) from e
         except OSError as e:
-            if _looks_missing(e):
-                raise NotFound(
-                    f"{self.uri(relative)} does not exist ({e}).",
-                    hint="Check the bucket name and the location in the catalog.",
-                ) from e
-            if _looks_denied(e):
-                raise StorageUnavailable(
-                    f"access to {self.uri(relative)} was denied ({e}).",
-                    hint="Check the credentials (AWS environment or profile, fs.s3a.* "
-                    "settings) and the identity's permissions on the location.",
-                ) from e
+            translated = translate(e)
+            if translated is not None:
+                raise translated from e
             raise
-
-
-def _looks_missing(error: OSError) -> bool:
-    text = str(error)
-    return "NoSuchBucket" in text or "NoSuchKey" in text or "Path does not exist" in text
-
-
-def _looks_denied(error: OSError) -> bool:
-    text = str(error)
-    return any(
-        word in text
-        for word in ("AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "403")
-    )
 
 
 def _create_local(target: str, payload: bytes) -> bool:

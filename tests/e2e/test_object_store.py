@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.faults import ENV, SIGNAL_ENV
 from lakeshift.sample.load import LoadResult, load_sample
 from lakeshift.storage import StorageOptions, Store
-from tests.faults._tables import stopped, wait_until_stopped
+from tests.faults._tables import resume_to_the_end, wait_until_stopped
 from tests.helpers import s3
 from tests.helpers.cli import lakeshift_command
 from tests.helpers.lake import read_lake, unique_keys
@@ -396,17 +395,8 @@ def test_an_object_that_vanishes_before_its_batch_fails_that_partition_only(
     try:
         assert wait_until_stopped(process), "the migration never reached its batch"
         moto.client().delete_object(Bucket=s3.BUCKET, Key=f"{prefix}/dt=1/000000_0")
-        deadline = time.monotonic() + 300
-        while process.poll() is None and time.monotonic() < deadline:
-            if stopped(process.pid):
-                process.send_signal(signal.SIGCONT)
-            time.sleep(0.2)
-        process.wait(timeout=60)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.send_signal(signal.SIGCONT)
-            process.wait(timeout=30)
+        resume_to_the_end(process)
     out = out_file.read_text()
     assert process.returncode == EXIT_PARTIAL, out[-3000:]
     document = json.loads(out)

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ from lakeshift.cli.main import cli
 from lakeshift.errors import EXIT_PARTIAL
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.faults import ENV, SIGNAL_ENV
-from tests.faults._tables import stopped, wait_until_stopped
+from tests.faults._tables import resume_to_the_end, wait_until_stopped
 from tests.helpers.cli import lakeshift_command
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
@@ -87,18 +85,8 @@ def test_a_lakeshift_error_in_a_backfill_task_is_the_partitions_reason(
         data[last : last + 4] = (10_000).to_bytes(4, "big")
         path.write_bytes(bytes(data))
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-        # Resume it, and again at each later batch part's stop (the batch is split).
-        deadline = time.monotonic() + 300
-        while process.poll() is None and time.monotonic() < deadline:
-            if stopped(process.pid):
-                process.send_signal(signal.SIGCONT)
-            time.sleep(0.2)
-        process.wait(timeout=60)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.send_signal(signal.SIGCONT)
-            process.wait(timeout=30)
+        resume_to_the_end(process)  # continued at each later batch part's stop too (split)
     out, err = out_file.read_text(), err_file.read_text()
     assert process.returncode == EXIT_PARTIAL, out[-3000:] + err[-3000:]
     document = json.loads(out)

@@ -3,6 +3,7 @@ target against them (per-partition multisets, unique record keys)."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import time
 from collections import Counter
@@ -68,3 +69,22 @@ def wait_until_stopped(
     while not stopped(process.pid) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     return stopped(process.pid)
+
+
+def resume_to_the_end(
+    process: subprocess.Popen[str] | subprocess.Popen[bytes], seconds: float = 300
+) -> None:
+    """Let a process stopped at fault points run to its end: continue it at every stop (a
+    split batch stops again at each part); killed if it has not ended in ``seconds``."""
+    deadline = time.monotonic() + seconds
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            if stopped(process.pid):
+                process.send_signal(signal.SIGCONT)
+            time.sleep(0.2)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.send_signal(signal.SIGCONT)
+            process.wait(timeout=30)

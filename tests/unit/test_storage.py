@@ -164,3 +164,20 @@ def test_no_local_file_call_on_a_table_location_outside_the_storage_seam() -> No
         if "os.link(" in p.read_text() and "storage" not in p.parts
     ]
     assert linked == []
+
+
+def test_object_store_failures_from_any_client_become_lakeshift_errors() -> None:
+    from lakeshift.errors import EXIT_ENVIRONMENT, EXIT_NOT_FOUND
+    from lakeshift.storage import translate
+
+    denied = translate(
+        OSError("When reading key 'src/t/000000_0' in bucket 'lake': AWS Error ACCESS_DENIED")
+    )
+    assert denied is not None and denied.exit_code == EXIT_ENVIRONMENT
+    assert "bucket 'lake'" in denied.message and "credentials" in (denied.hint or "")
+    missing = translate(RuntimeError("java.io.IOException: UnknownStoreException s3a://gone/t"))
+    assert missing is not None and missing.exit_code == EXIT_NOT_FOUND
+    assert "s3a://gone/t" in missing.message
+    unreachable = translate(OSError("AWS Error NETWORK_CONNECTION during ListObjectsV2"))
+    assert unreachable is not None and "endpoint" in (unreachable.hint or "")
+    assert translate(ValueError("an ordinary bug")) is None
