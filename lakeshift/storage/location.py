@@ -51,15 +51,6 @@ class Location:
     def is_object_store(self) -> bool:
         return self.kind in ("s3", "gs", "abfs")
 
-    @property
-    def bucket(self) -> str:
-        """An object store's bucket (or container)."""
-        return self.path.split("/", 1)[0] if self.is_object_store else ""
-
-    def key(self) -> str:
-        """An object store's key (the path below the bucket)."""
-        return self.path.partition("/")[2] if self.is_object_store else self.path
-
 
 def parse(location: str) -> Location:
     """Split a metastore location (``file:/x``, ``/x``, ``s3a://bucket/k``, ``hdfs://nn/x``)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 #: Hadoop's S3A keys lakeshift understands, as they appear in Spark's configuration.
@@ -92,16 +92,6 @@ class StorageOptions:
     @property
     def s3_allows_http(self) -> bool:
         return bool(self.s3_endpoint and self.s3_endpoint.startswith("http://"))
-
-    def describe(self) -> dict[str, str]:
-        """The options as shown in plans and logs (credentials only said to be set)."""
-        shown = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value in (None, False):
-                continue
-            shown[f.name] = "***" if is_secret(f.name.replace("_", ".")) else str(value)
-        return shown
 
     # -- each library's spelling ----------------------------------------------------------
 

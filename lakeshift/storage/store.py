@@ -20,7 +20,6 @@ import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -102,11 +101,6 @@ class Store:
         """Storage options for delta-rs and hudi-rs at this location (none on local disks)."""
         return self.options.object_store() if self.where.kind == "s3" else {}
 
-    @property
-    def local_root(self) -> Path | None:
-        """The root as a local path (local disks only: for tools that want one)."""
-        return Path(self.root) if self.where.is_local else None
-
     # -- reading ----------------------------------------------------------------------------
 
     def exists(self, relative: str = "") -> bool:
@@ -161,14 +155,6 @@ class Store:
             if i.type == pafs.FileType.File
         ]
         return sorted(out, key=lambda f: f.path)
-
-    def list_dirs(self, relative: str = "") -> list[str]:
-        """Names of the directories (object stores: common prefixes) right below ``relative``."""
-        base = self.path(relative)
-        with self._translated(relative):
-            selector = pafs.FileSelector(base, recursive=False, allow_not_found=True)
-            infos = self.fs.get_file_info(selector)
-        return sorted(i.base_name for i in infos if i.type == pafs.FileType.Directory)
 
     # -- writing ----------------------------------------------------------------------------
 
