@@ -7,6 +7,7 @@ The config file is TOML: top-level keys of the same names, plus a ``[spark_conf]
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -16,6 +17,7 @@ from urllib.parse import urlsplit
 import tomllib
 
 from lakeshift.errors import ConfigError
+from lakeshift.metastore.catalog import CATALOG_KINDS
 from lakeshift.schema_map.hive_semantics import (
     DEFAULT_HIVE_VERSION,
     HiveSemantics,
@@ -52,6 +54,10 @@ KEY_HUDI_PARQUET_CODEC = "hudi_parquet_codec"
 KEY_TARGET_FILE_BYTES = "target_file_bytes"
 KEY_RETIRE_PROBATION_DAYS = "retire_probation_days"
 KEY_TIMESTAMP_PRECISION = "timestamp_precision"
+KEY_CATALOG = "catalog"
+KEY_GLUE_REGION = "glue_region"
+KEY_GLUE_CATALOG_ID = "glue_catalog_id"
+KEY_GLUE_ENDPOINT = "glue_endpoint"
 
 OUTPUT_CHOICES = ("text", "json")
 MAPPING_MODES = ("auto", "position", "name")
@@ -113,6 +119,13 @@ class Settings:
         timestamp_precision: ``refuse`` (a partition whose ORC timestamps are finer than a
             microsecond, which targets cannot keep, validates as differing) or ``truncate``
             (accept the truncation; validation says so).
+        catalog: where the tables are catalogued: ``hive`` (a Hive Metastore over Thrift,
+            ``metastore_uri`` or the embedded one) or ``glue`` (the AWS Glue Data Catalog).
+        glue_region: the Glue catalog's AWS region (default: the AWS environment's, then the
+            object-store region).
+        glue_catalog_id: the Glue catalog's id (the owning AWS account id; default: the
+            caller's own account).
+        glue_endpoint: a private Glue endpoint URL (a VPC endpoint, a test server).
     """
 
     home: Path = Path(".lakeshift")
@@ -139,6 +152,10 @@ class Settings:
     target_file_bytes: int = 128 * 1024 * 1024
     retire_probation_days: int = 7
     timestamp_precision: str = "refuse"
+    catalog: str = "hive"
+    glue_region: str | None = None
+    glue_catalog_id: str | None = None
+    glue_endpoint: str | None = None
 
     def __post_init__(self) -> None:
         if self.output not in OUTPUT_CHOICES:
@@ -173,6 +190,13 @@ class Settings:
             raise ConfigError(f"calendar must be one of {CALENDARS}, got {self.calendar!r}")
         if self.metastore_uri is not None:
             check_metastore_uri(self.metastore_uri)
+        if self.catalog not in CATALOG_KINDS:
+            raise ConfigError(f"catalog must be one of {CATALOG_KINDS}, got {self.catalog!r}")
+        if self.glue_catalog_id is not None and not re.fullmatch(r"\d{12}", self.glue_catalog_id):
+            raise ConfigError(
+                f"glue_catalog_id {self.glue_catalog_id!r} is not an AWS account id.",
+                hint="A Glue Data Catalog's id is the 12-digit id of the account that owns it.",
+            )
         if self.hive_site:
             self.hive  # noqa: B018 - a hive-site.xml that cannot be read fails here, at load
 
@@ -194,6 +218,17 @@ class Settings:
         """Object-store options from the ``spark.hadoop.fs.s3a.*`` keys of ``spark_conf``
         (the AWS environment and profile fill the rest)."""
         return StorageOptions.from_spark_conf(self.spark_conf)
+
+    @property
+    def glue_region_or_default(self) -> str | None:
+        """The Glue region: ``glue_region``, else the AWS environment's, else the object
+        store's (``fs.s3a.endpoint.region``)."""
+        return (
+            self.glue_region
+            or os.environ.get("AWS_REGION")
+            or os.environ.get("AWS_DEFAULT_REGION")
+            or self.storage.s3_region
+        )
 
     @property
     def user_jars(self) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from lakeshift import storage
 from lakeshift.config import Settings
 from lakeshift.logs import configure_file_logging
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.platform.metastore_server import EmbeddedMetastore
 from lakeshift.platform.state_dir import ensure_writable_dir
@@ -64,8 +65,28 @@ class Context:
             return self.settings.metastore_uri
         return self.embedded_metastore.ensure_running()
 
+    @property
+    def uses_glue(self) -> bool:
+        return self.settings.catalog == "glue"
+
     @cached_property
-    def metastore(self) -> MetastoreClient:
+    def metastore(self) -> CatalogClient:
+        """The catalog the tables are in (the Hive Metastore or Glue), connected."""
+        return self.open_catalog()
+
+    def open_catalog(self) -> CatalogClient:
+        """A new connection to the configured catalog (one per thread: a Thrift connection is
+        not thread-safe)."""
+        if self.uses_glue:
+            from lakeshift.metastore.glue import open_glue
+
+            s3 = self.settings.storage.boto3_s3()
+            return open_glue(
+                region=self.settings.glue_region_or_default,
+                endpoint=self.settings.glue_endpoint,
+                catalog_id=self.settings.glue_catalog_id,
+                credentials={k: v for k, v in s3.items() if k.startswith("aws_")},
+            )
         return MetastoreClient(
             self.metastore_uri, timeout=self.settings.metastore_timeout
         ).connect()
@@ -79,13 +100,22 @@ class Context:
         from lakeshift.platform.spark import create_spark_session
 
         warehouse = self.warehouse if self.uses_embedded_metastore else None
-        return create_spark_session(self.settings, self.metastore_uri, warehouse)
+        return create_spark_session(self.settings, self._spark_metastore_uri, warehouse)
+
+    @property
+    def _spark_metastore_uri(self) -> str | None:
+        """The Hive Metastore Spark's session catalog uses; none on Glue (Spark reaches Glue
+        through the Iceberg REST bridge only, and reads sources by their files)."""
+        return None if self.uses_glue else self.metastore_uri
 
     @cached_property
     def catalog(self) -> Catalog:
-        """pyiceberg's HiveCatalog on the same metastore (creates and evolves targets)."""
-        from lakeshift.formats.iceberg import hive_catalog
+        """pyiceberg's catalog on the same catalog service (creates and evolves targets)."""
+        from lakeshift.formats.iceberg import glue_catalog, hive_catalog
+        from lakeshift.metastore.glue import GlueCatalog
 
+        if isinstance(self.metastore, GlueCatalog):
+            return glue_catalog(self.metastore, self.settings.storage)
         return hive_catalog(self.metastore_uri, self.settings.storage)
 
     @cached_property
@@ -107,7 +137,7 @@ class Context:
 
         warehouse = self.warehouse if self.uses_embedded_metastore else None
         # Plans and reports show it: credentials among fs.* keys are masked.
-        return storage.redacted(spark_conf(self.settings, self.metastore_uri, warehouse))
+        return storage.redacted(spark_conf(self.settings, self._spark_metastore_uri, warehouse))
 
     def worker(self, settings: Settings | None = None) -> Context:
         """A context for another thread (a bulk run's table).
@@ -118,7 +148,8 @@ class Context:
         """
         other = Context(settings or self.settings)
         other.__dict__["home"] = self.home
-        other.__dict__["metastore_uri"] = self.metastore_uri
+        if not self.uses_glue:
+            other.__dict__["metastore_uri"] = self.metastore_uri
         other.__dict__["spark"] = self.spark
         return other
 

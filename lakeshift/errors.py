@@ -155,6 +155,12 @@ class LeaseHeld(LakeshiftError):
     exit_code = EXIT_CONFLICT
 
 
+class ConcurrentChange(LakeshiftError):
+    """A catalog entry changed between lakeshift's read and its update (not overwritten)."""
+
+    exit_code = EXIT_CONFLICT
+
+
 class AuditFailed(LakeshiftError):
     """An erasure's audit found erased keys or values in a file under the table location."""
 

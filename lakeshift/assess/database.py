@@ -21,7 +21,7 @@ from lakeshift.config import Settings
 from lakeshift.errors import LakeshiftError, NotFound, UnsupportedTable
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.model import SEVERITY_ERROR, SEVERITY_WARNING, TableInventory
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 
 log = logging.getLogger(__name__)
 READY, ATTENTION, PARTIAL, REFUSED, FAILED = "ready", "attention", "partial", "refused", "failed"
@@ -74,7 +74,7 @@ def _verdict(inventory: TableInventory) -> tuple[str, list[str], int]:
 
 
 def _assess_one(
-    client_factory: Callable[[], MetastoreClient], name: str, settings: Settings, rate: float
+    client_factory: Callable[[], CatalogClient], name: str, settings: Settings, rate: float
 ) -> TableAssessment:
     client = client_factory()
     try:
@@ -101,8 +101,8 @@ def _assess_one(
 
 
 def assess_database(
-    client: MetastoreClient,
-    client_factory: Callable[[], MetastoreClient],
+    client: CatalogClient,
+    client_factory: Callable[[], CatalogClient],
     settings: Settings,
     database: str,
     *,

@@ -10,7 +10,6 @@ from lakeshift.assess import assess_database, bulk_toml
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.render import human_bytes
 from lakeshift.config import FORMAT_CHOICES
-from lakeshift.metastore.client import MetastoreClient
 from lakeshift.report.files import write_report
 
 
@@ -53,7 +52,7 @@ def assess_command(
     settings = ctx.settings
     result = assess_database(
         ctx.metastore,
-        lambda: MetastoreClient(ctx.metastore_uri, timeout=settings.metastore_timeout).connect(),
+        ctx.open_catalog,
         settings,
         database,
         tables_glob=tables_glob,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from lakeshift.config import Settings
 from lakeshift.inspect.model import TableInventory
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.validate.canonical import Fingerprint
@@ -36,7 +36,7 @@ class FormatServices:
     def __init__(
         self,
         spark: SparkSession | Callable[[], SparkSession],
-        client: MetastoreClient | Callable[[], MetastoreClient],
+        client: CatalogClient | Callable[[], CatalogClient],
         settings: Settings,
         catalog: Catalog | None = None,
     ) -> None:
@@ -52,9 +52,10 @@ class FormatServices:
         return self._spark
 
     @property
-    def client(self) -> MetastoreClient:
-        if not isinstance(self._client, MetastoreClient):
+    def client(self) -> CatalogClient:
+        if not isinstance(self._client, CatalogClient):
             self._client = self._client()
+        assert isinstance(self._client, CatalogClient)
         return self._client
 
 
@@ -147,7 +148,7 @@ class TargetFormat(ABC):
         return self.services.spark
 
     @property
-    def client(self) -> MetastoreClient:
+    def client(self) -> CatalogClient:
         return self.services.client
 
     # -- identity and schema ------------------------------------------------------------

@@ -29,6 +29,7 @@ from lakeshift.formats.commit_metadata import (
     latest_backfills,
 )
 from lakeshift.inspect.model import TableInventory
+from lakeshift.metastore.glue import GlueCatalog
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.iceberg_schema import stored_mapping
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
@@ -60,9 +61,9 @@ def iceberg_hive_type(hive: HiveType) -> HiveType:
     return hive
 
 
-def spark_identifier(target: str) -> str:
+def spark_identifier(target: str, catalog: str = "spark_catalog") -> str:
     db, _, table = target.partition(".")
-    return f"spark_catalog.{quote(db)}.{quote(table)}"
+    return f"{catalog}.{quote(db)}.{quote(table)}"
 
 
 def _summary(snapshot: Any) -> dict[str, str]:
@@ -95,6 +96,17 @@ def hive_catalog(uri: str, storage: StorageOptions) -> Catalog:
     return HiveCatalog("lakeshift", uri=uri, **storage.pyiceberg())
 
 
+def glue_catalog(glue: GlueCatalog, storage: StorageOptions) -> Catalog:
+    """pyiceberg's GlueCatalog on lakeshift's own Glue client (same region, endpoint, catalog
+    id and credentials); commits carry the ``VersionId`` read before them."""
+    from pyiceberg.catalog.glue import GlueCatalog as PyicebergGlue
+
+    properties = dict(storage.pyiceberg())
+    if glue.catalog_id:
+        properties["glue.id"] = glue.catalog_id
+    return PyicebergGlue("lakeshift", client=glue.glue, **properties)
+
+
 class IcebergFormat(TargetFormat):
     """Iceberg format v2 tables in the metastore's HiveCatalog."""
 
@@ -108,9 +120,30 @@ class IcebergFormat(TargetFormat):
     def catalog(self) -> Catalog:
         catalog = self.services.catalog
         if catalog is None:
-            catalog = hive_catalog(self.client.uri, self.services.settings.storage)
+            catalog = self._new_catalog()
             self.services.catalog = catalog
         return catalog
+
+    def _new_catalog(self) -> Catalog:
+        client, storage = self.client, self.services.settings.storage
+        if isinstance(client, GlueCatalog):
+            return glue_catalog(client, storage)
+        return hive_catalog(client.uri, storage)
+
+    @property
+    def spark_catalog(self) -> str:
+        """The Spark catalog holding the target: Spark's session catalog (Iceberg's
+        SparkSessionCatalog on the Hive Metastore), or on Glue the REST bridge's."""
+        client = self.client
+        if not isinstance(client, GlueCatalog):
+            return "spark_catalog"
+        from lakeshift.formats.iceberg_rest import spark_catalog_for
+
+        return spark_catalog_for(self.spark, client.uri, self._new_catalog)
+
+    def ident(self, target: str) -> str:
+        """The target's name in Spark SQL."""
+        return spark_identifier(target, self.spark_catalog)
 
     def table(self, target: str) -> Table | None:
         from pyiceberg.exceptions import NoSuchTableError
@@ -158,7 +191,7 @@ class IcebergFormat(TargetFormat):
                 "write.target-file-size-bytes": str(settings.target_file_bytes),
             },
         )
-        self.spark.sql(f"REFRESH TABLE {spark_identifier(target)}")
+        self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
         return SyncResult(synced.mapping, synced.created, synced.evolved)
 
     def write_batch(
@@ -179,7 +212,7 @@ class IcebergFormat(TargetFormat):
         # Iceberg's default fanout writer keeps one Parquet writer (~1-2 MB of buffers) open per
         # partition a task meets: 500 tiny partitions ran a 1 GB driver out of heap. Without it,
         # Spark sorts each task's rows by partition and one file is open at a time.
-        writer = frame.writeTo(spark_identifier(target)).option("fanout-enabled", "false")
+        writer = frame.writeTo(self.ident(target)).option("fanout-enabled", "false")
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         mode = "hash" if self.cluster_by_partition(len(partitions), size) else "none"
         writer = writer.option("distribution-mode", mode)
@@ -207,7 +240,7 @@ class IcebergFormat(TargetFormat):
                 literal = typed_literal(typed, iceberg_hive_type(parse_hive_type(key.type)))
                 predicates.append(f"{quote(key.name)} <=> {literal}")
             where = " AND ".join(predicates) or "true"
-            self.spark.sql(f"DELETE FROM {spark_identifier(target)} WHERE {where}")
+            self.spark.sql(f"DELETE FROM {self.ident(target)} WHERE {where}")
 
     def row_counts(self, target: str, inventory: TableInventory) -> dict[str, int]:
         keys = [k.name for k in inventory.partition_keys]
@@ -228,13 +261,20 @@ class IcebergFormat(TargetFormat):
         return stored.hive_version if stored else self.services.settings.hive.version
 
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
-        self.spark.sql(f"REFRESH TABLE {spark_identifier(target)}")
-        return self.spark.table(spark_identifier(target))
+        self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
+        return self.spark.table(self.ident(target))
 
     def lake_side(self, target: str) -> LakeSide:
         return LakeSide(target)
 
     def rename(self, old: str, new: str) -> None:
+        if isinstance(self.client, GlueCatalog):
+            # The catalog seam's rename: resumable when interrupted (pyiceberg's is not).
+            db, _, name = old.partition(".")
+            entry = self.client.get_table(db, name)
+            entry.dbName, _, entry.tableName = new.partition(".")
+            self.client.alter_table(db, name, entry)
+            return
         self.catalog.rename_table(old, new)
 
     def location(self, target: str) -> str | None:
@@ -253,7 +293,7 @@ class IcebergFormat(TargetFormat):
         view = f"lakeshift_erase_{uuid.uuid4().hex}"
         keys.select(UUID_COLUMN).createOrReplaceTempView(view)
         names = ", ".join(string_literal(p) for p in partitions)
-        ident = spark_identifier(target)
+        ident = self.ident(target)
         # Copy-on-write: the rows leave the data files themselves (no delete files to purge).
         self.spark.sql(
             f"ALTER TABLE {ident} SET TBLPROPERTIES ('write.delete.mode'='copy-on-write')"
@@ -270,7 +310,7 @@ class IcebergFormat(TargetFormat):
         stamp = older_than.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
         db, _, table = target.partition(".")
         return self.spark.sql(
-            f"CALL spark_catalog.system.{name}(table => {string_literal(f'{db}.{table}')}, "
+            f"CALL {self.spark_catalog}.system.{name}(table => {string_literal(f'{db}.{table}')}, "
             f"older_than => TIMESTAMP {string_literal(stamp)}{extra})"
         ).collect()
 
@@ -289,7 +329,7 @@ class IcebergFormat(TargetFormat):
         jvm: Any = self.spark._jvm
         session = self.spark._jsparkSession
         table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
-            session, spark_identifier(target)
+            session, self.ident(target)
         )
         millis = int(older_than.timestamp() * 1000)
         result = (

@@ -9,7 +9,7 @@ from importlib import import_module
 
 from lakeshift.errors import RefusedInput, UsageError
 from lakeshift.formats.base import FormatServices, TargetFormat
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 
 #: Format name -> "module:class" (imported on first use: each pulls in its own libraries).
 FORMATS = {
@@ -31,7 +31,7 @@ def load_format(name: str, services: FormatServices) -> TargetFormat:
     return implementation(services)
 
 
-def format_of(client: MetastoreClient, target: str) -> str | None:
+def format_of(client: CatalogClient, target: str) -> str | None:
     """Which format the metastore entry ``target`` holds: a format name, ``hive`` for any
     other table or view, or None when no such table exists."""
     db, _, name = target.partition(".")

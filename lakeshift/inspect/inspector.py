@@ -35,7 +35,7 @@ from lakeshift.inspect.model import (
 )
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.inspect.table_checks import check_supported, storage_format, table_warnings
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
 from lakeshift.platform.state_dir import write_json
 from lakeshift.storage import filesystem_for
@@ -68,7 +68,7 @@ def split_table_name(qualified: str) -> tuple[str, str]:
     return db.lower(), table.lower()
 
 
-def source_table(client: MetastoreClient, qualified_name: str) -> Table:
+def source_table(client: CatalogClient, qualified_name: str) -> Table:
     """The metastore entry of a table lakeshift can migrate (metastore only: fast, no files).
 
     Commands call it before starting Spark, so a missing or unsupported table is reported at
@@ -177,7 +177,7 @@ def _unregistered_dirs(table_root: str, depth: int, registered: set[str]) -> lis
 
 
 def inspect_table(
-    client: MetastoreClient,
+    client: CatalogClient,
     qualified_name: str,
     settings: Settings,
     *,

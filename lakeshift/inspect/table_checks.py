@@ -47,7 +47,16 @@ def check_supported(table: Table) -> None:
             hint="Run a major compaction and copy it into an external ORC table first.",
         )
     sd = table.sd
-    if sd is not None and (sd.numBuckets or 0) > 0 and sd.bucketCols:
+    if sd is None or not sd.location:
+        kind = params.get("table_type") or params.get("spark.sql.sources.provider")
+        raise UnsupportedTable(
+            f"{name} has no storage descriptor with a location in the catalog"
+            + (f" (it is a {kind} table)" if kind else "")
+            + "; lakeshift cannot find its files.",
+            hint="Migrate a Hive table stored as ORC or text; a table catalogued without a "
+            "location (a failed crawler, a lake format's entry) has nothing lakeshift reads.",
+        )
+    if (sd.numBuckets or 0) > 0 and sd.bucketCols:
         raise UnsupportedTable(
             f"{name} is bucketed by {', '.join(sd.bucketCols)}; bucketed layouts are not "
             "migrated yet.",

@@ -114,8 +114,9 @@ class IcebergLayout(TableLayout):
             "min-input-files": "2",
         }
         pairs = ", ".join(f"{string_literal(k)}, {string_literal(v)}" for k, v in options.items())
+        catalog = getattr(self.fmt, "spark_catalog")  # noqa: B009 - IcebergFormat's own
         self.fmt.spark.sql(
-            f"CALL spark_catalog.system.rewrite_data_files("
+            f"CALL {catalog}.system.rewrite_data_files("
             f"table => {string_literal(f'{db}.{name}')}, options => map({pairs}))"
         ).collect()
 

@@ -53,6 +53,8 @@ class MetastoreClient:
     connection is reopened once per call.
     """
 
+    kind = "hive"
+
     def __init__(self, uri: str, *, timeout: float = 20.0, call_timeout: float = 120.0) -> None:
         self.uri = uri
         self.host, self.port = parse_thrift_uri(uri)

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Partition, StorageDescriptor, Table
@@ -69,7 +69,7 @@ def storage_descriptor(
     )
 
 
-def ensure_database(client: MetastoreClient, name: str, location: str | None = None) -> None:
+def ensure_database(client: CatalogClient, name: str, location: str | None = None) -> None:
     from hive_metastore.ttypes import Database
 
     if name not in client.get_all_databases():

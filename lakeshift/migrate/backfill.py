@@ -29,7 +29,7 @@ from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore import ddl
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.migrate import faults
 from lakeshift.migrate.adopt import check_adoptable
 from lakeshift.migrate.failures import file_location, root_cause, unreadable_files
@@ -256,7 +256,7 @@ def plan_migration(
 
 def migrate(
     spark: SparkSession,
-    client: MetastoreClient,
+    client: CatalogClient,
     catalog: Catalog | None,
     settings: Settings,
     journal: Journal,

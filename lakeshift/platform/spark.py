@@ -51,7 +51,9 @@ def executor_python(settings: Settings) -> str:
     return configured or sys.executable
 
 
-def spark_conf(settings: Settings, metastore_uri: str, warehouse: Path | None) -> dict[str, str]:
+def spark_conf(
+    settings: Settings, metastore_uri: str | None, warehouse: Path | None
+) -> dict[str, str]:
     """The Spark configuration lakeshift runs with (shown in every plan).
 
     Everything executors need travels in it, so it works where they are other processes on
@@ -67,11 +69,6 @@ def spark_conf(settings: Settings, metastore_uri: str, warehouse: Path | None) -
         "spark.app.name": "lakeshift",
         "spark.jars": str(iceberg_runtime_jar()),
         "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-        "spark.sql.catalog.spark_catalog": "org.apache.iceberg.spark.SparkSessionCatalog",
-        "spark.sql.catalog.spark_catalog.type": "hive",
-        "spark.sql.catalog.spark_catalog.uri": metastore_uri,
-        "spark.hadoop.hive.metastore.uris": metastore_uri,
-        "spark.sql.catalogImplementation": "hive",
         "spark.sql.session.timeZone": "UTC",
         # The default INFER_AND_SAVE writes into the source table's metastore entry.
         "spark.sql.hive.caseSensitiveInferenceMode": "NEVER_INFER",
@@ -93,6 +90,19 @@ def spark_conf(settings: Settings, metastore_uri: str, warehouse: Path | None) -
         "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
         "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
     }
+    if metastore_uri is not None:
+        conf.update(
+            {
+                "spark.sql.catalog.spark_catalog": "org.apache.iceberg.spark.SparkSessionCatalog",
+                "spark.sql.catalog.spark_catalog.type": "hive",
+                "spark.sql.catalog.spark_catalog.uri": metastore_uri,
+                "spark.hadoop.hive.metastore.uris": metastore_uri,
+                "spark.sql.catalogImplementation": "hive",
+            }
+        )
+    else:
+        # On Glue Spark needs no session catalog of its own (see Context.spark).
+        conf["spark.sql.catalogImplementation"] = "in-memory"
     if warehouse is not None:
         conf["spark.sql.warehouse.dir"] = warehouse.resolve().as_uri()
     conf[PYSPARK_PYTHON] = executor_python(settings)
@@ -109,7 +119,7 @@ def spark_conf(settings: Settings, metastore_uri: str, warehouse: Path | None) -
 
 
 def create_spark_session(
-    settings: Settings, metastore_uri: str, warehouse: Path | None = None
+    settings: Settings, metastore_uri: str | None, warehouse: Path | None = None
 ) -> SparkSession:
     """Create (or return the running) Spark session wired to the metastore and Iceberg."""
     find_java()

@@ -16,7 +16,7 @@ from lakeshift.config import Settings
 from lakeshift.errors import NotFound, RefusedInput
 from lakeshift.formats import FormatServices, TargetFormat, format_of, load_format
 from lakeshift.inspect.inspector import inspect_table, split_table_name
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.router import default_legacy, default_view, eligibility, recover
 from lakeshift.route.view_entry import put_view, view_table
@@ -34,7 +34,7 @@ class Names:
     view: str
 
 
-def _kind(client: MetastoreClient, qualified: str) -> str | None:
+def _kind(client: CatalogClient, qualified: str) -> str | None:
     """A lake format's name, ``hive`` or None (absent)."""
     return format_of(client, qualified)
 
@@ -51,7 +51,7 @@ def _lake_format(services: FormatServices, names: Names) -> TargetFormat:
     )
 
 
-def _rename_hive(client: MetastoreClient, old: str, new: str) -> None:
+def _rename_hive(client: CatalogClient, old: str, new: str) -> None:
     db, name = split_table_name(old)
     table = client.get_table(db, name)
     table.dbName, table.tableName = split_table_name(new)
@@ -114,7 +114,7 @@ def cutover(
 
 
 def _point_view_at_public(
-    client: MetastoreClient, settings: Settings, fmt: TargetFormat, names: Names
+    client: CatalogClient, settings: Settings, fmt: TargetFormat, names: Names
 ) -> str:
     """Point the view at the lake table under its public name; returns what it reads (the
     table itself, or the routing side engines without the format's connector can read)."""

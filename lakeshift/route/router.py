@@ -18,7 +18,7 @@ from lakeshift.formats import FormatServices, LakeSide, TargetFormat, require_ta
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.migrate import faults
 from lakeshift.migrate.journal import ROLLED_BACK, SWITCHED, Journal
 from lakeshift.route.view_entry import current_digest, digest, put_view, view_table
@@ -71,7 +71,7 @@ def _columns(inventory: TableInventory) -> tuple[list[tuple[str, str]], list[tup
 
 
 def _write_view(
-    client: MetastoreClient,
+    client: CatalogClient,
     journal: Journal,
     inventory: TableInventory,
     target: str,
@@ -94,7 +94,7 @@ def _write_view(
     journal.set_route(source, view, target, switched=switched, pending=None)
 
 
-def recover(client: MetastoreClient, journal: Journal, source: str) -> list[str]:
+def recover(client: CatalogClient, journal: Journal, source: str) -> list[str]:
     """Settle a switch interrupted between the metastore update and the journal."""
     route = journal.route(source)
     if route is None:
@@ -175,7 +175,7 @@ def needs_validation(
 
 
 def _current(
-    client: MetastoreClient, settings: Settings, journal: Journal, source: str, view: str | None
+    client: CatalogClient, settings: Settings, journal: Journal, source: str, view: str | None
 ) -> tuple[TableInventory, str, list[str]]:
     """The source as it is now, the view's name and the settled switched set."""
     inventory = inspect_table(client, source, settings)
@@ -248,7 +248,7 @@ def rollback(
 
 
 def status(
-    client: MetastoreClient, settings: Settings, journal: Journal, source: str
+    client: CatalogClient, settings: Settings, journal: Journal, source: str
 ) -> dict[str, Any]:
     """Where each partition is served from, its journal status and last validation."""
     db, table = split_table_name(source)

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.route.view_sql import Key
 
 if TYPE_CHECKING:
@@ -61,14 +61,14 @@ def view_table(
     )
 
 
-def current_digest(client: MetastoreClient, view: str) -> str | None:
+def current_digest(client: CatalogClient, view: str) -> str | None:
     db, _, name = view.partition(".")
     if not client.table_exists(db, name):
         return None
     return (client.get_table(db, name).parameters or {}).get(DIGEST_PARAM)
 
 
-def put_view(client: MetastoreClient, table: Table) -> None:
+def put_view(client: CatalogClient, table: Table) -> None:
     """Create the view, or replace its definition atomically (one ``alter_table``)."""
     if client.table_exists(table.dbName, table.tableName):
         client.alter_table(table.dbName, table.tableName, table)

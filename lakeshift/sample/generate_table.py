@@ -25,7 +25,7 @@ import pyarrow.orc as orc
 from lakeshift.errors import RefusedInput
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.metastore import ddl
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 
 BASE_COLUMNS = (
     ("order_id", "bigint"),
@@ -91,7 +91,7 @@ def _text_lines(table: pa.Table) -> str:
 
 
 def generate_table(
-    client: MetastoreClient,
+    client: CatalogClient,
     qualified: str,
     location: Path,
     *,

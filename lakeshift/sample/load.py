@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeshift.metastore import ddl
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.sample.click_log_spec import NULL_PARTITION
 from lakeshift.sample.generate import MANIFEST, generate
 from lakeshift.storage import StorageOptions, Store
@@ -47,7 +47,7 @@ def stage_files(dest: Path, source: Path | None = None) -> dict[str, Any]:
 
 
 def load_sample(
-    client: MetastoreClient,
+    client: CatalogClient,
     home: Path,
     *,
     replace: bool = False,

@@ -21,7 +21,7 @@ from lakeshift.formats import Backfilled, FormatServices, TargetFormat, require_
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.model import FieldMapping
@@ -96,7 +96,7 @@ def _describe(source: Fingerprint, target: Fingerprint) -> str:
 
 def validate_table(
     spark: SparkSession,
-    client: MetastoreClient,
+    client: CatalogClient,
     catalog: Catalog | None,
     settings: Settings,
     journal: Journal,

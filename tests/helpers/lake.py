@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.formats import format_of
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.storage import StorageOptions, Store, parse
 
 #: (format, Hudi table version) for tests that cover every format: Hudi in both versions.
@@ -30,22 +30,28 @@ def local_path(location: str) -> Path:
     return Path(where.path)
 
 
-def delta_root(client: MetastoreClient, target: str) -> str:
+def delta_root(client: CatalogClient, target: str) -> str:
     db, _, name = target.partition(".")
     return Store(client.get_table(db, name).sd.location).table_uri()
 
 
 def read_lake(
-    client: MetastoreClient, target: str, storage: StorageOptions | None = None
+    client: CatalogClient, target: str, storage: StorageOptions | None = None
 ) -> pa.Table:
     """Every row of ``target``: pyiceberg for Iceberg, delta-rs (QueryBuilder) for Delta,
     hudi-rs for Hudi, each reaching an object store with ``storage``'s options."""
     storage = storage or StorageOptions()
     kind = format_of(client, target)
     if kind == "iceberg":
+        from pyiceberg.catalog import Catalog
+        from pyiceberg.catalog.glue import GlueCatalog
         from pyiceberg.catalog.hive import HiveCatalog
 
-        catalog = HiveCatalog("tests", uri=client.uri, **storage.pyiceberg())
+        catalog: Catalog
+        if client.kind == "glue":
+            catalog = GlueCatalog("tests", client=client.glue, **storage.pyiceberg())
+        else:
+            catalog = HiveCatalog("tests", uri=client.uri, **storage.pyiceberg())
         return catalog.load_table(target).scan().to_arrow()
     db, _, name = target.partition(".")
     entry = client.get_table(db, name)
@@ -66,7 +72,7 @@ def read_lake(
     raise AssertionError(f"{target} is not a lake table ({kind})")
 
 
-def datafusion_counts(client: MetastoreClient, target: str) -> dict[str, int]:
+def datafusion_counts(client: CatalogClient, target: str) -> dict[str, int]:
     """Rows per ``partitionpath`` counted by DataFusion over the Delta table (a second engine)."""
     import datafusion
     from deltalake import DeltaTable

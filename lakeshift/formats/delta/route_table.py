@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lakeshift.metastore import ddl
-from lakeshift.metastore.client import MetastoreClient
+from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ def _partition_text(value: str | None) -> str:
 
 
 def sync_route_table(
-    client: MetastoreClient,
+    client: CatalogClient,
     name: str,
     target: str,
     location: str,
@@ -96,13 +96,13 @@ def sync_route_table(
     )
 
 
-def _existing(client: MetastoreClient, db: str, table: str) -> dict[tuple[str, ...], Any]:
+def _existing(client: CatalogClient, db: str, table: str) -> dict[tuple[str, ...], Any]:
     names = client.partition_names(db, table)
     return {tuple(p.values): p for p in client.partitions_by_names(db, table, names)}
 
 
 def _point_table_at(
-    client: MetastoreClient,
+    client: CatalogClient,
     entry: Any,
     db: str,
     table: str,

@@ -25,7 +25,7 @@ from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Table
 
-    from lakeshift.metastore.client import MetastoreClient
+    from lakeshift.metastore.catalog import CatalogClient
 
 INPUT_FORMAT = "org.apache.hudi.hadoop.HoodieParquetInputFormat"
 LAST_SYNC = "last_commit_time_sync"
@@ -89,7 +89,7 @@ def table_entry(
 
 
 def sync_partitions(
-    client: MetastoreClient,
+    client: CatalogClient,
     target: str,
     location: str,
     partition_paths: Sequence[str],

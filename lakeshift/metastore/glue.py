@@ -1,0 +1,656 @@
+"""The AWS Glue Data Catalog behind lakeshift's catalog seam (boto3's ``glue`` client).
+
+Glue as Glue is (limits from the Glue API model, botocore ``glue/*/service-2.json``):
+
+- all partitions are read with ``GetPartitions`` in up to 10 disjoint ``Segment``s, in
+  parallel, each paged with ``NextToken`` (at most 1,000 per page), column schemas left out;
+- ``BatchGetPartition`` asks for at most 1,000 partitions and asks again for what comes back in
+  ``UnprocessedKeys``; ``BatchCreatePartition`` and ``BatchUpdatePartition`` send at most 100,
+  ``BatchDeletePartition`` 25, and their per-item ``Errors`` are errors;
+- ``UpdateTable`` carries the ``VersionId`` this client read with the table, so a change by
+  anyone else in between fails (``ConcurrentModificationException``) instead of being
+  overwritten; ``SkipArchive`` keeps Glue's table-version quota for real changes;
+- Glue has no rename: ``alter_table`` to another name creates the new entry (with a marker
+  naming the old one and every partition copied), then deletes the old entry, and a re-run
+  finishes a rename that was interrupted in between.
+
+Values cross the seam as the Hive Metastore's Thrift types; the conversion is hand-written
+(boto3 has dictionaries, Thrift has classes, and no library maps one onto the other).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from lakeshift.errors import (
+    ConcurrentChange,
+    MetastoreRefused,
+    MetastoreUnreachable,
+    NotFound,
+)
+from lakeshift.metastore.partition_names import partition_name, unescape_path_name
+
+if TYPE_CHECKING:
+    from hive_metastore.ttypes import (
+        Database,
+        FieldSchema,
+        Partition,
+        StorageDescriptor,
+        Table,
+    )
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: Glue's limits (botocore's model; boto3 does not enforce them, so lakeshift does).
+MAX_SEGMENTS = 10
+MAX_PAGE = 1000
+MAX_GET = 1000
+MAX_CREATE = 100
+MAX_UPDATE = 100
+MAX_DELETE = 25
+#: Attempts at the keys ``BatchGetPartition`` leaves unprocessed before giving up.
+UNPROCESSED_ATTEMPTS = 8
+#: Parameter on an entry created by an emulated rename: the name it was renamed from.
+RENAMED_FROM = "lakeshift.renamed-from"
+
+
+def glue_client(
+    region: str | None,
+    endpoint: str | None,
+    credentials: Mapping[str, str] | None = None,
+) -> Any:
+    """boto3's Glue client for ``region`` (and a private ``endpoint``, e.g. a VPC endpoint or a
+    test server); credentials from the arguments or AWS's default chain."""
+    import boto3
+    from botocore.config import Config
+
+    kwargs: dict[str, Any] = {"region_name": region, "config": Config(retries={"mode": "standard"})}
+    if endpoint:
+        kwargs["endpoint_url"] = endpoint
+    kwargs.update(credentials or {})
+    try:
+        return boto3.client("glue", **kwargs)
+    except Exception as e:  # botocore: NoRegionError, InvalidRegionError, bad endpoint URL
+        raise MetastoreUnreachable(
+            f"cannot open the AWS Glue Data Catalog (region {region!r}, endpoint "
+            f"{endpoint or 'AWS default'}): {e}",
+            hint="Set glue_region (or AWS_REGION) to the catalog's region, e.g. us-east-1; "
+            "glue_endpoint only for a private endpoint.",
+        ) from e
+
+
+def _chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
+class GlueCatalog:
+    """A :class:`~lakeshift.metastore.catalog.CatalogClient` on one Glue Data Catalog.
+
+    Args:
+        client: boto3's Glue client (thread-safe; calls in segments run in parallel).
+        catalog_id: the catalog's id (an AWS account id); None is the caller's own account.
+        region: shown in messages.
+        segments: ``GetPartitions`` segments read in parallel (1..10).
+    """
+
+    kind = "glue"
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        catalog_id: str | None = None,
+        region: str | None = None,
+        segments: int = 4,
+    ) -> None:
+        self.glue = client
+        self.catalog_id = catalog_id
+        self.region = region or client.meta.region_name
+        self.segments = max(1, min(MAX_SEGMENTS, segments))
+        self.uri = f"glue://{self.region}/{catalog_id or 'default'}"
+        # The VersionId each table had when this client last read it (optimistic updates).
+        self._versions: dict[tuple[str, str], str] = {}
+        # Each table's entry as last read: what Thrift's types cannot hold (column parameters
+        # such as Iceberg's field ids, the description) is kept from it on updates.
+        self._read: dict[tuple[str, str], Mapping[str, Any]] = {}
+        # Each partition name's values as Glue holds them, from the last listing.
+        self._values: dict[tuple[str, str], dict[str, list[str]]] = {}
+        self._lock = threading.Lock()
+
+    # connection -------------------------------------------------------------------------
+    def connect(self) -> GlueCatalog:
+        self._call("the catalog", "GetDatabases", MaxResults=1)
+        return self
+
+    def close(self) -> None:
+        """Nothing to close (boto3 keeps a connection pool per client)."""
+
+    def __enter__(self) -> GlueCatalog:
+        return self.connect()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, what: str, operation: str, **params: Any) -> Any:
+        """One Glue API call, its failures as lakeshift's errors naming ``what``."""
+        from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+
+        if self.catalog_id is not None:
+            params.setdefault("CatalogId", self.catalog_id)
+        method = getattr(self.glue, _snake(operation))
+        try:
+            return method(**params)
+        except ClientError as e:
+            raise self._translate(what, e) from e
+        except NoCredentialsError as e:
+            raise MetastoreUnreachable(
+                f"no AWS credentials for the Glue Data Catalog {self.uri} ({what}).",
+                hint="Provide credentials as for any AWS tool (AWS_PROFILE, AWS_ACCESS_KEY_ID/"
+                "AWS_SECRET_ACCESS_KEY, an instance role); nothing was changed.",
+            ) from e
+        except BotoCoreError as e:
+            raise MetastoreUnreachable(
+                f"the Glue Data Catalog {self.uri} did not answer ({what}): {e}",
+                hint="Check glue_region (and glue_endpoint if set) and the network; re-run, "
+                "lakeshift resumes safely.",
+            ) from e
+
+    def _translate(self, what: str, error: Any) -> Exception:
+        code = error.response.get("Error", {}).get("Code", "")
+        reason = error.response.get("Error", {}).get("Message", "") or str(error)
+        if code == "EntityNotFoundException":
+            return NotFound(
+                f"{what} does not exist in the Glue Data Catalog {self.uri} ({reason}).",
+                hint="Check the name (database.table), glue_region and glue_catalog_id.",
+            )
+        if code == "ConcurrentModificationException":
+            return ConcurrentChange(
+                f"{what} was changed in the Glue Data Catalog {self.uri} by someone else "
+                "between lakeshift's read and its update; lakeshift did not overwrite it.",
+                hint="Re-run the same command: it reads the entry again and resumes.",
+            )
+        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        refused = ("AccessDenied", "UnrecognizedClient", "Signature", "Token", "Credential")
+        if status in (401, 403) or any(word in code + reason for word in refused):
+            reason = _first_error(reason)
+            return MetastoreUnreachable(
+                f"the Glue Data Catalog {self.uri} refused access to {what}: {reason}",
+                hint="Check the credentials and the identity's Glue (and Lake Formation) "
+                "permissions, glue_region and glue_catalog_id; nothing was changed.",
+            )
+        return MetastoreRefused(
+            f"the Glue Data Catalog {self.uri} refused an operation on {what}: {code}: {reason}",
+            hint="Read Glue's reason above; lakeshift changed nothing by this call.",
+        )
+
+    # databases --------------------------------------------------------------------------
+    def get_all_databases(self) -> list[str]:
+        names: list[str] = []
+        token: str | None = None
+        while True:
+            page = self._call("database list", "GetDatabases", **_token(token))
+            names += [d["Name"] for d in page.get("DatabaseList", [])]
+            token = page.get("NextToken")
+            if not token:
+                return names
+
+    def get_database(self, name: str) -> Database:
+        from hive_metastore.ttypes import Database
+
+        found = self._call(f"database {name!r}", "GetDatabase", Name=name)["Database"]
+        return Database(
+            name=found["Name"],
+            description=found.get("Description"),
+            locationUri=found.get("LocationUri"),
+            parameters=dict(found.get("Parameters") or {}),
+        )
+
+    def create_database(self, database: Database) -> None:
+        entry: dict[str, Any] = {"Name": database.name, "Parameters": database.parameters or {}}
+        if database.locationUri:
+            entry["LocationUri"] = database.locationUri
+        if database.description:
+            entry["Description"] = database.description
+        self._call(f"database {database.name!r}", "CreateDatabase", DatabaseInput=entry)
+
+    # tables -----------------------------------------------------------------------------
+    def get_tables(self, db: str, pattern: str = "*") -> list[str]:
+        names: list[str] = []
+        token: str | None = None
+        extra = {} if pattern == "*" else {"Expression": pattern}
+        while True:
+            page = self._call(
+                f"database {db!r}", "GetTables", DatabaseName=db, **extra, **_token(token)
+            )
+            names += [t["Name"] for t in page.get("TableList", [])]
+            token = page.get("NextToken")
+            if not token:
+                return names
+
+    def table_exists(self, db: str, table: str) -> bool:
+        try:
+            self.get_table(db, table)
+        except NotFound:
+            return False
+        return True
+
+    def get_table(self, db: str, table: str) -> Table:
+        self._require_database(db)
+        found = self._call(f"table {db}.{table}", "GetTable", DatabaseName=db, Name=table)
+        entry = found["Table"]
+        with self._lock:
+            if entry.get("VersionId") is not None:
+                self._versions[(db, table.lower())] = entry["VersionId"]
+            self._read[(db, table.lower())] = entry
+        return table_from_glue(db, entry)
+
+    def _require_database(self, db: str) -> None:
+        """Glue says EntityNotFound for a missing database and table alike; say which."""
+        key = ("database", db)
+        with self._lock:
+            if key in self._versions:
+                return
+        self.get_database(db)
+        with self._lock:
+            self._versions[key] = ""
+
+    def create_table(self, table: Table) -> None:
+        self._call(
+            f"table {table.dbName}.{table.tableName}",
+            "CreateTable",
+            DatabaseName=table.dbName,
+            TableInput=table_input(table),
+        )
+
+    def alter_table(self, db: str, name: str, table: Table) -> None:
+        if (table.dbName, table.tableName.lower()) != (db, name.lower()):
+            self._rename(db, name, table)
+            return
+        with self._lock:
+            version = self._versions.get((db, name.lower()))
+        if version is None:
+            self.get_table(db, name)  # no read to compare against: this one is the base
+            with self._lock:
+                version = self._versions[(db, name.lower())]
+        with self._lock:
+            base = self._read.get((db, name.lower()))
+        self._call(
+            f"table {db}.{name}",
+            "UpdateTable",
+            DatabaseName=db,
+            TableInput=table_input(table, base),
+            VersionId=version,
+            SkipArchive=True,
+        )
+        with self._lock:  # the next update must read again to know the new version
+            self._versions.pop((db, name.lower()), None)
+
+    def _rename(self, db: str, name: str, table: Table) -> None:
+        """Glue has no rename: create the new entry marked with the old name, copy every
+        partition, delete the old entry. Each step is skipped when already done."""
+        new_db, new_name = table.dbName, table.tableName
+        old = f"{db}.{name}"
+        if self.table_exists(new_db, new_name):
+            current = self.get_table(new_db, new_name)
+            if (current.parameters or {}).get(RENAMED_FROM) != old:
+                raise MetastoreRefused(
+                    f"cannot rename {old} to {new_db}.{new_name}: that name is taken.",
+                    hint="Drop or rename the other table first.",
+                )
+        else:
+            table.parameters = {**(table.parameters or {}), RENAMED_FROM: old}
+            with self._lock:
+                base = self._read.get((db, name.lower()))
+            self._call(
+                f"table {new_db}.{new_name}",
+                "CreateTable",
+                DatabaseName=new_db,
+                TableInput=table_input(table, base),
+            )
+        if self.table_exists(db, name):
+            names = self.partition_names(db, name)
+            have = set(self.partition_names(new_db, new_name))
+            moving = [
+                _moved(p, new_db, new_name)
+                for p in self.partitions_by_names(db, name, [n for n in names if n not in have])
+            ]
+            self.add_partitions(moving)
+            self.drop_table(db, name)
+        log.info("renamed %s -> %s.%s (create, copy partitions, delete)", old, new_db, new_name)
+
+    def drop_table(self, db: str, table: str, *, delete_data: bool = False) -> None:
+        # Glue never touches data files; ``delete_data`` has nothing to do here.
+        self._call(f"table {db}.{table}", "DeleteTable", DatabaseName=db, Name=table)
+        with self._lock:
+            self._versions.pop((db, table.lower()), None)
+            self._values.pop((db, table.lower()), None)
+            self._read.pop((db, table.lower()), None)
+
+    # partitions -------------------------------------------------------------------------
+    def _segment(self, db: str, table: str, number: int) -> list[list[str]]:
+        values: list[list[str]] = []
+        token: str | None = None
+        while True:
+            page = self._call(
+                f"partitions of {db}.{table}",
+                "GetPartitions",
+                DatabaseName=db,
+                TableName=table,
+                Segment={"SegmentNumber": number, "TotalSegments": self.segments},
+                ExcludeColumnSchema=True,
+                MaxResults=MAX_PAGE,
+                **_token(token),
+            )
+            values += [list(p["Values"]) for p in page.get("Partitions", [])]
+            token = page.get("NextToken")
+            if not token:
+                return values
+
+    def partition_names(self, db: str, table: str) -> list[str]:
+        keys = [k.name for k in self.get_table(db, table).partitionKeys or []]
+        with ThreadPoolExecutor(self.segments, thread_name_prefix="glue-segment") as pool:
+            parts = list(pool.map(lambda n: self._segment(db, table, n), range(self.segments)))
+        by_name: dict[str, list[str]] = {}
+        for segment in parts:
+            for values in segment:
+                by_name.setdefault(partition_name(keys, values), values)
+        if sum(map(len, parts)) != len(by_name):
+            log.warning("Glue segments of %s.%s overlapped; duplicates dropped", db, table)
+        with self._lock:
+            self._values[(db, table.lower())] = by_name
+        return sorted(by_name)
+
+    def _values_of(self, db: str, table: str, name: str) -> list[str]:
+        with self._lock:
+            known = self._values.get((db, table.lower()), {}).get(name)
+        if known is not None:
+            return known
+        # Glue stores the NULL partition's value as Hive writes it: the default name itself.
+        return [unescape_path_name(part.partition("=")[2]) for part in name.split("/")]
+
+    def partitions_by_names(
+        self, db: str, table: str, names: Sequence[str], batch: int = 500
+    ) -> Iterator[Partition]:
+        """Yield partitions, ``min(batch, 1000)`` per ``BatchGetPartition``, asking again for
+        the keys Glue leaves unprocessed."""
+        for chunk in _chunks(list(names), max(1, min(batch, MAX_GET))):
+            pending = [{"Values": self._values_of(db, table, n)} for n in chunk]
+            for attempt in range(UNPROCESSED_ATTEMPTS):
+                answer = self._call(
+                    f"partitions of {db}.{table}",
+                    "BatchGetPartition",
+                    DatabaseName=db,
+                    TableName=table,
+                    PartitionsToGet=pending,
+                )
+                for found in answer.get("Partitions", []):
+                    yield partition_from_glue(db, table, found)
+                pending = list(answer.get("UnprocessedKeys") or [])
+                if not pending:
+                    break
+                time.sleep(min(2.0, 0.05 * 2**attempt) * (0.5 + random.random()))
+            else:
+                raise MetastoreUnreachable(
+                    f"the Glue Data Catalog {self.uri} left {len(pending)} partitions of "
+                    f"{db}.{table} unprocessed after {UNPROCESSED_ATTEMPTS} attempts.",
+                    hint="Glue is throttling; re-run later (lakeshift resumes safely).",
+                )
+
+    def add_partitions(self, partitions: Sequence[Partition]) -> int:
+        if not partitions:
+            return 0
+        first = partitions[0]
+        what = f"partitions of {first.dbName}.{first.tableName}"
+        for chunk in _chunks(partitions, MAX_CREATE):
+            answer = self._call(
+                what,
+                "BatchCreatePartition",
+                DatabaseName=first.dbName,
+                TableName=first.tableName,
+                PartitionInputList=[partition_input(p) for p in chunk],
+            )
+            _raise_item_errors(self, what, answer.get("Errors"))
+        return len(partitions)
+
+    def alter_partitions(self, db: str, table: str, partitions: Sequence[Partition]) -> None:
+        what = f"partitions of {db}.{table}"
+        for chunk in _chunks(partitions, MAX_UPDATE):
+            answer = self._call(
+                what,
+                "BatchUpdatePartition",
+                DatabaseName=db,
+                TableName=table,
+                Entries=[
+                    {"PartitionValueList": list(p.values), "PartitionInput": partition_input(p)}
+                    for p in chunk
+                ],
+            )
+            _raise_item_errors(self, what, answer.get("Errors"))
+
+    def drop_partition(self, db: str, table: str, values: Sequence[str]) -> None:
+        self.drop_partitions(db, table, [values])
+
+    def drop_partitions(self, db: str, table: str, values: Sequence[Sequence[str]]) -> None:
+        """Drop partition entries (never files), 25 per ``BatchDeletePartition``."""
+        what = f"partitions of {db}.{table}"
+        for chunk in _chunks(values, MAX_DELETE):
+            answer = self._call(
+                what,
+                "BatchDeletePartition",
+                DatabaseName=db,
+                TableName=table,
+                PartitionsToDelete=[{"Values": list(v)} for v in chunk],
+            )
+            _raise_item_errors(self, what, answer.get("Errors"))
+
+
+def _raise_item_errors(catalog: GlueCatalog, what: str, errors: Any) -> None:
+    if not errors:
+        return
+    first = errors[0]
+    detail = first.get("ErrorDetail", {})
+    raise MetastoreRefused(
+        f"the Glue Data Catalog {catalog.uri} refused {len(errors)} of the {what} "
+        f"(e.g. {first.get('PartitionValues')}: {detail.get('ErrorCode')}: "
+        f"{detail.get('ErrorMessage')}).",
+        hint="Read Glue's reason above; the other partitions of the batch were applied, and a "
+        "re-run resumes.",
+    )
+
+
+def _first_error(reason: str) -> str:
+    """The code and message of an XML error body (some endpoints answer so), else ``reason``."""
+    import re
+
+    found = re.search(r"<Code>(.*?)</Code>.*?<Message>(.*?)</Message>", reason, re.S)
+    return f"{found.group(1)}: {found.group(2)}" if found else reason
+
+
+def _snake(operation: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in operation).lstrip("_")
+
+
+def _token(token: str | None) -> dict[str, str]:
+    return {"NextToken": token} if token else {}
+
+
+def _moved(partition: Partition, db: str, table: str) -> Partition:
+    partition.dbName, partition.tableName = db, table
+    return partition
+
+
+# conversion: Thrift value types <-> Glue dictionaries ----------------------------------
+
+
+def _columns_in(cols: Sequence[FieldSchema] | None) -> list[dict[str, Any]]:
+    out = []
+    for c in cols or []:
+        column: dict[str, Any] = {"Name": c.name, "Type": c.type}
+        if c.comment:
+            column["Comment"] = c.comment
+        out.append(column)
+    return out
+
+
+def _columns_out(cols: Sequence[Mapping[str, Any]] | None) -> list[FieldSchema]:
+    from hive_metastore.ttypes import FieldSchema
+
+    return [FieldSchema(c["Name"], c.get("Type"), c.get("Comment")) for c in cols or []]
+
+
+def _sd_in(sd: StorageDescriptor | None) -> dict[str, Any]:
+    if sd is None:
+        return {}
+    out: dict[str, Any] = {"Columns": _columns_in(sd.cols)}
+    for key, value in (
+        ("Location", sd.location),
+        ("InputFormat", sd.inputFormat),
+        ("OutputFormat", sd.outputFormat),
+    ):
+        if value:
+            out[key] = value
+    out["Compressed"] = bool(sd.compressed)
+    out["NumberOfBuckets"] = -1 if sd.numBuckets is None else int(sd.numBuckets)
+    serde = sd.serdeInfo
+    if serde is not None:
+        info: dict[str, Any] = {"Parameters": dict(serde.parameters or {})}
+        if serde.name:
+            info["Name"] = serde.name
+        if serde.serializationLib:
+            info["SerializationLibrary"] = serde.serializationLib
+        out["SerdeInfo"] = info
+    out["BucketColumns"] = list(sd.bucketCols or [])
+    out["SortColumns"] = [{"Column": s.col, "SortOrder": s.order} for s in sd.sortCols or []]
+    out["Parameters"] = dict(sd.parameters or {})
+    out["StoredAsSubDirectories"] = bool(sd.storedAsSubDirectories)
+    return out
+
+
+def _sd_out(sd: Mapping[str, Any] | None) -> StorageDescriptor:
+    from hive_metastore.ttypes import Order, SerDeInfo, StorageDescriptor
+
+    sd = sd or {}
+    serde = sd.get("SerdeInfo") or {}
+    return StorageDescriptor(
+        cols=_columns_out(sd.get("Columns")),
+        location=sd.get("Location"),
+        inputFormat=sd.get("InputFormat"),
+        outputFormat=sd.get("OutputFormat"),
+        compressed=bool(sd.get("Compressed", False)),
+        numBuckets=int(sd.get("NumberOfBuckets", -1)),
+        serdeInfo=SerDeInfo(
+            serde.get("Name"),
+            serde.get("SerializationLibrary"),
+            dict(serde.get("Parameters") or {}),
+        ),
+        bucketCols=list(sd.get("BucketColumns") or []),
+        sortCols=[Order(s["Column"], int(s["SortOrder"])) for s in sd.get("SortColumns") or []],
+        parameters=dict(sd.get("Parameters") or {}),
+        storedAsSubDirectories=bool(sd.get("StoredAsSubDirectories", False)),
+    )
+
+
+def _keep_column_parameters(columns: list[dict[str, Any]], base: Any) -> None:
+    known = {c["Name"]: c.get("Parameters") for c in base or [] if c.get("Parameters")}
+    for column in columns:
+        if column["Name"] in known:
+            column["Parameters"] = dict(known[column["Name"]])
+
+
+def table_input(table: Table, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Glue's ``TableInput`` for a Thrift ``Table`` (the whole definition); ``base``, the entry
+    as read, gives back what Thrift's types do not hold (column parameters, description)."""
+    out: dict[str, Any] = {
+        "Name": table.tableName,
+        "TableType": table.tableType or "EXTERNAL_TABLE",
+        "Parameters": {k: v for k, v in (table.parameters or {}).items() if v is not None},
+        "PartitionKeys": _columns_in(table.partitionKeys),
+    }
+    if table.sd is not None:
+        out["StorageDescriptor"] = _sd_in(table.sd)
+    if table.owner:
+        out["Owner"] = table.owner
+    if table.retention:
+        out["Retention"] = int(table.retention)
+    if table.viewOriginalText:
+        out["ViewOriginalText"] = table.viewOriginalText
+    if table.viewExpandedText:
+        out["ViewExpandedText"] = table.viewExpandedText
+    if base is not None:
+        _keep_column_parameters(out["PartitionKeys"], base.get("PartitionKeys"))
+        if "StorageDescriptor" in out:
+            columns = (base.get("StorageDescriptor") or {}).get("Columns")
+            _keep_column_parameters(out["StorageDescriptor"]["Columns"], columns)
+        for key in ("Description", "TargetTable"):
+            if base.get(key):
+                out[key] = base[key]
+    return out
+
+
+def table_from_glue(db: str, entry: Mapping[str, Any]) -> Table:
+    """A Thrift ``Table`` for a Glue table. A Glue entry may lack a storage descriptor (an
+    Iceberg table, some views); ``sd`` is then empty, never None."""
+    from hive_metastore.ttypes import Table
+
+    created: Any = entry.get("CreateTime")
+    return Table(
+        tableName=entry["Name"],
+        dbName=entry.get("DatabaseName", db),
+        owner=entry.get("Owner"),
+        createTime=int(created.timestamp()) if hasattr(created, "timestamp") else 0,
+        lastAccessTime=0,
+        retention=int(entry.get("Retention", 0) or 0),
+        sd=_sd_out(entry.get("StorageDescriptor")),
+        partitionKeys=_columns_out(entry.get("PartitionKeys")),
+        parameters=dict(entry.get("Parameters") or {}),
+        viewOriginalText=entry.get("ViewOriginalText"),
+        viewExpandedText=entry.get("ViewExpandedText"),
+        tableType=entry.get("TableType"),
+    )
+
+
+def partition_input(partition: Partition) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "Values": list(partition.values),
+        "Parameters": {k: v for k, v in (partition.parameters or {}).items() if v is not None},
+    }
+    if partition.sd is not None:
+        out["StorageDescriptor"] = _sd_in(partition.sd)
+    return out
+
+
+def partition_from_glue(db: str, table: str, entry: Mapping[str, Any]) -> Partition:
+    from hive_metastore.ttypes import Partition
+
+    created: Any = entry.get("CreationTime")
+    return Partition(
+        values=list(entry["Values"]),
+        dbName=entry.get("DatabaseName", db),
+        tableName=entry.get("TableName", table),
+        createTime=int(created.timestamp()) if hasattr(created, "timestamp") else 0,
+        lastAccessTime=0,
+        sd=_sd_out(entry.get("StorageDescriptor")),
+        parameters=dict(entry.get("Parameters") or {}),
+    )
+
+
+def open_glue(
+    *,
+    region: str | None,
+    endpoint: str | None,
+    catalog_id: str | None,
+    credentials: Mapping[str, str] | None = None,
+    factory: Callable[..., Any] = glue_client,
+) -> GlueCatalog:
+    """A connected :class:`GlueCatalog` (one call proves region, endpoint and credentials)."""
+    return GlueCatalog(
+        factory(region, endpoint, credentials), catalog_id=catalog_id, region=region
+    ).connect()
