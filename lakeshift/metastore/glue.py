@@ -237,15 +237,21 @@ class GlueCatalog:
 
     def table_exists(self, db: str, table: str) -> bool:
         try:
-            self.get_table(db, table)
+            self._entry(db, table)
         except NotFound:
             return False
         return True
 
-    def get_table(self, db: str, table: str) -> Table:
+    def _entry(self, db: str, table: str) -> Mapping[str, Any]:
+        """The table's Glue entry, without remembering its version (an update after this
+        read must still be checked against the caller's own read)."""
         self._require_database(db)
         found = self._call(f"table {db}.{table}", "GetTable", DatabaseName=db, Name=table)
-        entry = found["Table"]
+        entry: Mapping[str, Any] = found["Table"]
+        return entry
+
+    def get_table(self, db: str, table: str) -> Table:
+        entry = self._entry(db, table)
         with self._lock:
             if entry.get("VersionId") is not None:
                 self._versions[(db, table.lower())] = entry["VersionId"]
@@ -296,35 +302,98 @@ class GlueCatalog:
     def _rename(self, db: str, name: str, table: Table) -> None:
         """Glue has no rename: create the new entry marked with the old name, copy every
         partition, delete the old entry. Each step is skipped when already done."""
+        self._create_copy(db, name, table)
+        if self.table_exists(db, name):
+            self.match_partitions(table.dbName, table.tableName, f"{db}.{name}")
+            self.drop_table(db, name)
+        log.info(
+            "renamed %s.%s -> %s.%s (create, copy partitions, delete)",
+            db,
+            name,
+            table.dbName,
+            table.tableName,
+        )
+
+    def _create_copy(self, db: str, name: str, table: Table) -> None:
+        """Create ``table`` (read from ``db.name``) under its own name, marked as a copy of
+        ``db.name``; an entry already there must carry that mark (an interrupted copy)."""
         new_db, new_name = table.dbName, table.tableName
         old = f"{db}.{name}"
         if self.table_exists(new_db, new_name):
             current = self.get_table(new_db, new_name)
             if (current.parameters or {}).get(RENAMED_FROM) != old:
                 raise MetastoreRefused(
-                    f"cannot rename {old} to {new_db}.{new_name}: that name is taken.",
+                    f"cannot copy {old} to {new_db}.{new_name}: that name is taken.",
                     hint="Drop or rename the other table first.",
                 )
-        else:
-            table.parameters = {**(table.parameters or {}), RENAMED_FROM: old}
-            with self._lock:
-                base = self._read.get((db, name.lower()))
-            self._call(
-                f"table {new_db}.{new_name}",
-                "CreateTable",
-                DatabaseName=new_db,
-                TableInput=table_input(table, base),
-            )
-        if self.table_exists(db, name):
-            names = self.partition_names(db, name)
-            have = set(self.partition_names(new_db, new_name))
-            moving = [
-                _moved(p, new_db, new_name)
-                for p in self.partitions_by_names(db, name, [n for n in names if n not in have])
-            ]
-            self.add_partitions(moving)
-            self.drop_table(db, name)
-        log.info("renamed %s -> %s.%s (create, copy partitions, delete)", old, new_db, new_name)
+            return
+        table.parameters = {**(table.parameters or {}), RENAMED_FROM: old}
+        with self._lock:
+            base = self._read.get((db, name.lower()))
+        self._call(
+            f"table {new_db}.{new_name}",
+            "CreateTable",
+            DatabaseName=new_db,
+            TableInput=table_input(table, base),
+        )
+
+    def replace_table(self, public: str, definition_of: str) -> None:
+        """One ``UpdateTable``: the entry ``public`` takes ``definition_of``'s whole definition
+        (Glue's update replaces it; checked against the version read here)."""
+        db, _, name = public.partition(".")
+        other_db, _, other = definition_of.partition(".")
+        definition = self.get_table(other_db, other)
+        with self._lock:
+            base = self._read[(other_db, other.lower())]
+        self.get_table(db, name)  # the version the update is checked against
+        definition.dbName, definition.tableName = db, name
+        parameters = definition.parameters or {}
+        definition.parameters = {k: v for k, v in parameters.items() if k != RENAMED_FROM}
+        with self._lock:
+            version = self._versions[(db, name.lower())]
+        self._call(
+            f"table {public}",
+            "UpdateTable",
+            DatabaseName=db,
+            TableInput=table_input(definition, base),
+            VersionId=version,
+            SkipArchive=True,
+        )
+        with self._lock:
+            self._versions.pop((db, name.lower()), None)
+
+    def copy_table(self, source: str, copy: str) -> int:
+        """Create ``copy`` (``db.table``) as ``source``'s definition and partitions (entries
+        only), or finish an interrupted copy; returns the partitions copied."""
+        db, _, name = source.partition(".")
+        table = self.get_table(db, name)
+        table.dbName, _, table.tableName = copy.partition(".")
+        self._create_copy(db, name, table)
+        return self.match_partitions(table.dbName, table.tableName, source)
+
+    def match_partitions(self, db: str, table: str, like: str) -> int:
+        """Make ``db.table``'s partitions those of ``like`` (same values and storage
+        descriptors): missing ones created, differing ones updated, extra ones dropped, in
+        Glue's batches. Returns the partitions created or updated."""
+        like_db, _, like_name = like.partition(".")
+        wanted = {
+            v: partition_from_glue(like_db, like_name, p)
+            for v, p in self._scan(like_db, like_name, columns=True).items()
+        }
+        have = {
+            v: partition_from_glue(db, table, p)
+            for v, p in self._scan(db, table, columns=True).items()
+        }
+        new = [_moved(p, db, table) for v, p in wanted.items() if v not in have]
+        changed = [
+            _moved(p, db, table)
+            for v, p in wanted.items()
+            if v in have and partition_input(p) != partition_input(have[v])
+        ]
+        self.add_partitions(new)
+        self.alter_partitions(db, table, changed)
+        self.drop_partitions(db, table, [list(v) for v in have if v not in wanted])
+        return len(new) + len(changed)
 
     def drop_table(self, db: str, table: str, *, delete_data: bool = False) -> None:
         # Glue never touches data files; ``delete_data`` has nothing to do here.
@@ -335,8 +404,8 @@ class GlueCatalog:
             self._read.pop((db, table.lower()), None)
 
     # partitions -------------------------------------------------------------------------
-    def _segment(self, db: str, table: str, number: int) -> list[list[str]]:
-        values: list[list[str]] = []
+    def _segment(self, db: str, table: str, number: int, columns: bool) -> list[Mapping[str, Any]]:
+        found: list[Mapping[str, Any]] = []
         token: str | None = None
         while True:
             page = self._call(
@@ -345,25 +414,38 @@ class GlueCatalog:
                 DatabaseName=db,
                 TableName=table,
                 Segment={"SegmentNumber": number, "TotalSegments": self.segments},
-                ExcludeColumnSchema=True,
+                ExcludeColumnSchema=not columns,
                 MaxResults=MAX_PAGE,
                 **_token(token),
             )
-            values += [list(p["Values"]) for p in page.get("Partitions", [])]
+            found += page.get("Partitions", [])
             token = page.get("NextToken")
             if not token:
-                return values
+                return found
+
+    def _scan(self, db: str, table: str, columns: bool = False) -> dict[tuple[str, ...], Any]:
+        """Every partition entry of ``db.table`` by its values: all segments in parallel."""
+        with ThreadPoolExecutor(self.segments, thread_name_prefix="glue-segment") as pool:
+            parts = list(
+                pool.map(lambda n: self._segment(db, table, n, columns), range(self.segments))
+            )
+        by_values = {tuple(p["Values"]): p for segment in parts for p in segment}
+        if sum(map(len, parts)) != len(by_values):
+            log.warning("Glue segments of %s.%s overlapped; duplicates dropped", db, table)
+        return by_values
 
     def partition_names(self, db: str, table: str) -> list[str]:
-        keys = [k.name for k in self.get_table(db, table).partitionKeys or []]
-        with ThreadPoolExecutor(self.segments, thread_name_prefix="glue-segment") as pool:
-            parts = list(pool.map(lambda n: self._segment(db, table, n), range(self.segments)))
+        keys = [k["Name"] for k in self._entry(db, table).get("PartitionKeys") or []]
         by_name: dict[str, list[str]] = {}
-        for segment in parts:
-            for values in segment:
-                by_name.setdefault(partition_name(keys, values), values)
-        if sum(map(len, parts)) != len(by_name):
-            log.warning("Glue segments of %s.%s overlapped; duplicates dropped", db, table)
+        for values in self._scan(db, table):
+            if len(values) != len(keys):
+                raise MetastoreRefused(
+                    f"partition {list(values)} of {db}.{table} in the Glue Data Catalog "
+                    f"{self.uri} has {len(values)} values for {len(keys)} partition keys.",
+                    hint="Drop or repair that partition entry; lakeshift reads only "
+                    "partitions that match their table's keys.",
+                )
+            by_name[partition_name(keys, list(values))] = list(values)
         with self._lock:
             self._values[(db, table.lower())] = by_name
         return sorted(by_name)

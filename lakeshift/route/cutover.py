@@ -17,6 +17,7 @@ from lakeshift.errors import NotFound, RefusedInput
 from lakeshift.formats import FormatServices, TargetFormat, format_of, load_format
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.metastore.catalog import CatalogClient
+from lakeshift.metastore.glue import RENAMED_FROM, GlueCatalog
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.router import default_legacy, default_view, eligibility, recover
 from lakeshift.route.view_entry import put_view, view_table
@@ -58,6 +59,102 @@ def _rename_hive(client: CatalogClient, old: str, new: str) -> None:
     client.alter_table(db, name, table)
 
 
+def _check_ready(
+    client: CatalogClient,
+    settings: Settings,
+    journal: Journal,
+    fmt: TargetFormat,
+    names: Names,
+) -> None:
+    """Refuse a cutover unless the source is external and every partition is switched and
+    valid right now."""
+    inventory = inspect_table(client, names.source, settings)
+    if inventory.table_type != "EXTERNAL_TABLE":
+        raise RefusedInput(
+            f"{names.source} is a managed table: renaming it would move its files.",
+            hint="Make it external (ALTER TABLE ... SET TBLPROPERTIES('EXTERNAL'='TRUE')) "
+            "first, or cut over by hand.",
+        )
+    switched = set(recover(client, journal, inventory.qualified_name))
+    eligible = eligibility(inventory, fmt, names.target, journal)
+    blocking = {
+        n: why or "not switched"
+        for n, why in eligible.items()
+        if why is not None or n not in switched
+    }
+    if blocking:
+        first = next(iter(blocking.items()))
+        raise RefusedInput(
+            f"cutover of {names.source} needs every partition switched and valid; "
+            f"{len(blocking)} are not (e.g. {first[0]}: {first[1]}).",
+            hint="Run migrate, validate and switch --all-validated, then cut over.",
+        )
+
+
+def _copied_from(client: CatalogClient, copy: str, original: str) -> bool:
+    """Whether ``copy`` is an entry lakeshift copied from ``original`` (Glue)."""
+    db, _, name = copy.partition(".")
+    if not client.table_exists(db, name):
+        return False
+    return (client.get_table(db, name).parameters or {}).get(RENAMED_FROM) == original
+
+
+def _cutover_in_place(
+    client: GlueCatalog,
+    settings: Settings,
+    journal: Journal,
+    fmt: TargetFormat,
+    names: Names,
+) -> list[str]:
+    """Glue: the public name changes from the Hive table to the lake table in one update.
+
+    Glue cannot rename, but its UpdateTable replaces a whole definition. So: copy the Hive
+    entry (and partitions) to the legacy name, which no reader uses yet; replace the public
+    entry's definition with the lake table's (the one step readers see); give it the lake
+    entry's partitions (Hudi has some; Iceberg and Delta readers ignore catalog partitions,
+    so the Hive ones are dropped); drop the lake entry's old name.
+    """
+    steps: list[str] = []
+    source_kind = _kind(client, names.source)
+    if source_kind == "hive" and (
+        _kind(client, names.legacy) is None or _copied_from(client, names.legacy, names.source)
+    ):
+        if _kind(client, names.legacy) is None:
+            _check_ready(client, settings, journal, fmt, names)
+        copied = client.copy_table(names.source, names.legacy)
+        steps.append(f"copied Hive table {names.source} -> {names.legacy} ({copied} partitions)")
+    if _kind(client, names.source) == "hive" and _kind(client, names.target) == fmt.name:
+        client.replace_table(names.source, names.target)
+        steps.append(f"{names.source} is the {fmt.label} now (one catalog update)")
+    if _kind(client, names.source) == fmt.name and _kind(client, names.target) == fmt.name:
+        db, _, name = names.source.partition(".")
+        client.match_partitions(db, name, names.target)
+        target_db, _, target_name = names.target.partition(".")
+        client.drop_table(target_db, target_name)
+        steps.append(f"dropped the {fmt.label}'s old entry {names.target}")
+    return steps
+
+
+def _revert_in_place(client: GlueCatalog, fmt: TargetFormat, names: Names) -> list[str]:
+    """Glue: the public name changes back to the Hive table in one update (the lake entry is
+    first copied back to its own name, and the Hive partitions put back under the public
+    name, which Iceberg and Delta readers of it ignore)."""
+    steps: list[str] = []
+    if _kind(client, names.source) == fmt.name and _kind(client, names.legacy) == "hive":
+        if _kind(client, names.target) is None or _copied_from(client, names.target, names.source):
+            client.copy_table(names.source, names.target)
+            steps.append(f"copied {fmt.label} {names.source} -> {names.target}")
+        db, _, name = names.source.partition(".")
+        client.match_partitions(db, name, names.legacy)
+        client.replace_table(names.source, names.legacy)
+        steps.append(f"{names.source} is the Hive table again (one catalog update)")
+    if _kind(client, names.source) == "hive" and _kind(client, names.legacy) == "hive":
+        legacy_db, _, legacy = names.legacy.partition(".")
+        client.drop_table(legacy_db, legacy)
+        steps.append(f"dropped the Hive table's copy {names.legacy}")
+    return steps
+
+
 def cutover(
     services: FormatServices, settings: Settings, journal: Journal, names: Names
 ) -> list[str]:
@@ -65,28 +162,10 @@ def cutover(
     client = services.client
     fmt = _lake_format(services, names)
     steps: list[str] = []
+    if isinstance(client, GlueCatalog):
+        steps += _cutover_in_place(client, settings, journal, fmt, names)
     if _kind(client, names.source) == "hive" and _kind(client, names.legacy) is None:
-        inventory = inspect_table(client, names.source, settings)
-        if inventory.table_type != "EXTERNAL_TABLE":
-            raise RefusedInput(
-                f"{names.source} is a managed table: renaming it would move its files.",
-                hint="Make it external (ALTER TABLE ... SET TBLPROPERTIES('EXTERNAL'='TRUE')) "
-                "first, or cut over by hand.",
-            )
-        switched = set(recover(client, journal, inventory.qualified_name))
-        eligible = eligibility(inventory, fmt, names.target, journal)
-        blocking = {
-            n: why or "not switched"
-            for n, why in eligible.items()
-            if why is not None or n not in switched
-        }
-        if blocking:
-            first = next(iter(blocking.items()))
-            raise RefusedInput(
-                f"cutover of {names.source} needs every partition switched and valid; "
-                f"{len(blocking)} are not (e.g. {first[0]}: {first[1]}).",
-                hint="Run migrate, validate and switch --all-validated, then cut over.",
-            )
+        _check_ready(client, settings, journal, fmt, names)
         _rename_hive(client, names.source, names.legacy)
         steps.append(f"renamed Hive table {names.source} -> {names.legacy}")
     if _kind(client, names.source) is None and _kind(client, names.target) == fmt.name:
@@ -133,6 +212,8 @@ def revert(
     client = services.client
     fmt = _lake_format(services, names)
     steps: list[str] = []
+    if isinstance(client, GlueCatalog):
+        steps += _revert_in_place(client, fmt, names)
     if _kind(client, names.source) == fmt.name and _kind(client, names.target) is None:
         fmt.rename(names.source, names.target)
         steps.append(f"renamed {fmt.label} {names.source} -> {names.target}")

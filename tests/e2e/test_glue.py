@@ -196,16 +196,23 @@ def test_every_command_on_glue(
     assert code == 0, out
     assert rules.updates(f"{db}.{view}") == updates + 2
 
+    # Readers of the public name see the cutover as one update: never a missing table.
+    public = f"{db}.click_log"
+    before = (rules.updates(public), rules.calls[("DeleteTable", public)])
     code, out = _run(glue_home, "cutover", table, "--yes")
     assert code == 0, out
+    assert (rules.updates(public), rules.calls[("DeleteTable", public)]) == (before[0] + 1, 0)
     assert read_lake(catalog, table, storage).num_rows == source.rows
     legacy = _entry(moto.endpoint, db, "click_log_hive_legacy")
     assert legacy["TableType"] == "EXTERNAL_TABLE"
     assert len(_partitions(moto.endpoint, db, "click_log_hive_legacy")) == source.partitions
     _check_registered(fmt, _entry(moto.endpoint, db, "click_log"), moto.endpoint)
 
+    before = (rules.updates(public), rules.calls[("DeleteTable", public)])
     code, out = _run(glue_home, "revert", table)
     assert code == 0, out
+    assert (rules.updates(public), rules.calls[("DeleteTable", public)]) == (before[0] + 1, 0)
+    assert not catalog.table_exists(db, "click_log_hive_legacy")
     back = _entry(moto.endpoint, db, "click_log")
     assert back["StorageDescriptor"]["InputFormat"].endswith("OrcInputFormat")
     assert len(_partitions(moto.endpoint, db, "click_log")) == source.partitions
