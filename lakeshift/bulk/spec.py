@@ -12,6 +12,11 @@
     partitions = "yyyymmdd=202204*"         # default: all
     switch = "cutover"
 
+    [catalog]                   # optional: where these tables are catalogued, for this run
+    kind = "glue"               # "hive" or "glue" (default: the configuration's catalog)
+    region = "eu-west-1"
+    catalog_id = "123456789012"
+
     [maintain]                  # optional: maintenance after each table's steps
     compact = true              # (skip a table with maintain = false in its section)
     expire_days = 7
@@ -23,13 +28,19 @@ The whole file is checked before any table is touched, so a typo fails the run a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import tomllib
 
-from lakeshift.config import CALENDARS, FORMAT_CHOICES, HUDI_TABLE_VERSIONS, MAPPING_MODES
+from lakeshift.config import (
+    CALENDARS,
+    FORMAT_CHOICES,
+    HUDI_TABLE_VERSIONS,
+    MAPPING_MODES,
+    Settings,
+)
 from lakeshift.errors import BulkFileError, ConfigError, LakeshiftError
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -110,6 +121,8 @@ class BulkSpec:
     tables: tuple[TableSpec, ...]
     parallel: int = DEFAULT_PARALLEL
     maintain: MaintainOptions | None = None
+    #: Settings of the run's catalog from ``[catalog]`` (``Settings`` field -> value).
+    catalog: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -167,7 +180,38 @@ def parse_bulk_spec(data: dict[str, Any], path: Path) -> BulkSpec:
             if value in seen:
                 raise BulkFileError(f"bulk file {path}: {attribute} {value} is listed twice.")
             seen.add(value)
-    return BulkSpec(path, tuple(tables), parallel, _maintain(data.get("maintain"), path))
+    maintain = _maintain(data.get("maintain"), path)
+    return BulkSpec(path, tuple(tables), parallel, maintain, _catalog(data.get("catalog"), path))
+
+
+#: ``[catalog]`` keys and the settings they set.
+_CATALOG_KEYS = {
+    "kind": "catalog",
+    "region": "glue_region",
+    "catalog_id": "glue_catalog_id",
+    "endpoint": "glue_endpoint",
+}
+
+
+def _catalog(section: Any, path: Path) -> dict[str, str]:
+    """The ``[catalog]`` section as settings, checked as the configuration checks them."""
+    if section is None:
+        return {}
+    where = f"bulk file {path}, [catalog]"
+    if not isinstance(section, dict):
+        raise BulkFileError(f"{where} must be a table.")
+    unknown = sorted(set(section) - set(_CATALOG_KEYS))
+    if unknown:
+        raise BulkFileError(
+            f"{where} has unknown keys: {', '.join(unknown)}.",
+            hint=f"[catalog] takes {', '.join(sorted(_CATALOG_KEYS))}.",
+        )
+    chosen = {_CATALOG_KEYS[k]: str(v) for k, v in section.items()}
+    try:
+        Settings(**chosen)  # type: ignore[arg-type]
+    except ConfigError as e:
+        raise BulkFileError(f"{where}: {e.message}", hint=e.hint) from e
+    return chosen
 
 
 #: ``[maintain]`` keys and their TOML types (``MaintainOptions`` field names).
@@ -207,7 +251,7 @@ def _maintain(section: Any, path: Path) -> MaintainOptions | None:
 
 def _check_unknown_keys(data: dict[str, Any], path: Path) -> None:
     """Refuse the file naming every unknown key in it, not just the first one found."""
-    found = [("the top level", set(data) - {"bulk", "tables", "maintain"})]
+    found = [("the top level", set(data) - {"bulk", "tables", "maintain", "catalog"})]
     defaults = data.get("bulk")
     if isinstance(defaults, dict):
         found.append(("[bulk]", set(defaults) - _DEFAULT_KEYS - {"parallel"}))

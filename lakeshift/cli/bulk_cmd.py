@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import click
 from lakeshift.bulk.runner import BulkResult, run_bulk
 from lakeshift.bulk.spec import load_bulk_spec
 from lakeshift.cli.base import CliState, pass_state
+from lakeshift.context import Context
 from lakeshift.errors import PartialFailure
 from lakeshift.report.files import write_html, write_report
 from lakeshift.report.html_report import render_bulk_html
@@ -82,6 +84,8 @@ def bulk_command(state: CliState, bulk_file: Path, dry_run: bool, parallel: int 
     """
     spec = load_bulk_spec(bulk_file)
     ctx = state.context
+    if spec.catalog:  # the file's [catalog] chooses the catalog of this run
+        ctx = Context(replace(ctx.settings, **spec.catalog))  # type: ignore[arg-type]
     out = state.output
     out.message(
         f"[bold]bulk[/] {bulk_file}: {len(spec.tables)} tables, parallel "
