@@ -57,6 +57,8 @@ MAX_UPDATE = 100
 MAX_DELETE = 25
 #: Attempts at the keys ``BatchGetPartition`` leaves unprocessed before giving up.
 UNPROCESSED_ATTEMPTS = 8
+#: Glue's error codes of a failing or throttling service (retryable by re-running).
+_TRANSIENT = ("InternalServiceException", "ThrottlingException", "OperationTimeoutException")
 #: Parameter on an entry created by an emulated rename: the name it was renamed from.
 RENAMED_FROM = "lakeshift.renamed-from"
 
@@ -185,6 +187,13 @@ class GlueCatalog:
                 f"the Glue Data Catalog {self.uri} refused access to {what}: {reason}",
                 hint="Check the credentials and the identity's Glue (and Lake Formation) "
                 "permissions, glue_region and glue_catalog_id; nothing was changed.",
+            )
+        if (status or 0) >= 500 or code in _TRANSIENT:
+            return MetastoreUnreachable(
+                f"the Glue Data Catalog {self.uri} did not answer properly ({what}): "
+                f"{code}: {reason}",
+                hint="Glue is failing or throttling; re-run the same command (it resumes from "
+                "where it stopped).",
             )
         return MetastoreRefused(
             f"the Glue Data Catalog {self.uri} refused an operation on {what}: {code}: {reason}",
@@ -362,23 +371,27 @@ class GlueCatalog:
         with self._lock:
             self._versions.pop((db, name.lower()), None)
 
-    def copy_table(self, source: str, copy: str) -> int:
+    def copy_table(self, source: str, copy: str, *, under: str | None = None) -> int:
         """Create ``copy`` (``db.table``) as ``source``'s definition and partitions (entries
-        only), or finish an interrupted copy; returns the partitions copied."""
+        only), or finish an interrupted copy; returns the partitions copied. With ``under``,
+        only partitions located under it are copied, and nothing is dropped from the copy."""
         db, _, name = source.partition(".")
         table = self.get_table(db, name)
         table.dbName, _, table.tableName = copy.partition(".")
         self._create_copy(db, name, table)
-        return self.match_partitions(table.dbName, table.tableName, source)
+        return self.match_partitions(table.dbName, table.tableName, source, under=under)
 
-    def match_partitions(self, db: str, table: str, like: str) -> int:
+    def match_partitions(self, db: str, table: str, like: str, *, under: str | None = None) -> int:
         """Make ``db.table``'s partitions those of ``like`` (same values and storage
         descriptors): missing ones created, differing ones updated, extra ones dropped, in
-        Glue's batches. Returns the partitions created or updated."""
+        Glue's batches. With ``under``, only ``like``'s partitions located under it are
+        wanted and none is dropped. Returns the partitions created or updated."""
         like_db, _, like_name = like.partition(".")
         wanted = {
             v: partition_from_glue(like_db, like_name, p)
             for v, p in self._scan(like_db, like_name, columns=True).items()
+            if under is None
+            or str((p.get("StorageDescriptor") or {}).get("Location", "")).startswith(under)
         }
         have = {
             v: partition_from_glue(db, table, p)
@@ -392,7 +405,8 @@ class GlueCatalog:
         ]
         self.add_partitions(new)
         self.alter_partitions(db, table, changed)
-        self.drop_partitions(db, table, [list(v) for v in have if v not in wanted])
+        if under is None:
+            self.drop_partitions(db, table, [list(v) for v in have if v not in wanted])
         return len(new) + len(changed)
 
     def drop_table(self, db: str, table: str, *, delete_data: bool = False) -> None:

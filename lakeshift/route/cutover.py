@@ -142,7 +142,10 @@ def _revert_in_place(client: GlueCatalog, fmt: TargetFormat, names: Names) -> li
     steps: list[str] = []
     if _kind(client, names.source) == fmt.name and _kind(client, names.legacy) == "hive":
         if _kind(client, names.target) is None or _copied_from(client, names.target, names.source):
-            client.copy_table(names.source, names.target)
+            # Only the lake table's own partitions (Hudi's), under its location: a re-run
+            # after the Hive ones were put back under the public name must not copy those.
+            location = fmt.location(names.source) or ""
+            client.copy_table(names.source, names.target, under=location)
             steps.append(f"copied {fmt.label} {names.source} -> {names.target}")
         db, _, name = names.source.partition(".")
         client.match_partitions(db, name, names.legacy)

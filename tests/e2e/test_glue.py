@@ -88,9 +88,21 @@ def _run(home: Path, *args: str) -> tuple[int, Any]:
         return result.exit_code, result.output
 
 
+def _objects(moto: MotoServer, prefix: str) -> dict[str, tuple[str, int]]:
+    """Every object under ``prefix``: key -> (ETag, size)."""
+    pages = moto.client().get_paginator("list_objects_v2").paginate(Bucket=s3.BUCKET, Prefix=prefix)
+    return {o["Key"]: (o["ETag"], o["Size"]) for page in pages for o in page.get("Contents", [])}
+
+
 def _entry(endpoint: str, db: str, name: str) -> dict[str, Any]:
     table: dict[str, Any] = glue.raw_client(endpoint).get_table(DatabaseName=db, Name=name)["Table"]
     return table
+
+
+def _is_hive(entry: dict[str, Any]) -> bool:
+    """Whether a Glue entry is the Hive ORC table (not a lake table's entry)."""
+    stored = entry.get("StorageDescriptor", {}).get("InputFormat", "")
+    return bool(stored.endswith("OrcInputFormat") and "table_type" not in entry["Parameters"])
 
 
 def _partitions(endpoint: str, db: str, name: str) -> list[dict[str, Any]]:
@@ -160,6 +172,8 @@ def test_every_command_on_glue(
     source = _load(catalog, fmt, glue_home, storage)
     db = f"glue_{fmt}"
     table, target = f"{db}.click_log", f"{db}.click_log_lake"
+    before_objects = _objects(moto, f"glue-source/{fmt}/")
+    assert len(before_objects) > source.partitions
     assert len(_partitions(moto.endpoint, db, "click_log")) == source.partitions
 
     code, inventory = _run(glue_home, "inspect", table)
@@ -170,6 +184,9 @@ def test_every_command_on_glue(
     assert rules.calls[("GetPartitions", f"{db}.click_log")] > 1
     assert rules.unprocessed_once
 
+    code, plan = _run(glue_home, "plan", table, "--target", target, "--format", fmt)
+    assert code == 0, plan
+    assert s3.SECRET_KEY not in json.dumps(plan)
     code, migrated = _run(glue_home, "migrate", table, "--target", target, "--format", fmt)
     assert code == 0, migrated
     _check_registered(fmt, _entry(moto.endpoint, db, "click_log_lake"), moto.endpoint)
@@ -196,12 +213,23 @@ def test_every_command_on_glue(
     assert code == 0, out
     assert rules.updates(f"{db}.{view}") == updates + 2
 
-    # Readers of the public name see the cutover as one update: never a missing table.
+    # Readers of the public name see the cutover as one update: never a missing table. A
+    # cutover that fails before that update leaves the Hive table public; one that fails after
+    # it leaves the lake table public; a re-run finishes either.
     public = f"{db}.click_log"
     before = (rules.updates(public), rules.calls[("DeleteTable", public)])
+    rules.failing[("UpdateTable", public)] = 1
+    code, out = _run(glue_home, "cutover", table, "--yes")
+    assert code == EXIT_ENVIRONMENT, out
+    assert _is_hive(_entry(moto.endpoint, db, "click_log"))  # the Hive table, still
+    rules.failing[("DeleteTable", target)] = 1
+    code, out = _run(glue_home, "cutover", table, "--yes")
+    assert code == EXIT_ENVIRONMENT, out
+    _check_registered(fmt, _entry(moto.endpoint, db, "click_log"), moto.endpoint)
     code, out = _run(glue_home, "cutover", table, "--yes")
     assert code == 0, out
-    assert (rules.updates(public), rules.calls[("DeleteTable", public)]) == (before[0] + 1, 0)
+    assert rules.calls[("DeleteTable", public)] == before[1] == 0
+    assert rules.updates(public) == before[0] + 2  # one refused (injected), one made
     assert read_lake(catalog, table, storage).num_rows == source.rows
     legacy = _entry(moto.endpoint, db, "click_log_hive_legacy")
     assert legacy["TableType"] == "EXTERNAL_TABLE"
@@ -209,12 +237,15 @@ def test_every_command_on_glue(
     _check_registered(fmt, _entry(moto.endpoint, db, "click_log"), moto.endpoint)
 
     before = (rules.updates(public), rules.calls[("DeleteTable", public)])
+    rules.failing[("UpdateTable", public)] = 1
+    code, out = _run(glue_home, "revert", table)
+    assert code == EXIT_ENVIRONMENT, out
+    assert not _is_hive(_entry(moto.endpoint, db, "click_log"))  # the lake table, still
     code, out = _run(glue_home, "revert", table)
     assert code == 0, out
-    assert (rules.updates(public), rules.calls[("DeleteTable", public)]) == (before[0] + 1, 0)
+    assert (rules.updates(public), rules.calls[("DeleteTable", public)]) == (before[0] + 2, 0)
     assert not catalog.table_exists(db, "click_log_hive_legacy")
-    back = _entry(moto.endpoint, db, "click_log")
-    assert back["StorageDescriptor"]["InputFormat"].endswith("OrcInputFormat")
+    assert _is_hive(_entry(moto.endpoint, db, "click_log"))
     assert len(_partitions(moto.endpoint, db, "click_log")) == source.partitions
     assert read_lake(catalog, target, storage).num_rows == source.rows
     code, inventory = _run(glue_home, "inspect", table)
@@ -226,6 +257,20 @@ def test_every_command_on_glue(
     assert code == 0, out
     assert not catalog.table_exists(db, "click_log_hive_legacy")
     assert read_lake(catalog, table, storage).num_rows == source.rows
+
+    # After cutover the table lives in Glue: erasure and maintenance commit there too.
+    erased = rows.column("uuid")[0].as_py()
+    keys = glue_home / f"keys-{fmt}.txt"
+    keys.write_text(erased + "\n")
+    code, out = _run(glue_home, "erase", table, "--keys", str(keys))
+    assert code == 0, out
+    code, out = _run(glue_home, "maintain", table, "--compact", "--expire", "0")
+    assert code == 0, out
+    after = read_lake(catalog, table, storage)
+    assert after.num_rows == source.rows - 1
+    assert erased not in set(after.column("uuid").to_pylist())
+    # The source is sacred: every object as it was.
+    assert _objects(moto, f"glue-source/{fmt}/") == before_objects
 
 
 def test_a_concurrent_update_is_detected_not_overwritten(

@@ -72,6 +72,8 @@ class GlueRules:
     unprocessed_once: set[str] = field(default_factory=set)
     #: Called before an UpdateTable is sent (operation params): a test's concurrent writer.
     before_update: Callable[[dict[str, Any]], None] | None = None
+    #: (operation, db.table) -> calls still to fail with Glue's 500 (a crash at that step).
+    failing: Counter[tuple[str, str]] = field(default_factory=Counter)
 
     def install(self, session: Any) -> None:
         events = session.events
@@ -97,7 +99,8 @@ class GlueRules:
         table = params.get("TableName") or params.get("Name") or ""
         if name in ("UpdateTable", "CreateTable"):
             table = params["TableInput"]["Name"]
-        self.calls[(name, f"{params.get('DatabaseName', '')}.{table}")] += 1
+        context["rules_call"] = (name, f"{params.get('DatabaseName', '')}.{table}")
+        self.calls[context["rules_call"]] += 1
         if name in LIMITS:
             key, cap = LIMITS[name]
             if len(params.get(key, [])) > cap:
@@ -112,6 +115,14 @@ class GlueRules:
             raise GlueRuleBroken("UpdateTable without the VersionId read before it")
 
     def _before(self, model: Any, context: dict[str, Any], **_: Any) -> Any:
+        call = context.get("rules_call")
+        if call is not None and self.failing[call] > 0:
+            self.failing[call] -= 1
+            error = {
+                "Error": {"Code": "InternalServiceException", "Message": "injected failure"},
+                "ResponseMetadata": {"HTTPStatusCode": 500},
+            }
+            return _Status(500), error
         if model.name != "UpdateTable":
             return None
         params = context["rules_params"]
