@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -200,10 +201,10 @@ class Settings:
         if self.hive_site:
             self.hive  # noqa: B018 - a hive-site.xml that cannot be read fails here, at load
 
-    @property
+    @cached_property
     def hive(self) -> HiveSemantics:
         """How the user's Hive reads tables: the version's switches, then hive-site's, then
-        the explicit settings."""
+        the explicit settings (``hive-site.xml`` read once per settings object)."""
         return resolve(
             self.hive_version,
             hive_site=Path(self.hive_site).expanduser() if self.hive_site else None,

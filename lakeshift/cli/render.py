@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from lakeshift.cli.output import Output
 from lakeshift.inspect.model import SEVERITY_ERROR, SEVERITY_WARNING, Anomaly, TableInventory
+from lakeshift.listing import first_few
 
 _SEVERITY_STYLE = {SEVERITY_ERROR: "[bold red]error[/]", SEVERITY_WARNING: "[yellow]warning[/]"}
 
@@ -34,8 +35,7 @@ def _grouped(anomalies: list[Anomaly]) -> list[tuple[Anomaly, list[str]]]:
 def _partition_list(names: list[str], show: int = 3) -> str:
     if not names:
         return "table"
-    head = ", ".join(names[:show])
-    return head + (f" (+{len(names) - show} more)" if len(names) > show else "")
+    return first_few(names, show)
 
 
 def render_inventory(out: Output, inv: TableInventory, *, limit: int = 50) -> None:

@@ -22,6 +22,7 @@ from lakeshift.inspect.model import (
 )
 from lakeshift.inspect.orc_tail import proleptic_writer
 from lakeshift.inspect.version_sensitivity import version_sensitivity
+from lakeshift.listing import first_few
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
 from lakeshift.schema_map import projection
 from lakeshift.schema_map.conversions import unreadable
@@ -350,8 +351,7 @@ def _file_anomalies(
                 p,
                 code,
                 severity,
-                f"{what}: {entries[0]}"
-                + (f" (+{len(entries) - 1} more)" if len(entries) > 1 else ""),
+                f"{what}: {first_few(entries, 1)}",
                 action,
                 files=entries,
             )

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
+from lakeshift.listing import first_few
 from lakeshift.schema_map.hive_key_values import lost_precision
 from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.partition_values import typed_value
@@ -51,9 +52,8 @@ def key_anomalies(
                 code="partition-values-collide",
                 severity=SEVERITY_WARNING,
                 message=f"{len(names)} partitions show one key value in Hive {version} "
-                f"({shown}): {', '.join(names[:5])}"
-                + (f" (+{len(names) - 5} more)" if len(names) > 5 else "")
-                + "; the target holds their rows under that one value.",
+                f"({shown}): {first_few(names)}; the target holds their rows under that one "
+                "value.",
                 action="Migrate and switch them together; rename the partitions in Hive if "
                 "they are meant to differ.",
                 partition=None,
@@ -66,9 +66,7 @@ def key_anomalies(
                 code="key-precision-lost",
                 severity=SEVERITY_WARNING,
                 message=f"{len(finer)} partition(s) hold a timestamp key finer than a "
-                f"microsecond, which the targets cannot keep: {', '.join(finer[:5])}"
-                + (f" (+{len(finer) - 5} more)" if len(finer) > 5 else "")
-                + ".",
+                f"microsecond, which the targets cannot keep: {first_few(finer)}.",
                 action="Their key is migrated truncated to microseconds; use a string key "
                 "in Hive if the nanoseconds matter.",
                 partition=None,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lakeshift.errors import SchemaMappingError
 from lakeshift.inspect.model import TableInventory
+from lakeshift.listing import first_few
 from lakeshift.platform.state_dir import write_json
 from lakeshift.schema_map.field_ids import (
     IdAllocator,
@@ -106,14 +107,10 @@ def _with_locations(error: TypeChangeRefused, inventory: TableInventory) -> Sche
         if any(parse_hive_type(c.type) != error.new for c in declared):
             partitions.append(partition.name)
             files.extend(f"{partition.name}/{f.path}" for f in partition.files)
-    shown = ", ".join(partitions[:5]) + (
-        f" (+{len(partitions) - 5} more)" if len(partitions) > 5 else ""
-    )
+    shown = first_few(partitions)
     return SchemaMappingError(
         f"{inventory.qualified_name}: {error.message} Partitions holding the old type: "
-        f"{shown or 'none'}; files: {', '.join(files[:5]) or 'none'}"
-        + (f" (+{len(files) - 5} more)" if len(files) > 5 else "")
-        + ".",
+        f"{shown or 'none'}; files: {first_few(files) or 'none'}.",
         hint=error.hint,
     )
 
