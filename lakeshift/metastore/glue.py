@@ -289,14 +289,21 @@ class GlueCatalog:
         if (table.dbName, table.tableName.lower()) != (db, name.lower()):
             self._rename(db, name, table)
             return
+        self._update(db, name, table, self._last_read(db, name))
+
+    def _last_read(self, db: str, name: str) -> Mapping[str, Any] | None:
         with self._lock:
-            version = self._versions.get((db, name.lower()))
+            return self._read.get((db, name.lower()))
+
+    def _update(self, db: str, name: str, table: Table, base: Mapping[str, Any] | None) -> None:
+        """``UpdateTable`` with the ``VersionId`` of this client's last read of ``db.name``."""
+        key = (db, name.lower())
+        with self._lock:
+            version = self._versions.get(key)
         if version is None:
             self.get_table(db, name)  # no read to compare against: this one is the base
             with self._lock:
-                version = self._versions[(db, name.lower())]
-        with self._lock:
-            base = self._read.get((db, name.lower()))
+                version = self._versions[key]
         self._call(
             f"table {db}.{name}",
             "UpdateTable",
@@ -306,7 +313,7 @@ class GlueCatalog:
             SkipArchive=True,
         )
         with self._lock:  # the next update must read again to know the new version
-            self._versions.pop((db, name.lower()), None)
+            self._versions.pop(key, None)
 
     def _rename(self, db: str, name: str, table: Table) -> None:
         """Glue has no rename: create the new entry marked with the old name, copy every
@@ -337,13 +344,11 @@ class GlueCatalog:
                 )
             return
         table.parameters = {**(table.parameters or {}), RENAMED_FROM: old}
-        with self._lock:
-            base = self._read.get((db, name.lower()))
         self._call(
             f"table {new_db}.{new_name}",
             "CreateTable",
             DatabaseName=new_db,
-            TableInput=table_input(table, base),
+            TableInput=table_input(table, self._last_read(db, name)),
         )
 
     def replace_table(self, public: str, definition_of: str) -> None:
@@ -352,24 +357,12 @@ class GlueCatalog:
         db, _, name = public.partition(".")
         other_db, _, other = definition_of.partition(".")
         definition = self.get_table(other_db, other)
-        with self._lock:
-            base = self._read[(other_db, other.lower())]
+        base = self._last_read(other_db, other)
         self.get_table(db, name)  # the version the update is checked against
         definition.dbName, definition.tableName = db, name
         parameters = definition.parameters or {}
         definition.parameters = {k: v for k, v in parameters.items() if k != RENAMED_FROM}
-        with self._lock:
-            version = self._versions[(db, name.lower())]
-        self._call(
-            f"table {public}",
-            "UpdateTable",
-            DatabaseName=db,
-            TableInput=table_input(definition, base),
-            VersionId=version,
-            SkipArchive=True,
-        )
-        with self._lock:
-            self._versions.pop((db, name.lower()), None)
+        self._update(db, name, definition, base)
 
     def copy_table(self, source: str, copy: str, *, under: str | None = None) -> int:
         """Create ``copy`` (``db.table``) as ``source``'s definition and partitions (entries
@@ -500,52 +493,38 @@ class GlueCatalog:
                     hint="Glue is throttling; re-run later (lakeshift resumes safely).",
                 )
 
-    def add_partitions(self, partitions: Sequence[Partition]) -> int:
-        if not partitions:
-            return 0
-        first = partitions[0]
-        what = f"partitions of {first.dbName}.{first.tableName}"
-        for chunk in _chunks(partitions, MAX_CREATE):
-            answer = self._call(
-                what,
-                "BatchCreatePartition",
-                DatabaseName=first.dbName,
-                TableName=first.tableName,
-                PartitionInputList=[partition_input(p) for p in chunk],
-            )
+    def _batched(
+        self, db: str, table: str, operation: str, field: str, cap: int, items: list[Any]
+    ) -> None:
+        """``operation`` on ``items`` in batches of at most ``cap``; a per-item error fails."""
+        what = f"partitions of {db}.{table}"
+        for chunk in _chunks(items, cap):
+            answer = self._call(what, operation, DatabaseName=db, TableName=table, **{field: chunk})
             _raise_item_errors(self, what, answer.get("Errors"))
+
+    def add_partitions(self, partitions: Sequence[Partition]) -> int:
+        if partitions:
+            db, table = partitions[0].dbName, partitions[0].tableName
+            inputs = [partition_input(p) for p in partitions]
+            self._batched(
+                db, table, "BatchCreatePartition", "PartitionInputList", MAX_CREATE, inputs
+            )
         return len(partitions)
 
     def alter_partitions(self, db: str, table: str, partitions: Sequence[Partition]) -> None:
-        what = f"partitions of {db}.{table}"
-        for chunk in _chunks(partitions, MAX_UPDATE):
-            answer = self._call(
-                what,
-                "BatchUpdatePartition",
-                DatabaseName=db,
-                TableName=table,
-                Entries=[
-                    {"PartitionValueList": list(p.values), "PartitionInput": partition_input(p)}
-                    for p in chunk
-                ],
-            )
-            _raise_item_errors(self, what, answer.get("Errors"))
+        entries = [
+            {"PartitionValueList": list(p.values), "PartitionInput": partition_input(p)}
+            for p in partitions
+        ]
+        self._batched(db, table, "BatchUpdatePartition", "Entries", MAX_UPDATE, entries)
 
     def drop_partition(self, db: str, table: str, values: Sequence[str]) -> None:
         self.drop_partitions(db, table, [values])
 
     def drop_partitions(self, db: str, table: str, values: Sequence[Sequence[str]]) -> None:
         """Drop partition entries (never files), 25 per ``BatchDeletePartition``."""
-        what = f"partitions of {db}.{table}"
-        for chunk in _chunks(values, MAX_DELETE):
-            answer = self._call(
-                what,
-                "BatchDeletePartition",
-                DatabaseName=db,
-                TableName=table,
-                PartitionsToDelete=[{"Values": list(v)} for v in chunk],
-            )
-            _raise_item_errors(self, what, answer.get("Errors"))
+        keys = [{"Values": list(v)} for v in values]
+        self._batched(db, table, "BatchDeletePartition", "PartitionsToDelete", MAX_DELETE, keys)
 
 
 def _raise_item_errors(catalog: GlueCatalog, what: str, errors: Any) -> None:
