@@ -139,7 +139,8 @@ class IcebergFormat(TargetFormat):
             return "spark_catalog"
         from lakeshift.formats.iceberg_rest import spark_catalog_for
 
-        return spark_catalog_for(self.spark, client.uri, self._new_catalog)
+        endpoint = client.glue.meta.endpoint_url
+        return spark_catalog_for(self.spark, f"{client.uri} {endpoint}", self._new_catalog)
 
     def ident(self, target: str) -> str:
         """The target's name in Spark SQL."""

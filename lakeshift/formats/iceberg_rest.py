@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import secrets
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -61,17 +62,28 @@ class _Handler(BaseHTTPRequestHandler):
         return [unquote(p) for p in path[len(PREFIX) :].split("/") if p]
 
     def _handle(self, method: str) -> None:
+        parts = self._route()
+        if self.headers.get("Authorization") != f"Bearer {self.server.token}":
+            self._error(401, "NotAuthorizedException", "lakeshift's REST bridge: bad token")
+            return
+        body = self._body()
+        try:
+            self._answer(method, parts, body)
+        except (BrokenPipeError, ConnectionResetError):  # the client went away: nothing to do
+            log.debug("iceberg rest: client gone during %s %s", method, self.path)
+
+    def _answer(self, method: str, parts: list[str], body: bytes) -> None:
+        from pydantic import ValidationError
         from pyiceberg.exceptions import (
             CommitFailedException,
             NoSuchNamespaceError,
             NoSuchTableError,
         )
 
-        parts = self._route()
         try:
             with self.server.lock:
-                status, body = self.server.dispatch(method, parts, self._body())
-            self._reply(status, body)
+                status, answer = self.server.dispatch(method, parts, body)
+            self._reply(status, answer)
         except NoSuchTableError as e:
             self._error(404, "NoSuchTableException", str(e))
         except NoSuchNamespaceError as e:
@@ -79,6 +91,12 @@ class _Handler(BaseHTTPRequestHandler):
         except CommitFailedException as e:
             # Iceberg's client refreshes and retries its commit on 409.
             self._error(409, "CommitFailedException", str(e))
+        except (ValidationError, ValueError) as e:
+            # A request this bridge cannot apply: nothing was written, the commit failed.
+            # (5xx would tell Iceberg's client the commit's state is unknown.)
+            self._error(400, "BadRequestException", str(e))
+        except (BrokenPipeError, ConnectionResetError):
+            raise
         except Exception as e:  # the client must get an answer; the log keeps the details
             log.exception("iceberg rest bridge: %s %s failed", method, self.path)
             self._error(500, type(e).__name__, str(e))
@@ -107,22 +125,27 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.catalog = catalog
         self.lock = threading.Lock()
+        # Only this process's Spark knows it: other local processes cannot use the bridge.
+        self.token = secrets.token_urlsafe(24)
 
     def dispatch(self, method: str, parts: list[str], body: bytes) -> tuple[int, Any]:
         from pyiceberg.table import CommitTableRequest
 
         catalog = self.catalog
-        if parts == ["config"]:
+        route = (method, len(parts), parts[0] if parts else "", parts[2] if len(parts) > 2 else "")
+        if method == "GET" and parts == ["config"]:
             return 200, {"defaults": {}, "overrides": {}}
-        if parts == ["namespaces"]:
+        if method == "GET" and parts == ["namespaces"]:
             return 200, {"namespaces": [list(n) for n in catalog.list_namespaces()]}
-        if len(parts) == 2 and parts[0] == "namespaces":
+        if route[:3] in (("GET", 2, "namespaces"), ("HEAD", 2, "namespaces")):
             catalog.load_namespace_properties(parts[1])
             return (204, None) if method == "HEAD" else (200, {"namespace": [parts[1]]})
-        if len(parts) == 3 and parts[2] == "tables":
+        if route == ("GET", 3, "namespaces", "tables"):
             names = catalog.list_tables(parts[1])
             return 200, {"identifiers": [{"namespace": [n[0]], "name": n[-1]} for n in names]}
-        if len(parts) == 4 and parts[0] == "namespaces" and parts[2] == "tables":
+        if route == ("POST", 5, "namespaces", "tables") and parts[4] == "metrics":
+            return 204, None  # scan metrics: nothing to keep
+        if route[1:] == (4, "namespaces", "tables") and method in ("GET", "HEAD", "POST"):
             identifier = (parts[1], parts[3])
             table = catalog.load_table(identifier)
             if method == "HEAD":
@@ -133,23 +156,19 @@ class _Server(ThreadingHTTPServer):
                     "metadata": _json(table.metadata),
                     "config": {},
                 }
-            if method == "POST":
-                payload = json.loads(body)
-                # The identifier is optional on this route (it is in the path).
-                payload.setdefault("identifier", {"namespace": [parts[1]], "name": parts[3]})
-                request = CommitTableRequest.model_validate(payload)
-                answer = catalog.commit_table(table, request.requirements, request.updates)
-                return 200, {
-                    "metadata-location": answer.metadata_location,
-                    "metadata": _json(answer.metadata),
-                }
-        return 400, {
-            "error": {
-                "message": f"lakeshift's REST bridge does not serve {method} {'/'.join(parts)}",
-                "type": "BadRequestException",
-                "code": 400,
+            payload = json.loads(body)
+            # The identifier is optional on this route (it is in the path).
+            payload.setdefault("identifier", {"namespace": [parts[1]], "name": parts[3]})
+            request = CommitTableRequest.model_validate(payload)
+            answer = catalog.commit_table(table, request.requirements, request.updates)
+            return 200, {
+                "metadata-location": answer.metadata_location,
+                "metadata": _json(answer.metadata),
             }
-        }
+        raise ValueError(
+            f"lakeshift's REST bridge serves loading and committing existing tables only, not "
+            f"{method} /v1/{'/'.join(parts)} (tables are created and dropped through pyiceberg)"
+        )
 
 
 _bridges: dict[str, tuple[_Server, str]] = {}
@@ -169,7 +188,7 @@ def spark_catalog_for(spark: SparkSession, key: str, catalog_factory: Callable[[
             uri = f"http://127.0.0.1:{server.server_address[1]}"
             _bridges[key] = (server, uri)
             log.info("Iceberg REST bridge for %s at %s (Spark catalog %s)", key, uri, name)
-        uri = _bridges[key][1]
+        server, uri = _bridges[key]
     prefix = f"spark.sql.catalog.{name}"
     # Spark builds a catalog on its first use from the session's settings, so setting them
     # now works in a running session (and again after this process's bridge moved).
@@ -177,6 +196,9 @@ def spark_catalog_for(spark: SparkSession, key: str, catalog_factory: Callable[[
         ("", "org.apache.iceberg.spark.SparkCatalog"),
         (".type", "rest"),
         (".uri", uri),
+        (".token", server.token),
+        # Scan metrics have no use here; reporting them would be one more call per scan.
+        (".rest-metrics-reporting-enabled", "false"),
         (".io-impl", "org.apache.iceberg.hadoop.HadoopFileIO"),
         (".cache-enabled", "false"),
     ):

@@ -58,9 +58,24 @@ MAX_DELETE = 25
 #: Attempts at the keys ``BatchGetPartition`` leaves unprocessed before giving up.
 UNPROCESSED_ATTEMPTS = 8
 #: Glue's error codes of a failing or throttling service (retryable by re-running).
+_REFUSED = (
+    "AccessDeniedException",
+    "UnrecognizedClientException",
+    "InvalidClientTokenId",
+    "InvalidSignatureException",
+    "SignatureDoesNotMatch",
+    "ExpiredTokenException",
+    "IncompleteSignature",
+    "MissingAuthenticationToken",
+)
 _TRANSIENT = ("InternalServiceException", "ThrottlingException", "OperationTimeoutException")
-#: Parameter on an entry created by an emulated rename: the name it was renamed from.
+#: Parameters on an entry lakeshift copied from another (an emulated rename, a cutover's
+#: legacy copy): the entry it was copied from, and that entry's VersionId when copied.
 RENAMED_FROM = "lakeshift.renamed-from"
+COPIED_VERSION = "lakeshift.copied-version"
+_MARKS = (RENAMED_FROM, COPIED_VERSION)
+#: Attribute of a Table this client returned: the Glue entry it was read from.
+_READ = "_lakeshift_glue_read"
 
 
 def glue_client(
@@ -118,11 +133,10 @@ class GlueCatalog:
         self.region = region or client.meta.region_name
         self.segments = max(1, min(MAX_SEGMENTS, segments))
         self.uri = f"glue://{self.region}/{catalog_id or 'default'}"
-        # The VersionId each table had when this client last read it (optimistic updates).
-        self._versions: dict[tuple[str, str], str] = {}
-        # Each table's entry as last read: what Thrift's types cannot hold (column parameters
-        # such as Iceberg's field ids, the description) is kept from it on updates.
+        # Each table's entry as last read by name (a fallback: a Table this client returned
+        # carries its own read, see ``_READ``), for updates of objects built by the caller.
         self._read: dict[tuple[str, str], Mapping[str, Any]] = {}
+        self._databases: set[str] = set()
         # Each partition name's values as Glue holds them, from the last listing.
         self._values: dict[tuple[str, str], dict[str, list[str]]] = {}
         self._lock = threading.Lock()
@@ -143,7 +157,12 @@ class GlueCatalog:
 
     def _call(self, what: str, operation: str, **params: Any) -> Any:
         """One Glue API call, its failures as lakeshift's errors naming ``what``."""
-        from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+        from botocore.exceptions import (
+            BotoCoreError,
+            ClientError,
+            NoCredentialsError,
+            ParamValidationError,
+        )
 
         if self.catalog_id is not None:
             params.setdefault("CatalogId", self.catalog_id)
@@ -152,6 +171,11 @@ class GlueCatalog:
             return method(**params)
         except ClientError as e:
             raise self._translate(what, e) from e
+        except ParamValidationError as e:  # a request Glue's model refuses: a bug or bad data
+            raise MetastoreRefused(
+                f"a request to the Glue Data Catalog {self.uri} about {what} is not valid: {e}",
+                hint="Report it with the log; nothing was sent.",
+            ) from e
         except NoCredentialsError as e:
             raise MetastoreUnreachable(
                 f"no AWS credentials for the Glue Data Catalog {self.uri} ({what}).",
@@ -180,8 +204,7 @@ class GlueCatalog:
                 hint="Re-run the same command: it reads the entry again and resumes.",
             )
         status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-        refused = ("AccessDenied", "UnrecognizedClient", "Signature", "Token", "Credential")
-        if status in (401, 403) or any(word in code + reason for word in refused):
+        if status in (401, 403) or code in _REFUSED:
             reason = _first_error(reason)
             return MetastoreUnreachable(
                 f"the Glue Data Catalog {self.uri} refused access to {what}: {reason}",
@@ -262,20 +285,21 @@ class GlueCatalog:
     def get_table(self, db: str, table: str) -> Table:
         entry = self._entry(db, table)
         with self._lock:
-            if entry.get("VersionId") is not None:
-                self._versions[(db, table.lower())] = entry["VersionId"]
             self._read[(db, table.lower())] = entry
-        return table_from_glue(db, entry)
+        found = table_from_glue(db, entry)
+        # The read travels with the object: an update of it is checked against this version,
+        # whatever else was read in between.
+        setattr(found, _READ, entry)
+        return found
 
     def _require_database(self, db: str) -> None:
         """Glue says EntityNotFound for a missing database and table alike; say which."""
-        key = ("database", db)
         with self._lock:
-            if key in self._versions:
+            if db in self._databases:
                 return
         self.get_database(db)
         with self._lock:
-            self._versions[key] = ""
+            self._databases.add(db)
 
     def create_table(self, table: Table) -> None:
         self._call(
@@ -289,90 +313,122 @@ class GlueCatalog:
         if (table.dbName, table.tableName.lower()) != (db, name.lower()):
             self._rename(db, name, table)
             return
-        self._update(db, name, table, self._last_read(db, name))
-
-    def _last_read(self, db: str, name: str) -> Mapping[str, Any] | None:
-        with self._lock:
-            return self._read.get((db, name.lower()))
-
-    def _update(self, db: str, name: str, table: Table, base: Mapping[str, Any] | None) -> None:
-        """``UpdateTable`` with the ``VersionId`` of this client's last read of ``db.name``."""
-        key = (db, name.lower())
-        with self._lock:
-            version = self._versions.get(key)
-        if version is None:
-            self.get_table(db, name)  # no read to compare against: this one is the base
+        read = getattr(table, _READ, None)
+        if read is None:  # built by the caller, not read: the last read of the name is its base
             with self._lock:
-                version = self._versions[key]
+                read = self._read.get((db, name.lower()))
+        if read is None:
+            read = self._entry(db, name)
+        self._update(db, name, table, read)
+
+    def _update(self, db: str, name: str, table: Table, read: Mapping[str, Any]) -> None:
+        """``UpdateTable`` checked against the version of ``read`` (the entry as read)."""
         self._call(
             f"table {db}.{name}",
             "UpdateTable",
             DatabaseName=db,
-            TableInput=table_input(table, base),
-            VersionId=version,
+            TableInput=table_input(table, read),
+            VersionId=read["VersionId"],
             SkipArchive=True,
         )
-        with self._lock:  # the next update must read again to know the new version
-            self._versions.pop(key, None)
+        with self._lock:  # the next update must read again
+            self._read.pop((db, name.lower()), None)
+        if hasattr(table, _READ):
+            delattr(table, _READ)
 
     def _rename(self, db: str, name: str, table: Table) -> None:
         """Glue has no rename: create the new entry marked with the old name, copy every
         partition, delete the old entry. Each step is skipped when already done."""
-        self._create_copy(db, name, table)
+        self._create_copy(f"{db}.{name}", table)
         if self.table_exists(db, name):
             self.match_partitions(table.dbName, table.tableName, f"{db}.{name}")
             self.drop_table(db, name)
-        log.info(
-            "renamed %s.%s -> %s.%s (create, copy partitions, delete)",
-            db,
-            name,
-            table.dbName,
-            table.tableName,
-        )
+        log.info("renamed %s.%s -> %s.%s", db, name, table.dbName, table.tableName)
 
-    def _create_copy(self, db: str, name: str, table: Table) -> None:
-        """Create ``table`` (read from ``db.name``) under its own name, marked as a copy of
-        ``db.name``; an entry already there must carry that mark (an interrupted copy)."""
+    def _create_copy(self, source: str, table: Table) -> None:
+        """Create ``table`` (read from ``source``) under its own name, marked as a copy of
+        ``source`` at the version read; an entry already there must carry that mark (an
+        interrupted copy), and is brought up to the version read when it is older."""
         new_db, new_name = table.dbName, table.tableName
-        old = f"{db}.{name}"
-        if self.table_exists(new_db, new_name):
-            current = self.get_table(new_db, new_name)
-            if (current.parameters or {}).get(RENAMED_FROM) != old:
-                raise MetastoreRefused(
-                    f"cannot copy {old} to {new_db}.{new_name}: that name is taken.",
-                    hint="Drop or rename the other table first.",
-                )
+        read: Mapping[str, Any] = getattr(table, _READ, None) or {}
+        marks = {RENAMED_FROM: source, COPIED_VERSION: str(read.get("VersionId", ""))}
+        table.parameters = {**(table.parameters or {}), **marks}
+        if not self.table_exists(new_db, new_name):
+            self._call(
+                f"table {new_db}.{new_name}",
+                "CreateTable",
+                DatabaseName=new_db,
+                TableInput=table_input(table, read),
+            )
             return
-        table.parameters = {**(table.parameters or {}), RENAMED_FROM: old}
-        self._call(
-            f"table {new_db}.{new_name}",
-            "CreateTable",
-            DatabaseName=new_db,
-            TableInput=table_input(table, self._last_read(db, name)),
-        )
+        current = self.get_table(new_db, new_name)
+        parameters = current.parameters or {}
+        if parameters.get(RENAMED_FROM) != source:
+            raise MetastoreRefused(
+                f"cannot copy {source} to {new_db}.{new_name}: that name is taken.",
+                hint="Drop or rename the other table first.",
+            )
+        if parameters.get(COPIED_VERSION) != marks[COPIED_VERSION]:
+            self._update(new_db, new_name, table, {**read, "VersionId": _version(current)})
 
-    def replace_table(self, public: str, definition_of: str) -> None:
+    def copy_table(self, source: str, copy: str, *, under: str | None = None) -> str:
+        """Create ``copy`` (``db.table``) as ``source``'s definition and partitions (entries
+        only), or finish or refresh an interrupted copy; returns the ``VersionId`` of
+        ``source`` that the copy holds. With ``under``, only partitions located under it are
+        copied, and nothing is dropped from the copy."""
+        db, _, name = source.partition(".")
+        table = self.get_table(db, name)
+        version = _version(table)
+        table.dbName, _, table.tableName = copy.partition(".")
+        self._create_copy(source, table)
+        self.match_partitions(table.dbName, table.tableName, source, under=under)
+        return version
+
+    def replace_table(
+        self,
+        public: str,
+        definition_of: str,
+        *,
+        expected_version: str | None = None,
+        keep_keys: bool = False,
+    ) -> None:
         """One ``UpdateTable``: the entry ``public`` takes ``definition_of``'s whole definition
-        (Glue's update replaces it; checked against the version read here)."""
+        (Glue's update replaces it), checked against ``expected_version`` of ``public`` (else
+        the version read here). ``keep_keys`` keeps ``public``'s partition keys, so that its
+        partitions stay valid until :meth:`repartition` moves them."""
         db, _, name = public.partition(".")
         other_db, _, other = definition_of.partition(".")
         definition = self.get_table(other_db, other)
-        base = self._last_read(other_db, other)
-        self.get_table(db, name)  # the version the update is checked against
+        base: Mapping[str, Any] = getattr(definition, _READ)
+        current = self.get_table(db, name)
+        read: Mapping[str, Any] = getattr(current, _READ)
+        if keep_keys:
+            definition.partitionKeys = current.partitionKeys
+            base = {**base, "PartitionKeys": read.get("PartitionKeys", [])}
         definition.dbName, definition.tableName = db, name
         parameters = definition.parameters or {}
-        definition.parameters = {k: v for k, v in parameters.items() if k != RENAMED_FROM}
-        self._update(db, name, definition, base)
+        definition.parameters = {k: v for k, v in parameters.items() if k not in _MARKS}
+        version = expected_version or read["VersionId"]
+        self._update(db, name, definition, {**base, "VersionId": version})
 
-    def copy_table(self, source: str, copy: str, *, under: str | None = None) -> int:
-        """Create ``copy`` (``db.table``) as ``source``'s definition and partitions (entries
-        only), or finish an interrupted copy; returns the partitions copied. With ``under``,
-        only partitions located under it are copied, and nothing is dropped from the copy."""
-        db, _, name = source.partition(".")
-        table = self.get_table(db, name)
-        table.dbName, _, table.tableName = copy.partition(".")
-        self._create_copy(db, name, table)
-        return self.match_partitions(table.dbName, table.tableName, source, under=under)
+    def repartition(self, public: str, like: str) -> None:
+        """Give ``public`` the partition keys and partitions of ``like``, keeping the rest of
+        its definition: its partitions that ``like`` lacks are dropped first (while its keys
+        still describe them: Glue refuses values that do not match the keys), then the keys
+        change, then ``like``'s partitions are added or updated."""
+        db, _, name = public.partition(".")
+        like_db, _, like_name = like.partition(".")
+        current = self.get_table(db, name)
+        wanted_keys = self.get_table(like_db, like_name).partitionKeys or []
+        same_keys = [(k.name, k.type) for k in current.partitionKeys or []] == [
+            (k.name, k.type) for k in wanted_keys
+        ]
+        wanted = set(self._scan(like_db, like_name)) if same_keys else set()
+        self.drop_partitions(db, name, [list(v) for v in self._scan(db, name) if v not in wanted])
+        if not same_keys:
+            current.partitionKeys = wanted_keys
+            self.alter_table(db, name, current)
+        self.match_partitions(db, name, like)
 
     def match_partitions(self, db: str, table: str, like: str, *, under: str | None = None) -> int:
         """Make ``db.table``'s partitions those of ``like`` (same values and storage
@@ -383,8 +439,7 @@ class GlueCatalog:
         wanted = {
             v: partition_from_glue(like_db, like_name, p)
             for v, p in self._scan(like_db, like_name, columns=True).items()
-            if under is None
-            or str((p.get("StorageDescriptor") or {}).get("Location", "")).startswith(under)
+            if under is None or _located_under(p, under)
         }
         have = {
             v: partition_from_glue(db, table, p)
@@ -406,7 +461,6 @@ class GlueCatalog:
         # Glue never touches data files; ``delete_data`` has nothing to do here.
         self._call(f"table {db}.{table}", "DeleteTable", DatabaseName=db, Name=table)
         with self._lock:
-            self._versions.pop((db, table.lower()), None)
             self._values.pop((db, table.lower()), None)
             self._read.pop((db, table.lower()), None)
 
@@ -525,6 +579,16 @@ class GlueCatalog:
         """Drop partition entries (never files), 25 per ``BatchDeletePartition``."""
         keys = [{"Values": list(v)} for v in values]
         self._batched(db, table, "BatchDeletePartition", "PartitionsToDelete", MAX_DELETE, keys)
+
+
+def _version(table: Table) -> str:
+    read: Mapping[str, Any] = getattr(table, _READ)
+    return str(read["VersionId"])
+
+
+def _located_under(partition: Mapping[str, Any], root: str) -> bool:
+    location = str((partition.get("StorageDescriptor") or {}).get("Location", ""))
+    return location.startswith(root.rstrip("/") + "/")
 
 
 def _raise_item_errors(catalog: GlueCatalog, what: str, errors: Any) -> None:

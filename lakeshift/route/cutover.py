@@ -17,7 +17,7 @@ from lakeshift.errors import NotFound, RefusedInput
 from lakeshift.formats import FormatServices, TargetFormat, format_of, load_format
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.metastore.catalog import CatalogClient
-from lakeshift.metastore.glue import RENAMED_FROM, GlueCatalog
+from lakeshift.metastore.glue import COPIED_VERSION, RENAMED_FROM, GlueCatalog
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.router import default_legacy, default_view, eligibility, recover
 from lakeshift.route.view_entry import put_view, view_table
@@ -110,48 +110,77 @@ def _cutover_in_place(
 
     Glue cannot rename, but its UpdateTable replaces a whole definition. So: copy the Hive
     entry (and partitions) to the legacy name, which no reader uses yet; replace the public
-    entry's definition with the lake table's (the one step readers see); give it the lake
-    entry's partitions (Hudi has some; Iceberg and Delta readers ignore catalog partitions,
-    so the Hive ones are dropped); drop the lake entry's old name.
+    entry's definition with the lake table's (the one step readers see), checked against the
+    version that was copied, so a change to the Hive entry since is never lost; give it the
+    lake entry's partitions (Hudi has some; Iceberg and Delta readers ignore catalog
+    partitions); drop the lake entry's old name.
     """
     steps: list[str] = []
-    source_kind = _kind(client, names.source)
-    if source_kind == "hive" and (
-        _kind(client, names.legacy) is None or _copied_from(client, names.legacy, names.source)
-    ):
-        if _kind(client, names.legacy) is None:
-            _check_ready(client, settings, journal, fmt, names)
-        copied = client.copy_table(names.source, names.legacy)
-        steps.append(f"copied Hive table {names.source} -> {names.legacy} ({copied} partitions)")
-    if _kind(client, names.source) == "hive" and _kind(client, names.target) == fmt.name:
-        client.replace_table(names.source, names.target)
-        steps.append(f"{names.source} is the {fmt.label} now (one catalog update)")
+    if _kind(client, names.source) == "hive":
+        _require_copy_or_free(client, names.legacy, names.source)
+        _check_ready(client, settings, journal, fmt, names)
+        version = client.copy_table(names.source, names.legacy)
+        steps.append(f"copied Hive table {names.source} -> {names.legacy}")
+        if _kind(client, names.target) == fmt.name:
+            # Keys kept until the partitions move: Glue refuses partitions that do not
+            # match their table's keys.
+            client.replace_table(
+                names.source, names.target, expected_version=version, keep_keys=True
+            )
+            steps.append(f"{names.source} is the {fmt.label} now (one catalog update)")
     if _kind(client, names.source) == fmt.name and _kind(client, names.target) == fmt.name:
-        db, _, name = names.source.partition(".")
-        client.match_partitions(db, name, names.target)
+        if _definition(client, names.source) != _definition(client, names.target):
+            # The lake entry changed between an interrupted run and this one (a commit):
+            # the public name takes its current definition, nothing committed is lost.
+            client.replace_table(names.source, names.target, keep_keys=True)
+        client.repartition(names.source, names.target)
         target_db, _, target_name = names.target.partition(".")
         client.drop_table(target_db, target_name)
         steps.append(f"dropped the {fmt.label}'s old entry {names.target}")
     return steps
 
 
+def _definition(client: CatalogClient, name: str) -> dict[str, str]:
+    """An entry's parameters without lakeshift's copy marks (what a commit changes)."""
+    db, _, table = name.partition(".")
+    parameters = client.get_table(db, table).parameters or {}
+    return {k: v for k, v in parameters.items() if k not in (RENAMED_FROM, COPIED_VERSION)}
+
+
+def _require_copy_or_free(client: CatalogClient, copy: str, original: str) -> None:
+    """Refuse when ``copy`` is held by a table that is not lakeshift's copy of ``original``."""
+    db, _, name = copy.partition(".")
+    if client.table_exists(db, name) and not _copied_from(client, copy, original):
+        raise RefusedInput(
+            f"{copy} exists and is not lakeshift's copy of {original}; lakeshift will not "
+            "overwrite or drop it.",
+            hint=f"Rename or drop {copy}, or choose another name (--legacy-name, --target).",
+        )
+
+
 def _revert_in_place(client: GlueCatalog, fmt: TargetFormat, names: Names) -> list[str]:
     """Glue: the public name changes back to the Hive table in one update (the lake entry is
-    first copied back to its own name, and the Hive partitions put back under the public
-    name, which Iceberg and Delta readers of it ignore)."""
+    first copied back to its own name, and the public entry's partitions and keys become
+    the Hive table's, which Iceberg and Delta readers of it ignore)."""
     steps: list[str] = []
     if _kind(client, names.source) == fmt.name and _kind(client, names.legacy) == "hive":
-        if _kind(client, names.target) is None or _copied_from(client, names.target, names.source):
-            # Only the lake table's own partitions (Hudi's), under its location: a re-run
-            # after the Hive ones were put back under the public name must not copy those.
-            location = fmt.location(names.source) or ""
-            client.copy_table(names.source, names.target, under=location)
-            steps.append(f"copied {fmt.label} {names.source} -> {names.target}")
-        db, _, name = names.source.partition(".")
-        client.match_partitions(db, name, names.legacy)
+        _require_copy_or_free(client, names.legacy, names.source)
+        _require_copy_or_free(client, names.target, names.source)
+        # Only the lake table's own partitions (Hudi's), under its location: a re-run after
+        # the Hive ones were put back under the public name must not copy those.
+        location = fmt.location(names.source)
+        if location is None:
+            raise RefusedInput(f"{fmt.label} {names.source} has no location in the catalog.")
+        client.copy_table(names.source, names.target, under=location)
+        steps.append(f"copied {fmt.label} {names.source} -> {names.target}")
+        client.repartition(names.source, names.legacy)
         client.replace_table(names.source, names.legacy)
         steps.append(f"{names.source} is the Hive table again (one catalog update)")
-    if _kind(client, names.source) == "hive" and _kind(client, names.legacy) == "hive":
+    if (
+        _kind(client, names.source) == "hive"
+        and _kind(client, names.legacy) == "hive"
+        and _copied_from(client, names.legacy, names.source)
+    ):
         legacy_db, _, legacy = names.legacy.partition(".")
         client.drop_table(legacy_db, legacy)
         steps.append(f"dropped the Hive table's copy {names.legacy}")

@@ -105,6 +105,7 @@ class GlueRules:
             key, cap = LIMITS[name]
             if len(params.get(key, [])) > cap:
                 raise GlueRuleBroken(f"{name} with {len(params[key])} {key} (Glue's cap: {cap})")
+            self._check_key_count(name, params)
         if name == "GetPartitions":
             segment = params.get("Segment")
             if segment and not 1 <= segment["TotalSegments"] <= 10:
@@ -113,6 +114,21 @@ class GlueRules:
                 raise GlueRuleBroken("GetPartitions MaxResults above 1000")
         if name == "UpdateTable" and not params.get("VersionId"):
             raise GlueRuleBroken("UpdateTable without the VersionId read before it")
+
+    def _check_key_count(self, name: str, params: dict[str, Any]) -> None:
+        """Glue refuses partitions whose values do not match the table's partition keys
+        ("The number of partition keys do not match the number of partition values")."""
+        table = raw_client(self.endpoint).get_table(
+            DatabaseName=params["DatabaseName"], Name=params["TableName"]
+        )["Table"]
+        keys = len(table.get("PartitionKeys") or [])
+        key, _ = LIMITS[name]
+        for item in params.get(key, []):
+            values = item.get("Values") or item.get("PartitionValueList") or []
+            if len(values) != keys:
+                raise GlueRuleBroken(
+                    f"{name} on {params['TableName']}: {len(values)} values for {keys} keys"
+                )
 
     def _before(self, model: Any, context: dict[str, Any], **_: Any) -> Any:
         call = context.get("rules_call")
