@@ -581,6 +581,11 @@ class GlueCatalog:
         self._batched(db, table, "BatchDeletePartition", "PartitionsToDelete", MAX_DELETE, keys)
 
 
+def _present(parameters: Mapping[str, Any] | None) -> dict[str, str]:
+    """Parameters without None values (Glue's model refuses them)."""
+    return {k: v for k, v in (parameters or {}).items() if v is not None}
+
+
 def _version(table: Table) -> str:
     read: Mapping[str, Any] = getattr(table, _READ)
     return str(read["VersionId"])
@@ -632,7 +637,9 @@ def _moved(partition: Partition, db: str, table: str) -> Partition:
 def _columns_in(cols: Sequence[FieldSchema] | None) -> list[dict[str, Any]]:
     out = []
     for c in cols or []:
-        column: dict[str, Any] = {"Name": c.name, "Type": c.type}
+        column: dict[str, Any] = {"Name": c.name}
+        if c.type is not None:  # Glue's Type is optional
+            column["Type"] = c.type
         if c.comment:
             column["Comment"] = c.comment
         out.append(column)
@@ -660,7 +667,7 @@ def _sd_in(sd: StorageDescriptor | None) -> dict[str, Any]:
     out["NumberOfBuckets"] = -1 if sd.numBuckets is None else int(sd.numBuckets)
     serde = sd.serdeInfo
     if serde is not None:
-        info: dict[str, Any] = {"Parameters": dict(serde.parameters or {})}
+        info: dict[str, Any] = {"Parameters": _present(serde.parameters)}
         if serde.name:
             info["Name"] = serde.name
         if serde.serializationLib:
@@ -668,7 +675,7 @@ def _sd_in(sd: StorageDescriptor | None) -> dict[str, Any]:
         out["SerdeInfo"] = info
     out["BucketColumns"] = list(sd.bucketCols or [])
     out["SortColumns"] = [{"Column": s.col, "SortOrder": s.order} for s in sd.sortCols or []]
-    out["Parameters"] = dict(sd.parameters or {})
+    out["Parameters"] = _present(sd.parameters)
     out["StoredAsSubDirectories"] = bool(sd.storedAsSubDirectories)
     return out
 
@@ -710,10 +717,12 @@ def table_input(table: Table, base: Mapping[str, Any] | None = None) -> dict[str
     out: dict[str, Any] = {
         "Name": table.tableName,
         "TableType": table.tableType or "EXTERNAL_TABLE",
-        "Parameters": {k: v for k, v in (table.parameters or {}).items() if v is not None},
+        "Parameters": _present(table.parameters),
         "PartitionKeys": _columns_in(table.partitionKeys),
     }
-    if table.sd is not None:
+    # An entry Glue holds without a storage descriptor keeps none (unless one was given).
+    bare = base is not None and not base.get("StorageDescriptor")
+    if table.sd is not None and not (bare and not table.sd.location and not table.sd.cols):
         out["StorageDescriptor"] = _sd_in(table.sd)
     if table.owner:
         out["Owner"] = table.owner
@@ -726,9 +735,14 @@ def table_input(table: Table, base: Mapping[str, Any] | None = None) -> dict[str
     if base is not None:
         _keep_column_parameters(out["PartitionKeys"], base.get("PartitionKeys"))
         if "StorageDescriptor" in out:
-            columns = (base.get("StorageDescriptor") or {}).get("Columns")
-            _keep_column_parameters(out["StorageDescriptor"]["Columns"], columns)
-        for key in ("Description", "TargetTable"):
+            read_sd = base.get("StorageDescriptor") or {}
+            _keep_column_parameters(out["StorageDescriptor"]["Columns"], read_sd.get("Columns"))
+            # Glue-only parts of a storage descriptor (list bucketing, a schema registry
+            # reference, Iceberg's additional locations) as read.
+            for key in ("SkewedInfo", "SchemaReference", "AdditionalLocations"):
+                if read_sd.get(key):
+                    out["StorageDescriptor"][key] = read_sd[key]
+        for key in ("Description", "TargetTable", "ViewDefinition"):
             if base.get(key):
                 out[key] = base[key]
     return out
@@ -759,7 +773,7 @@ def table_from_glue(db: str, entry: Mapping[str, Any]) -> Table:
 def partition_input(partition: Partition) -> dict[str, Any]:
     out: dict[str, Any] = {
         "Values": list(partition.values),
-        "Parameters": {k: v for k, v in (partition.parameters or {}).items() if v is not None},
+        "Parameters": _present(partition.parameters),
     }
     if partition.sd is not None:
         out["StorageDescriptor"] = _sd_in(partition.sd)

@@ -255,8 +255,28 @@ def test_every_command_on_glue(
     code, inventory = _run(glue_home, "inspect", table)
     assert code == 0 and inventory["summary"]["rows"] == source.rows
 
+    # Someone changes the Hive entry between the legacy copy and the swap: the swap is
+    # refused (exit 8), the Hive table stays public with their change; a re-run refreshes the
+    # copy (their change is in the legacy table) and cuts over.
+    def someone_else(params: dict[str, Any]) -> None:
+        if params["TableInput"]["Name"] != "click_log":
+            return
+        rules.before_update = None
+        raw = glue.raw_client(moto.endpoint)
+        current = raw.get_table(DatabaseName=db, Name="click_log")["Table"]
+        keys = ("Name", "StorageDescriptor", "PartitionKeys", "TableType")
+        changed = {k: current[k] for k in keys}
+        changed["Parameters"] = {**current["Parameters"], "owner.note": "theirs"}
+        raw.update_table(DatabaseName=db, TableInput=changed)
+
+    rules.before_update = someone_else
+    code, out = _run(glue_home, "cutover", table, "--yes")
+    assert code == EXIT_CONFLICT, out
+    assert _is_hive(_entry(moto.endpoint, db, "click_log"))
     code, out = _run(glue_home, "cutover", table, "--yes")
     assert code == 0, out
+    legacy = _entry(moto.endpoint, db, "click_log_hive_legacy")
+    assert legacy["Parameters"]["owner.note"] == "theirs"
     code, out = _run(glue_home, "retire", table, "--yes")
     assert code == 0, out
     assert not catalog.table_exists(db, "click_log_hive_legacy")

@@ -215,9 +215,18 @@ def test_a_definition_round_trips_and_keeps_what_thrift_cannot_hold() -> None:
     assert again["Description"] == "clicks"
     assert again["StorageDescriptor"]["Columns"][0]["Parameters"] == {"iceberg.field.id": "1"}
     assert again["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"] == ddl.ORC_SERDE
-    # A Glue entry without a storage descriptor becomes an empty one, never None.
+    # A Glue entry without a storage descriptor becomes an empty one, never None, and is
+    # written back without one.
     bare = table_from_glue("db", {"Name": "x"})
     assert bare.sd is not None and bare.sd.location is None
+    assert "StorageDescriptor" not in table_input(bare, {"Name": "x"})
+    # Glue-only parts of a storage descriptor survive; None parameters are never sent.
+    skewed = {"SkewedColumnNames": ["v"], "SkewedColumnValues": ["a"]}
+    read_sd = {**read["StorageDescriptor"], "SkewedInfo": skewed}
+    back.sd.parameters = {"kept": "1", "dropped": None}
+    again = table_input(back, {**read, "StorageDescriptor": read_sd})
+    assert again["StorageDescriptor"]["SkewedInfo"] == skewed
+    assert again["StorageDescriptor"]["Parameters"] == {"kept": "1"}
 
 
 def test_catalog_settings_are_checked() -> None:
