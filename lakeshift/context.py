@@ -56,7 +56,7 @@ class Context:
 
     @property
     def uses_embedded_metastore(self) -> bool:
-        return self.settings.metastore_uri is None
+        return self.settings.metastore_uri is None and not self.uses_glue
 
     @cached_property
     def metastore_uri(self) -> str:

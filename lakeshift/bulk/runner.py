@@ -132,7 +132,8 @@ def run_bulk(
     # The result (JSON, Markdown, HTML) reports the parallelism the run really had.
     spec = replace(spec, parallel=workers)
     report = progress or (lambda source, step, done, total: None)
-    ctx.metastore_uri  # noqa: B018 - start the embedded metastore once, before the threads
+    if not ctx.uses_glue:  # on Glue there is no metastore to start
+        ctx.metastore_uri  # noqa: B018 - start the embedded metastore once, before the threads
     if not dry_run:
         ctx.spark  # noqa: B018 - one Spark application for every table
     stopping = threading.Event()

@@ -452,3 +452,4 @@ def test_an_inventory_from_glue_is_the_one_from_the_hive_metastore(
     assert code == 0, planned
     (table,) = planned["tables"]
     assert table["status"] == "planned" and table["planned_rows"] == source.rows, table
+    assert not (plain / "metastore").exists()  # no Hive Metastore was started for a Glue run
