@@ -146,6 +146,7 @@ def test_bulk_reports_the_parallelism_it_ran_with(
 
     class FakeContext:
         metastore_uri = "thrift://unused:9083"
+        uses_glue = False
 
     monkeypatch.setattr(runner, "_run_table", fake_table)
     result = runner.run_bulk(FakeContext(), spec, dry_run=True, parallel=3)  # type: ignore[arg-type]
