@@ -2,7 +2,7 @@
 
 (f) naive Delta: one Spark write of the whole table (``uuid()``, ``partitionpath``, partitioned
 by ``p``) plus one delta-rs commit of every file it wrote; (g) ``lakeshift migrate --format
-delta``; (h) (g)'s ``validate``. Ratios are against the run's own bare copy (a) and (f).
+delta``; then (g)'s ``validate``. Ratios are against the run's own bare copy (a) and (f).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from benchmarks.measure import timed
+from benchmarks.measure import timed_profiled
 from benchmarks.synthetic import SyntheticTable, drop_lake_table
 from lakeshift.config import Settings
 from lakeshift.migrate.backfill import MigrateOptions, migrate
@@ -72,29 +72,38 @@ def run(
     source, size, rows = table.qualified_name, table.bytes, table.rows
     naive_root = scratch / f"{scenario}-naive-delta"
     shutil.rmtree(naive_root, ignore_errors=True)
-    f = timed("f_naive_delta", rows, size, lambda: _naive_delta(spark, source, naive_root))
+    f, f_profile = timed_profiled(
+        "f_naive_delta", rows, size, lambda: _naive_delta(spark, source, naive_root), spark
+    )
     target = f"{source}_lakeshift_delta"
     drop_lake_table(ctx.metastore, target, scratch / f"{scenario}-delta-journal.sqlite")
     journal = Journal(scratch / f"{scenario}-delta-journal.sqlite")
     options = MigrateOptions(target=target, batch_rows=5_000_000, format="delta")
-    g = timed(
+    g, g_profile = timed_profiled(
         "g_lakeshift_delta",
         rows,
         size,
         lambda: migrate(spark, ctx.metastore, None, settings, journal, source, options),
+        spark,
     )
-    h = timed(
+    v, v_profile = timed_profiled(
         "validate_delta",
         rows,
         size,
         lambda: validate_table(spark, ctx.metastore, None, settings, journal, source, target),
+        spark,
     )
     journal.close()
     return {
         "f_naive_delta": f.to_json(),
         "g_lakeshift_delta": g.to_json(),
-        "validate_delta": h.to_json(),
+        "validate_delta": v.to_json(),
         "ratio_g_over_a": round(g.seconds / bare_copy_seconds, 2),
         "ratio_g_over_f": round(g.seconds / f.seconds, 2),
-        "ratio_g_plus_validate_over_a": round((g.seconds + h.seconds) / bare_copy_seconds, 2),
+        "ratio_g_plus_validate_over_a": round((g.seconds + v.seconds) / bare_copy_seconds, 2),
+        "profiles": {
+            "f (naive Delta)": f_profile,
+            "g (Delta migrate)": g_profile,
+            "validate (Delta)": v_profile,
+        },
     }

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from benchmarks.measure import jvm_peak_mb, python_peak_mb, timed
+from benchmarks.measure import jvm_peak_mb, python_peak_mb, timed, timed_profiled
 from benchmarks.synthetic import SyntheticTable
 from lakeshift.config import Settings
 from lakeshift.migrate.backfill import MigrateOptions, migrate
@@ -70,11 +70,12 @@ def run(
     naive = f"{source}_naive"
     _drop(spark, naive)
     _iceberg_like(spark, naive, source)
-    b = timed(
+    b, b_profile = timed_profiled(
         "b_naive_insert",
         rows,
         size,
         lambda: spark.sql(f"INSERT INTO {naive} SELECT uuid(), concat('p=', p), * FROM {source}"),
+        spark,
     )
     loop = f"{source}_loop"
     _drop(spark, loop)
@@ -98,19 +99,21 @@ def run(
     _drop(spark, target)
     journal = Journal(scratch / f"{scenario}-journal.sqlite")
     options = MigrateOptions(target=target, batch_rows=5_000_000)
-    d = timed(
+    d, d_profile = timed_profiled(
         "d_lakeshift_migrate",
         rows,
         size,
         lambda: migrate(spark, ctx.metastore, ctx.catalog, settings, journal, source, options),
+        spark,
     )
-    v = timed(
+    v, v_profile = timed_profiled(
         "validate",
         rows,
         size,
         lambda: validate_table(
             spark, ctx.metastore, ctx.catalog, settings, journal, source, target
         ),
+        spark,
     )
     c_seconds_full = c.seconds * table.partitions / loop_partitions
     out.update(
@@ -135,6 +138,11 @@ def run(
             "ratio_validate_over_backfill": round(v.seconds / d.seconds, 2),
             "python_peak_mb": python_peak_mb(),
             "jvm_peak_mb": jvm_peak_mb(spark),
+            "profiles": {
+                "b (naive Iceberg insert)": b_profile,
+                "d (Iceberg migrate)": d_profile,
+                "validate (Iceberg)": v_profile,
+            },
         }
     )
     journal.close()

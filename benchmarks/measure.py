@@ -45,3 +45,22 @@ def timed(name: str, rows: int, size: int, fn: Callable[[], Any]) -> Timing:
     started = time.monotonic()
     fn()
     return Timing(name, time.monotonic() - started, rows, size)
+
+
+def timed_profiled(
+    name: str, rows: int, size: int, fn: Callable[[], Any], spark: Any
+) -> tuple[Timing, dict[str, Any]]:
+    """``timed`` with lakeshift's profile of the same call (its breakdown by phase and Spark
+    job); joining Spark's jobs to the phases happens after the clock stopped."""
+    from lakeshift import profiling
+
+    def run() -> Any:
+        with profiling.phase(name):
+            return fn()
+
+    profile = profiling.start(name, spark.sparkContext)
+    try:
+        timing = timed(name, rows, size, run)
+    finally:
+        profiling.stop()
+    return timing, profile.to_json()

@@ -127,6 +127,8 @@ class Settings:
         glue_catalog_id: the Glue catalog's id (the owning AWS account id; default: the
             caller's own account).
         glue_endpoint: a private Glue endpoint URL (a VPC endpoint, a test server).
+        profile: write where ``migrate`` and ``validate`` spend their time (driver phases and
+            the Spark jobs each ran) as a ``profile`` report, as ``--profile`` does.
     """
 
     home: Path = Path(".lakeshift")
@@ -157,6 +159,7 @@ class Settings:
     glue_region: str | None = None
     glue_catalog_id: str | None = None
     glue_endpoint: str | None = None
+    profile: bool = False
 
     def __post_init__(self) -> None:
         if self.output not in OUTPUT_CHOICES:

@@ -10,6 +10,7 @@ import click
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.interrupts import stop_on_interrupt
 from lakeshift.cli.output import Output
+from lakeshift.cli.profile_view import profile_run
 from lakeshift.cli.render import human_bytes
 from lakeshift.config import FORMAT_CHOICES
 from lakeshift.errors import PartialFailure
@@ -243,6 +244,11 @@ def plan_command(
     is_flag=True,
     help="Take over the table's lease from a migrator that is gone for good.",
 )
+@click.option(
+    "--profile",
+    is_flag=True,
+    help="Show and keep where the run's time went (phases, Spark jobs) as a profile report.",
+)
 @pass_state
 @click.pass_context
 def migrate_command(
@@ -260,6 +266,7 @@ def migrate_command(
     quarantine: bool,
     dry_run: bool,
     break_lease: bool,
+    profile: bool,
 ) -> None:
     """Backfill DB.TABLE into an Iceberg or Delta table, batch by batch; safe to re-run.
 
@@ -277,6 +284,7 @@ def migrate_command(
       lakeshift migrate sample.click_log --rebackfill-invalid
       lakeshift migrate sample.click_log --force --partitions yyyymmdd=20220401
       lakeshift --output json migrate db.events --key deterministic
+      lakeshift migrate sample.click_log --profile
     """
     if dry_run:
         click_ctx.invoke(
@@ -317,6 +325,7 @@ def migrate_command(
         spark.sparkContext.cancelAllJobs()
 
     with (
+        profile_run(state, profile, "migrate", ".".join(split_table_name(table))),
         stop_on_interrupt(cancel_jobs) as stopping,
         state.output.progress("backfilling", total=0) as advance,
     ):

@@ -6,6 +6,7 @@ import click
 
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.output import Output
+from lakeshift.cli.profile_view import profile_run
 from lakeshift.errors import PartialFailure, ValidationMismatch
 from lakeshift.inspect.inspector import source_table, split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -119,6 +120,11 @@ def _markdown(report: ValidationReport) -> str:
 )
 @click.option("--partitions", default=None, help="Partition filter (see README).")
 @click.option("--all", "show_all", is_flag=True, help="List equal partitions too.")
+@click.option(
+    "--profile",
+    is_flag=True,
+    help="Show and keep where the run's time went (phases, Spark jobs) as a profile report.",
+)
 @pass_state
 def validate_command(
     state: CliState,
@@ -127,6 +133,7 @@ def validate_command(
     level: str,
     partitions: str | None,
     show_all: bool,
+    profile: bool,
 ) -> None:
     """Compare DB.TABLE with its migrated target, partition by partition.
 
@@ -139,22 +146,24 @@ def validate_command(
       lakeshift validate sample.click_log
       lakeshift validate sample.click_log --level deep --partitions 'yyyymmdd=202204*'
       lakeshift --output json validate sample.click_log --level count
+      lakeshift validate sample.click_log --profile
     """
     ctx = state.context
     db, name = split_table_name(table)
     source_table(ctx.metastore, table)  # a missing table is reported before Spark starts
     target = resolve_target(ctx.journal, f"{db}.{name}", target, ctx.settings.format)
-    report = validate_table(
-        ctx.formats.spark,
-        ctx.metastore,
-        ctx.formats.catalog,
-        ctx.settings,
-        ctx.journal,
-        table,
-        target,
-        level=level,
-        partitions=PartitionFilter.parse(partitions),
-    )
+    with profile_run(state, profile, "validate", f"{db}.{name}"):
+        report = validate_table(
+            ctx.formats.spark,
+            ctx.metastore,
+            ctx.formats.catalog,
+            ctx.settings,
+            ctx.journal,
+            table,
+            target,
+            level=level,
+            partitions=PartitionFilter.parse(partitions),
+        )
     write_report(ctx.home, report.source, "validate", report.to_json(), _markdown(report))
     render_validation(state.output, report, show_equal=show_all)
     state.html_report(table)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from lakeshift import profiling
 from lakeshift.formats import backfill_record
 from lakeshift.formats.base import (
     Backfilled,
@@ -205,7 +206,8 @@ class IcebergFormat(TargetFormat):
         key_mode: str,
         record: CommitRecord,
     ) -> BatchResult:
-        frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
+        with profiling.phase("source frame"):
+            frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
         data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
         frame = frame.select(
             *[quote(c) for c in (*data_columns, UUID_COLUMN, PARTITIONPATH_COLUMN)]
@@ -219,8 +221,10 @@ class IcebergFormat(TargetFormat):
         writer = writer.option("distribution-mode", mode)
         for key, value in commit_properties(record).items():
             writer = writer.option(f"snapshot-property.{key}", value)
-        writer.overwritePartitions()
-        return BatchResult(checksum(), True, self._commit_of(target, record))
+        with profiling.phase("spark write and commit"):
+            writer.overwritePartitions()
+        with profiling.phase("find commit"):
+            return BatchResult(checksum(), True, self._commit_of(target, record))
 
     def _commit_of(self, target: str, record: CommitRecord) -> int | None:
         table = self.table(target)

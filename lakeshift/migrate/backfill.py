@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from lakeshift import profiling
 from lakeshift.config import Settings
 from lakeshift.errors import Interrupted, LakeshiftError, RefusedInput, UsageError
 from lakeshift.formats import (
@@ -272,41 +273,49 @@ def migrate(
     """
     started = time.monotonic()
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    inventory = inspect_table(client, source, settings)
-    require_match(inventory, options.partitions)
-    save_inventory(inventory, settings.home)
+    profiling.attach(spark.sparkContext)
+    with profiling.phase("inspect"):
+        inventory = inspect_table(client, source, settings)
+        require_match(inventory, options.partitions)
+        save_inventory(inventory, settings.home)
     name = inventory.qualified_name
     services = FormatServices(spark, client, settings, catalog)
-    fmt = open_target(services, settings, options)
-    journal.acquire_lease(name, f"lakeshift migrate {run_id}", break_lease=options.break_lease)
-    journal.start_run(run_id, name, options.target, "migrate")
+    with profiling.phase("prepare"):
+        fmt = open_target(services, settings, options)
+        journal.acquire_lease(name, f"lakeshift migrate {run_id}", break_lease=options.break_lease)
+        journal.start_run(run_id, name, options.target, "migrate")
     try:
-        # The target's database is created when missing, for every format alike (the formats
-        # place a new table under its location, so it must exist before the target is looked at).
-        ddl.ensure_database(client, options.target.partition(".")[0])
-        check_target(fmt, name, options.target, options.adopt)
-        check_other_targets(journal, services, name, fmt, options.target)
-        check_adoption(fmt, inventory, settings, options)
-        rebackfill = rebackfill_reasons(journal, inventory, options)
-        synced = fmt.sync(options.target, inventory, source=name)
-        done = fmt.backfilled(options.target)
-        _reconcile(journal, name, options.target, done)
-        plan = build_plan(
-            inventory,
-            synced.mapping,
-            options.target,
-            target_exists=not synced.created,
-            backfilled=done,
-            wanted=options.partitions,
-            batch_rows=options.batch_rows,
-            batch_bytes=options.batch_bytes,
-            key_mode=options.key_mode,
-            throughput=journal.throughput(name),
-            spark_conf={},
-            format=fmt.name,
-            target_layout=fmt.describe(options.target),
-            rebackfill=rebackfill,
-        )
+        with profiling.phase("prepare"):
+            # The target's database is created when missing, for every format alike (the
+            # formats place a new table under its location, so it must exist before the target
+            # is looked at).
+            ddl.ensure_database(client, options.target.partition(".")[0])
+            check_target(fmt, name, options.target, options.adopt)
+            check_other_targets(journal, services, name, fmt, options.target)
+            check_adoption(fmt, inventory, settings, options)
+            rebackfill = rebackfill_reasons(journal, inventory, options)
+        with profiling.phase("sync target"):
+            synced = fmt.sync(options.target, inventory, source=name)
+        with profiling.phase("read commits"):
+            done = fmt.backfilled(options.target)
+            _reconcile(journal, name, options.target, done)
+        with profiling.phase("plan"):
+            plan = build_plan(
+                inventory,
+                synced.mapping,
+                options.target,
+                target_exists=not synced.created,
+                backfilled=done,
+                wanted=options.partitions,
+                batch_rows=options.batch_rows,
+                batch_bytes=options.batch_bytes,
+                key_mode=options.key_mode,
+                throughput=journal.throughput(name),
+                spark_conf={},
+                format=fmt.name,
+                target_layout=fmt.describe(options.target),
+                rebackfill=rebackfill,
+            )
         result = _run_batches(
             fmt, journal, inventory, plan, done, run_id, options, progress, started, stop
         )
@@ -331,8 +340,9 @@ def migrate(
         journal.finish_run(run_id, "failed", {"error": str(e)})
         journal.release_lease(name)
         raise
-    journal.finish_run(run_id, "ok" if result.ok else "partial", result.to_json())
-    journal.release_lease(name)
+    with profiling.phase("finish"):
+        journal.finish_run(run_id, "ok" if result.ok else "partial", result.to_json())
+        journal.release_lease(name)
     return result
 
 
@@ -374,18 +384,20 @@ def _write(
     result = BatchResult(EMPTY, committed=False)
     faults.crash_point("before-commit", record.batch)
     if readable:  # an empty scan's Observation never reports, so empty batches skip the write
-        result = fmt.write_batch(
-            options.target,
-            inventory,
-            plan.mapping,
-            readable,
-            key_mode=options.key_mode,
-            record=record,
-        )
+        with profiling.phase("write"):
+            result = fmt.write_batch(
+                options.target,
+                inventory,
+                plan.mapping,
+                readable,
+                key_mode=options.key_mode,
+                record=record,
+            )
     faults.crash_point("after-commit", record.batch)
     emptied = [n for n in names if by_name[n].rows == 0 and n in done]
     if emptied:
-        fmt.delete_partitions(options.target, inventory, emptied)
+        with profiling.phase("delete emptied"):
+            fmt.delete_partitions(options.target, inventory, emptied)
     return result
 
 
@@ -443,8 +455,9 @@ def _run_batches(
     for number, batch in enumerate(plan.batches, start=1):
         if run.stopping():
             raise Interrupted(f"stopped {source} before batch {number} of {len(plan.batches)}.")
-        _attempt(run, batch, list(batch.partitions), "")
-        journal.heartbeat(source)
+        with profiling.phase("batch"):
+            _attempt(run, batch, list(batch.partitions), "")
+            journal.heartbeat(source)
         if progress:
             rate = run.rows / max(time.monotonic() - started, 1e-6)
             progress(number, len(plan.batches), f"{run.rows:,} rows, {rate:,.0f} rows/s")
@@ -529,6 +542,22 @@ def _attempt(
             )
         return
     seconds = time.monotonic() - started
+    with profiling.phase("journal"):
+        _record(run, batch, names, part, result, seconds, quarantined)
+
+
+def _record(
+    run: _Run,
+    batch: Batch,
+    names: list[str],
+    part: str,
+    result: BatchResult,
+    seconds: float,
+    quarantined: dict[str, str] | None,
+) -> None:
+    """Write a committed batch into the journal."""
+    source, target = run.inventory.qualified_name, run.options.target
+    by_name = run.by_name
     batch_id = f"{run.run_id}:{batch.index}{part}"
     if result.committed:
         run.journal.record_batch(

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate.journal import BACKFILLED, VALIDATED, Journal, PartitionRecord
-from lakeshift.report.files import write_html
+from lakeshift.report.files import report_dir, write_html
 from lakeshift.report.html_report import PartitionRow, ReportData, render_html
 from lakeshift.validate.model import STALE
 
@@ -71,6 +73,8 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
 
 def write_table_report(home: Path, inventory: TableInventory, journal: Journal) -> Path:
     """Render the table's HTML report from its inventory and the journal; returns its path."""
-    return write_html(
-        home, inventory.qualified_name, render_html(collect_report(inventory, journal))
-    )
+    data = collect_report(inventory, journal)
+    profile = report_dir(home, inventory.qualified_name) / "profile-latest.json"
+    if profile.is_file():
+        data = replace(data, profile=json.loads(profile.read_text()))
+    return write_html(home, inventory.qualified_name, render_html(data))

@@ -49,6 +49,7 @@ class ReportData:
     format: str | None = None  # the target's format, as the latest migrate run recorded it
     cutover: str | None = None  # "done" or "reverted" once cutover or revert ran
     legacy: str | None = None  # the Hive table's name after a cutover
+    profile: dict[str, Any] | None = None  # the latest ``--profile`` breakdown, if any
 
 
 def _e(value: object) -> str:
@@ -167,6 +168,50 @@ def _partition_table(partitions: Sequence[PartitionRow]) -> str:
     return f"<details><summary>All {len(partitions):,} partitions</summary>{table}</details>"
 
 
+def _profile(profile: dict[str, Any] | None) -> str:
+    """Where the latest profiled run's time went: each phase's own time, split into Spark jobs
+    and the driver's share, and the whole breakdown as a table."""
+    if not profile:
+        return ""
+    phases = profile["phases"]
+    chart = bar_chart(
+        "profile",
+        f"{profile['label']}: {profile['wall_seconds']} s",
+        [p["phase"] for p in phases],
+        [
+            Series("in Spark jobs", palette.SPARK_JOBS, [p["spark_seconds"] for p in phases]),
+            Series("driver", palette.DRIVER, [p["driver_seconds"] for p in phases]),
+        ],
+        x_title="phase (own time, without nested phases)",
+        y_title="seconds",
+        unit="s",
+        empty="The profiled run recorded no phases.",
+        items="phases",
+    )
+    columns = (
+        "phase",
+        "calls",
+        "seconds",
+        "own_seconds",
+        "spark_jobs",
+        "spark_seconds",
+        "driver_seconds",
+        "tasks",
+        "task_cpu_seconds",
+        "gc_seconds",
+        "input_mb",
+        "output_mb",
+    )
+    head = "".join(f"<th>{_e(c.replace('_', ' '))}</th>" for c in columns)
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{_e(p[c])}</td>" for c in columns) + "</tr>" for p in phases
+    )
+    return (
+        f"<h2>Where the time went</h2>{chart}<table><tr>{head}</tr>{rows}</table>"
+        f"<p>{profile['outside_phases_seconds']} s outside named phases.</p>"
+    )
+
+
 def _cutover(data: ReportData) -> str:
     if data.cutover == "done":
         return (
@@ -209,7 +254,7 @@ def render_html(data: ReportData) -> str:
 <h2>Throughput</h2>{_throughput(data.runs)}
 <table><tr><th>run</th><th>status</th><th>rows</th><th>rows/s</th></tr>{runs}</table>
 <h2>Anomalies</h2><table><tr><th>code</th><th>severity</th><th>count</th></tr>{anomalies}</table>
-<h2>Partitions</h2>{_partition_table(data.partitions)}"""
+<h2>Partitions</h2>{_partition_table(data.partitions)}{_profile(data.profile)}"""
     return _page(f"lakeshift: {data.source}", body)
 
 

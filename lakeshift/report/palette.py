@@ -60,6 +60,9 @@ TARGET_ROWS = ORANGE
 BYTES = TEAL
 SECONDS = PURPLE
 THROUGHPUT = PURPLE
+#: A profile's split of each phase: time in Spark jobs, time on the driver around them.
+SPARK_JOBS = BLUE
+DRIVER = ORANGE
 
 
 def state_color(state: str, group: dict[str, str]) -> str:

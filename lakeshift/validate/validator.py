@@ -16,6 +16,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from lakeshift import profiling
 from lakeshift.config import Settings
 from lakeshift.formats import Backfilled, FormatServices, TargetFormat, require_target
 from lakeshift.inspect.inspector import inspect_table
@@ -109,9 +110,12 @@ def validate_table(
     """Compare ``source`` with its migrated ``target`` per partition; records results."""
     started = time.monotonic()
     wanted = partitions or PartitionFilter(())
-    inventory = inspect_table(client, source, settings)
-    fmt = require_target(FormatServices(spark, client, settings, catalog), target, source)
-    stored = fmt.stored_mapping(target)
+    profiling.attach(spark.sparkContext)
+    with profiling.phase("inspect"):
+        inventory = inspect_table(client, source, settings)
+    with profiling.phase("read target"):
+        fmt = require_target(FormatServices(spark, client, settings, catalog), target, source)
+        stored = fmt.stored_mapping(target)
     problems = []
     # The mapping names its table; after cutover the Hive table answers to its legacy name.
     # The rows are judged as the user's Hive reads them now: a target written under other
@@ -128,8 +132,9 @@ def validate_table(
             "the Hive schema changed since the backfill; run migrate to evolve the "
             "target, then validate again"
         )
-    done = fmt.backfilled(target)
-    counts = fmt.row_counts(target, inventory)
+    with profiling.phase("read target"):
+        done = fmt.backfilled(target)
+        counts = fmt.row_counts(target, inventory)
     chosen = [p for p in inventory.partitions if wanted.matches(p.name)]
     label = fmt.label.split()[0]
     results = {
@@ -146,14 +151,24 @@ def validate_table(
     ]
     independent_seconds = None
     if level != "count" and stored is not None:
-        results = _checksums(spark, inventory, stored, fmt, target, journal, results, level)
+        with profiling.phase("checksums"):
+            results = _checksums(spark, inventory, stored, fmt, target, journal, results, level)
         accept = settings.timestamp_precision == "truncate"
         results = _finer_by_statistics(inventory, results, accept)
         if level == "independent":
-            results, independent_seconds = independent_check(
-                spark, inventory, stored, fmt, target, journal, results, accept_truncation=accept
-            )
-        results = _with_nulled(spark, inventory, stored, results)
+            with profiling.phase("independent"):
+                results, independent_seconds = independent_check(
+                    spark,
+                    inventory,
+                    stored,
+                    fmt,
+                    target,
+                    journal,
+                    results,
+                    accept_truncation=accept,
+                )
+        with profiling.phase("conversion nulls"):
+            results = _with_nulled(spark, inventory, stored, results)
     report = ValidationReport(
         inventory.qualified_name,
         target,
@@ -163,7 +178,8 @@ def validate_table(
         round(time.monotonic() - started, 2),
         None if independent_seconds is None else round(independent_seconds, 2),
     )
-    _record(journal, report)
+    with profiling.phase("journal"):
+        _record(journal, report)
     return report
 
 
@@ -184,7 +200,8 @@ def _checksums(
         return results
     batches = _observed(journal, inventory, candidates)
     needed = sorted(set(candidates) | {n for _, names, _ in batches.values() for n in names})
-    target_fps = target_fingerprints(fmt.frame(target, inventory), inventory, needed)
+    with profiling.phase("target scan"):
+        target_fps = target_fingerprints(fmt.frame(target, inventory), inventory, needed)
     # Each row hash includes the partition keys, so a batch whose observed source checksum
     # equals the sum of its partitions' target fingerprints is equal partition by partition.
     proven = {
@@ -194,9 +211,12 @@ def _checksums(
         for n in names
     }
     rescan = [n for n in candidates if n not in proven]
-    scanned = (
-        source_fingerprints(spark, inventory, mapping, rescan, fmt.target_type) if rescan else {}
-    )
+    with profiling.phase("source scan"):
+        scanned = (
+            source_fingerprints(spark, inventory, mapping, rescan, fmt.target_type)
+            if rescan
+            else {}
+        )
     for name in candidates:
         target_fp = target_fps[name]
         source_fp = scanned.get(name, target_fp)

@@ -19,6 +19,7 @@ from datetime import date, datetime, timezone
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from lakeshift import profiling
 from lakeshift.errors import RefusedInput, SchemaMappingError
 from lakeshift.formats import backfill_record
 from lakeshift.formats.base import (
@@ -270,8 +271,10 @@ class DeltaFormat(TargetFormat):
         key_mode: str,
         record: CommitRecord,
     ) -> BatchResult:
-        state = self._require_state(target)
-        frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
+        with profiling.phase("read log"):
+            state = self._require_state(target)
+        with profiling.phase("source frame"):
+            frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         version = self._commit_partitions(
             target,
@@ -364,27 +367,31 @@ class DeltaFormat(TargetFormat):
         # not one small file per task that met it); files split every ``rows_per_file`` rows.
         if cluster:
             frame = frame.repartition(F.col(BATCH_PART))
-        frame.write.mode("errorifexists").option("maxRecordsPerFile", rows_per_file).partitionBy(
-            BATCH_PART
-        ).parquet(spark_file_path(self.location(target), batch_dir))
-        files = [
-            delta_log.NewFile(posixpath.join(batch_dir, f"{BATCH_PART}={i}", f.name), values[n])
-            for i, n in enumerate(partitions)
-            for f in root.list_files(f"{batch_dir}/{BATCH_PART}={i}", recursive=False)
-            if f.name.endswith(".parquet")
-        ]
+        with profiling.phase("spark write"):
+            frame.write.mode("errorifexists").option(
+                "maxRecordsPerFile", rows_per_file
+            ).partitionBy(BATCH_PART).parquet(spark_file_path(self.location(target), batch_dir))
+        with profiling.phase("list files"):
+            files = [
+                delta_log.NewFile(posixpath.join(batch_dir, f"{BATCH_PART}={i}", f.name), values[n])
+                for i, n in enumerate(partitions)
+                for f in root.list_files(f"{batch_dir}/{BATCH_PART}={i}", recursive=False)
+                if f.name.endswith(".parquet")
+            ]
         faults.crash_point("before-log-commit", app[1])
-        outcome = delta_log.commit_batch(
-            root,
-            files,
-            replace=list(values.values()),
-            app_id=app[0],
-            app_version=app[1],
-            metadata=metadata,
-            expected_version=self._expected_version(target, state),
-        )
+        with profiling.phase("log commit"):
+            outcome = delta_log.commit_batch(
+                root,
+                files,
+                replace=list(values.values()),
+                app_id=app[0],
+                app_version=app[1],
+                metadata=metadata,
+                expected_version=self._expected_version(target, state),
+            )
         self._expected[target] = outcome.version
-        self.sync_routing(target)
+        with profiling.phase("routing"):
+            self.sync_routing(target)
         return int(outcome.version)
 
     def _file_columns(self, state: delta_log.DeltaState) -> list[Any]:

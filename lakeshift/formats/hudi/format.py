@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+from lakeshift import profiling
 from lakeshift.errors import RefusedInput, SchemaMappingError
 from lakeshift.formats.base import (
     Backfilled,
@@ -326,8 +327,10 @@ class HudiFormat(TargetFormat):
         key_mode: str,
         record: CommitRecord,
     ) -> BatchResult:
-        self._rollback_pending(target)
-        frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
+        with profiling.phase("timeline"):
+            self._rollback_pending(target)
+        with profiling.phase("source frame"):
+            frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         rows = sum(p.rows for p in inventory.partitions if p.name in set(partitions))
         if self.cluster_by_partition(len(partitions), size):
@@ -359,17 +362,18 @@ class HudiFormat(TargetFormat):
 
         from lakeshift.migrate import faults
 
-        root = self.root(target)
-        timeline = self._timeline(target)
-        current = self.current_slices(target)
-        replaced = {p: [s.file_id for s in current[p]] for p in partitions if p in current}
-        action = REPLACE if replaced else COMMIT
-        if replaced and operation == BULK_INSERT:
-            operation = INSERT_OVERWRITE
-        instant = timeline.new_instant_time()
-        requested = requested_replace(timeline.version) if replaced else b""
-        timeline.write_requested(instant, action, requested)
-        timeline.write_inflight(instant, action, inflight_metadata(operation))
+        with profiling.phase("timeline"):
+            root = self.root(target)
+            timeline = self._timeline(target)
+            current = self.current_slices(target)
+            replaced = {p: [s.file_id for s in current[p]] for p in partitions if p in current}
+            action = REPLACE if replaced else COMMIT
+            if replaced and operation == BULK_INSERT:
+                operation = INSERT_OVERWRITE
+            instant = timeline.new_instant_time()
+            requested = requested_replace(timeline.version) if replaced else b""
+            timeline.write_requested(instant, action, requested)
+            timeline.write_inflight(instant, action, inflight_metadata(operation))
         _, _, name = target.partition(".")
         stats: list[Any] = []
         schema: dict[str, Any] = {}
@@ -377,7 +381,8 @@ class HudiFormat(TargetFormat):
             schema = avro_schema(name, to_arrow_schema(frame.schema))
             codec = self.services.settings.hudi_parquet_codec
             writer = task_writer(root.location, instant, with_meta_fields(schema), per_file, codec)
-            stats = frame.mapInArrow(writer, STATS_DDL).collect()
+            with profiling.phase("spark write"):
+                stats = frame.mapInArrow(writer, STATS_DDL).collect()
         written = {(s["partition"], s["name"]) for s in stats}
         _drop_unreported(root, partitions, instant, written)
         for partition in partitions:
@@ -400,7 +405,8 @@ class HudiFormat(TargetFormat):
         )
         # Files in place, instant not completed (Delta's point of the same name).
         faults.crash_point("before-log-commit", batch)
-        self._complete(target, instant, action, metadata)
+        with profiling.phase("complete instant"):
+            self._complete(target, instant, action, metadata)
         return instant
 
     def _complete(self, target: str, instant: str, action: str, metadata: dict[str, Any]) -> None:

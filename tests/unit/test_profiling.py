@@ -1,0 +1,55 @@
+"""The profile's bookkeeping (Spark's side is joined in tests/e2e/test_profile.py)."""
+
+from __future__ import annotations
+
+import time
+
+from lakeshift import profiling
+
+
+def test_without_a_profile_a_phase_records_nothing() -> None:
+    assert profiling.active() is None
+    with profiling.phase("inspect"):
+        pass
+    assert profiling.active() is None
+
+
+def test_nested_phases_add_up_and_own_time_excludes_children() -> None:
+    with profiling.profiled("unit") as profile:
+        for _ in range(2):
+            with profiling.phase("batch"):
+                time.sleep(0.02)
+                with profiling.phase("write"):
+                    time.sleep(0.05)
+        with profiling.phase("finish"):
+            pass
+    assert profiling.active() is None
+    data = profile.to_json()
+    rows = {r["phase"]: r for r in data["phases"]}
+    assert set(rows) == {"batch", "batch/write", "finish"}
+    assert rows["batch"]["calls"] == 2 and rows["batch/write"]["calls"] == 2
+    assert rows["batch/write"]["seconds"] >= 0.1
+    assert rows["batch"]["seconds"] >= rows["batch/write"]["seconds"] + 0.04
+    # own time is the phase less its children; without Spark it is all driver time
+    own = rows["batch"]["seconds"] - rows["batch/write"]["seconds"]
+    assert abs(rows["batch"]["own_seconds"] - own) < 0.002
+    assert rows["batch"]["driver_seconds"] == rows["batch"]["own_seconds"]
+    # sleeping is not CPU: the driver's CPU time is far below its wall time
+    assert rows["batch/write"]["driver_cpu_seconds"] < rows["batch/write"]["seconds"] / 2
+    # the top-level phases and the time outside them make the wall time
+    top = rows["batch"]["seconds"] + rows["finish"]["seconds"]
+    assert abs(top + data["outside_phases_seconds"] - data["wall_seconds"]) < 0.005
+    # a child sorts under its parent, the slower sibling first
+    assert [r["phase"] for r in data["phases"]] == ["batch", "batch/write", "finish"]
+
+
+def test_markdown_names_every_phase_indented_under_its_parent() -> None:
+    with (
+        profiling.profiled("unit md") as profile,
+        profiling.phase("validate"),
+        profiling.phase("target scan"),
+    ):
+        pass
+    text = profiling.render_markdown(profile.to_json())
+    assert text.startswith("Profile of unit md:")
+    assert "| validate |" in text and "| &nbsp;&nbsp;target scan |" in text
