@@ -100,6 +100,9 @@ class Profile:
     phases: dict[str, PhaseTotal] = field(default_factory=dict)
     spark: dict[str, SparkJobs] = field(default_factory=dict)
     jobs: list[SparkJob] = field(default_factory=list)
+    #: (start, end, depth, path) of every phase entered, in epoch seconds: jobs that Spark
+    #: describes itself (e.g. its parallel file listing) belong to the innermost one open.
+    spans: list[tuple[float, float, int, str]] = field(default_factory=list)
     context: SparkContext | None = None
     _stack: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -109,6 +112,17 @@ class Profile:
         if stack is None:
             stack = self._stack.names = []
         return stack
+
+    @property
+    def tag(self) -> str:
+        """The Spark job tag of this profile's jobs (tags add up: a caller's job group or
+        tags stay as they are)."""
+        return f"{_PREFIX}-{self.id}"
+
+    def phase_at(self, epoch: float) -> str:
+        """The innermost phase open at ``epoch`` ("" when none was)."""
+        open_then = [s for s in self.spans if s[0] <= epoch <= s[1]]
+        return max(open_then, key=lambda s: (s[2], s[0]))[3] if open_then else ""
 
     def _add(self, path: str, seconds: float, cpu: float, parent: str | None) -> None:
         with self._lock:
@@ -124,7 +138,7 @@ class Profile:
         self.wall_seconds = time.monotonic() - self.started
         if self.context is not None:
             try:
-                self.jobs = spark_jobs(self.context, self.id)
+                self.jobs = spark_jobs(self.context, self)
             except Exception:  # a profile must never fail the run it describes
                 self.jobs = []
             for job in self.jobs:
@@ -235,14 +249,19 @@ def phase(name: str) -> Iterator[None]:
     if context is not None:
         previous = context.getLocalProperty(_DESCRIPTION)
         context.setLocalProperty(_DESCRIPTION, f"{_PREFIX} {profile.id} {path}")
-    wall, cpu = time.monotonic(), time.thread_time()
+        if parent is None:
+            context.addJobTag(profile.tag)
+    wall, cpu, epoch = time.monotonic(), time.thread_time(), time.time()
     try:
         yield
     finally:
         profile._add(path, time.monotonic() - wall, time.thread_time() - cpu, parent)
+        profile.spans.append((epoch, time.time(), len(stack), path))
         stack.pop()
         if context is not None:
             context.setLocalProperty(_DESCRIPTION, previous)  # type: ignore[arg-type]
+            if parent is None:
+                context.removeJobTag(profile.tag)
 
 
 def _option(value: Any) -> Any:
@@ -253,8 +272,9 @@ def _seq(value: Any) -> list[Any]:
     return [value.apply(i) for i in range(value.size())]
 
 
-def spark_jobs(context: SparkContext, profile_id: str) -> list[SparkJob]:
-    """The profile's Spark jobs from Spark's status store, oldest first."""
+def spark_jobs(context: SparkContext, profile: Profile) -> list[SparkJob]:
+    """The profile's Spark jobs from Spark's status store, oldest first: those carrying its
+    tag (a job Spark describes itself is put in the phase open when it was submitted)."""
     jsc: Any = context._jsc
     sc = jsc.sc()
     try:
@@ -262,14 +282,19 @@ def spark_jobs(context: SparkContext, profile_id: str) -> list[SparkJob]:
     except Exception:
         time.sleep(0.5)
     store = sc.statusStore()
-    marker = f"{_PREFIX} {profile_id} "
+    marker = f"{_PREFIX} {profile.id} "
     out: list[SparkJob] = []
     for job in _seq(store.jobsList(None)):
         description = _option(job.description()) or ""
-        if not description.startswith(marker):
+        if not description.startswith(marker) and profile.tag not in _seq(job.jobTags()):
             continue
         total = SparkJobs(jobs=1)
         submitted, completed = _option(job.submissionTime()), _option(job.completionTime())
+        if description.startswith(marker):
+            phase = description[len(marker) :]
+        else:
+            at = submitted.getTime() / 1000 if submitted is not None else 0.0
+            phase = profile.phase_at(at)
         if submitted is not None and completed is not None:
             total.seconds = (completed.getTime() - submitted.getTime()) / 1000
         for stage_id in _seq(job.stageIds()):
@@ -284,14 +309,17 @@ def spark_jobs(context: SparkContext, profile_id: str) -> list[SparkJob]:
             total.input_bytes += int(stage.inputBytes())
             total.output_bytes += int(stage.outputBytes())
             total.shuffle_bytes += int(stage.shuffleWriteBytes())
-        out.append(SparkJob(int(job.jobId()), description[len(marker) :], total))
+        job_entry = SparkJob(int(job.jobId()), phase, total)
+        if not description.startswith(marker):
+            job_entry.operators = (description.split(":", 1)[0][:80],)
+        out.append(job_entry)
     out.sort(key=lambda j: j.id)
     try:
         plans = _plans(context)
     except Exception:  # the plans only name what each job did
         plans = {}
     for job in out:
-        job.operators = plans.get(job.id, ())
+        job.operators = plans.get(job.id, job.operators)
     return out
 
 

@@ -206,8 +206,11 @@ class IcebergFormat(TargetFormat):
         key_mode: str,
         record: CommitRecord,
     ) -> BatchResult:
+        cluster = self.batch_clustering(inventory, partitions)
         with profiling.phase("source frame"):
-            frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
+            frame, checksum = self.batch_frame(
+                inventory, mapping, partitions, key_mode, cluster=cluster
+            )
         data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
         frame = frame.select(
             *[quote(c) for c in (*data_columns, UUID_COLUMN, PARTITIONPATH_COLUMN)]
@@ -216,9 +219,9 @@ class IcebergFormat(TargetFormat):
         # partition a task meets: 500 tiny partitions ran a 1 GB driver out of heap. Without it,
         # Spark sorts each task's rows by partition and one file is open at a time.
         writer = frame.writeTo(self.ident(target)).option("fanout-enabled", "false")
-        size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
-        mode = "hash" if self.cluster_by_partition(len(partitions), size) else "none"
-        writer = writer.option("distribution-mode", mode)
+        # The rows arrive clustered (or in partitions large enough to write from every task):
+        # Iceberg adds no shuffle, only the sort by partition its one-open-file writer needs.
+        writer = writer.option("distribution-mode", "none")
         for key, value in commit_properties(record).items():
             writer = writer.option(f"snapshot-property.{key}", value)
         with profiling.phase("spark write and commit"):

@@ -34,7 +34,7 @@ from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.migrate import faults
 from lakeshift.migrate.adopt import check_adoptable
 from lakeshift.migrate.failures import file_location, root_cause, unreadable_files
-from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal
+from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal, PartitionEntry
 from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan, require_match
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.projection import READABLE_FORMATS
@@ -442,16 +442,20 @@ def _run_batches(
     run = _Run(fmt, journal, inventory, plan, done, run_id, options, stop)
     by_name = run.by_name
     refused = {p.name: p.reason for p in plan.partitions if p.state == REFUSED}
-    for name, reason in refused.items():
-        journal.record(
-            source,
-            name,
-            target,
-            SKIPPED,
-            fingerprint=by_name[name].fingerprint,
-            run_id=run_id,
-            error=reason,
-        )
+    journal.record_many(
+        [
+            PartitionEntry(
+                source,
+                name,
+                target,
+                SKIPPED,
+                fingerprint=by_name[name].fingerprint,
+                run_id=run_id,
+                error=reason,
+            )
+            for name, reason in refused.items()
+        ]
+    )
     for number, batch in enumerate(plan.batches, start=1):
         if run.stopping():
             raise Interrupted(f"stopped {source} before batch {number} of {len(plan.batches)}.")
@@ -531,15 +535,20 @@ def _attempt(
                 cause = replace(cause, message=f"{cause.message} (every file is unreadable)")
         for name in names:
             run.failed[name] = cause.text()
-            run.journal.record(
-                source,
-                name,
-                target,
-                FAILED,
-                fingerprint=by_name[name].fingerprint,
-                run_id=run.run_id,
-                error=cause.text(),
-            )
+        run.journal.record_many(
+            [
+                PartitionEntry(
+                    source,
+                    name,
+                    target,
+                    FAILED,
+                    fingerprint=by_name[name].fingerprint,
+                    run_id=run.run_id,
+                    error=cause.text(),
+                )
+                for name in names
+            ]
+        )
         return
     seconds = time.monotonic() - started
     with profiling.phase("journal"):
@@ -576,21 +585,25 @@ def _record(
         )
         for name in names:
             run.partial[name] = note
-    for name in names:
-        run.journal.record(
-            source,
-            name,
-            target,
-            BACKFILLED,
-            fingerprint=by_name[name].fingerprint,
-            rows=by_name[name].rows,
-            # a partial write's observed checksum is not the source's: never offered as proof
-            checksum={"batch": batch_id} if result.committed and not quarantined else None,
-            snapshot_id=result.commit_id,
-            run_id=run.run_id,
-            error=note,
-            seconds=seconds * (rows and by_name[name].rows / rows),
-        )
+    run.journal.record_many(
+        [
+            PartitionEntry(
+                source,
+                name,
+                target,
+                BACKFILLED,
+                fingerprint=by_name[name].fingerprint,
+                rows=by_name[name].rows,
+                # a partial write's observed checksum is not the source's: never offered as proof
+                checksum={"batch": batch_id} if result.committed and not quarantined else None,
+                snapshot_id=result.commit_id,
+                run_id=run.run_id,
+                error=note,
+                seconds=seconds * (rows and by_name[name].rows / rows),
+            )
+            for name in names
+        ]
+    )
     run.backfilled.extend(names)
     run.rows += rows
 

@@ -29,6 +29,8 @@ def write_json(path: Path, payload: Any) -> Path:
     """Write JSON under the state directory atomically (a reader never sees half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=1, ensure_ascii=False, default=str))
+    # No indent: only then does json use its C encoder (the inventory of 2,000 partitions
+    # took 0.5 s to encode with indent=1).
+    tmp.write_text(json.dumps(payload, ensure_ascii=False, default=str))
     tmp.replace(path)
     return path

@@ -273,9 +273,12 @@ class DeltaFormat(TargetFormat):
     ) -> BatchResult:
         with profiling.phase("read log"):
             state = self._require_state(target)
-        with profiling.phase("source frame"):
-            frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
+        cluster = self.batch_clustering(inventory, partitions)
+        with profiling.phase("source frame"):
+            frame, checksum = self.batch_frame(
+                inventory, mapping, partitions, key_mode, cluster=cluster
+            )
         version = self._commit_partitions(
             target,
             state,
@@ -287,7 +290,7 @@ class DeltaFormat(TargetFormat):
             rows_per_file=self.rows_per_file(
                 sum(p.rows for p in inventory.partitions if p.name in set(partitions)), size
             ),
-            cluster=self.cluster_by_partition(len(partitions), size),
+            cluster=False,  # clustered by batch_frame (a partition is one BATCH_PART)
         )
         return BatchResult(checksum(), True, version)
 
@@ -366,7 +369,7 @@ class DeltaFormat(TargetFormat):
         # Right-sized files: small partitions' rows go to one task each (one file per partition,
         # not one small file per task that met it); files split every ``rows_per_file`` rows.
         if cluster:
-            frame = frame.repartition(F.col(BATCH_PART))
+            frame = self.clustered(frame, BATCH_PART, len(partitions))
         with profiling.phase("spark write"):
             frame.write.mode("errorifexists").option(
                 "maxRecordsPerFile", rows_per_file

@@ -329,12 +329,16 @@ class HudiFormat(TargetFormat):
     ) -> BatchResult:
         with profiling.phase("timeline"):
             self._rollback_pending(target)
-        with profiling.phase("source frame"):
-            frame, checksum = self.batch_frame(inventory, mapping, partitions, key_mode)
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         rows = sum(p.rows for p in inventory.partitions if p.name in set(partitions))
-        if self.cluster_by_partition(len(partitions), size):
-            frame = frame.repartition(PARTITIONPATH_COLUMN)
+        with profiling.phase("source frame"):
+            frame, checksum = self.batch_frame(
+                inventory,
+                mapping,
+                partitions,
+                key_mode,
+                cluster=self.batch_clustering(inventory, partitions),
+            )
         per_file = min(MAX_FILE_ROWS, self.rows_per_file(rows, size) or MAX_FILE_ROWS)
         instant = self._write(
             target,
