@@ -129,6 +129,7 @@ def run(
             "validate": v.to_json(),
             "e_migrate_plus_validate": {"seconds": round(d.seconds + v.seconds, 2)},
             "ratio_d_over_b": round(d.seconds / b.seconds, 2),
+            "ratio_e_over_b": round((d.seconds + v.seconds) / b.seconds, 2),
             "ratio_e_over_a": round((d.seconds + v.seconds) / a.seconds, 2),
             "ratio_d_over_a": round(d.seconds / a.seconds, 2),
             "ratio_c_over_d": round(c_seconds_full / d.seconds, 2),

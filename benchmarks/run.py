@@ -20,7 +20,10 @@ Markdown table. Scenarios (``BENCH_SCENARIOS``, default
 * ``text``: ``BENCH_TEXT_PARTITIONS`` (4) x ``BENCH_TEXT_ROWS`` (100000) rows as ORC and as a
   LazySimpleSerDe text twin, both migrated, and a bare Spark copy of the text (``bench_text``);
 * ``s3inspect``: a table of 100 and one of 1000 partitions on moto's S3, inspected; requests
-  (counted by the server) and seconds per partition (``bench_s3``; needs `make test`'s jars).
+  (counted by the server) and seconds per partition (``bench_s3``; needs `make test`'s jars);
+* ``scale`` (not in the default list: about 15 minutes here): ``BENCH_SCALE_SIZES``
+  (10000,100000) partitions of one 2-row file each through inspect, plan and migrate; seconds
+  per 10,000 partitions and the driver's peak memory after each size (``bench_scale``).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from benchmarks import (
     bench_inspect,
     bench_migrate,
     bench_s3,
+    bench_scale,
     bench_text,
     bench_tiny,
 )
@@ -239,6 +243,10 @@ def main() -> None:
         )
         results.append(bench_text.run(ctx.spark, ctx, settings, table, home))
         print(json.dumps(results[-1], indent=1))
+    if "scale" in scenarios:
+        sizes = [int(n) for n in os.environ.get("BENCH_SCALE_SIZES", "10000,100000").split(",")]
+        results.append(bench_scale.run(ctx, settings, home, sizes))
+        print(json.dumps({k: v for k, v in results[-1].items() if k != "profiles"}, indent=1))
     if "s3inspect" in scenarios:
         results.append(bench_s3.run(home.with_name(home.name + "-s3")))
         print(json.dumps(results[-1], indent=1))

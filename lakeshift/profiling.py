@@ -14,6 +14,7 @@ cProfile sees no Spark jobs; the status store is read through py4j.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -25,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pyspark import SparkContext
+
+log = logging.getLogger(__name__)
 
 _DESCRIPTION = "spark.job.description"
 _PREFIX = "lakeshift-profile"
@@ -72,6 +75,8 @@ class SparkJob:
     totals: SparkJobs
     #: The physical plan's operators, leaves first (the query the job belongs to).
     operators: tuple[str, ...] = ()
+    #: Submission and completion, epoch seconds (None while unknown).
+    interval: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         t = self.totals
@@ -104,6 +109,11 @@ class Profile:
     #: describes itself (e.g. its parallel file listing) belong to the innermost one open.
     spans: list[tuple[float, float, int, str]] = field(default_factory=list)
     context: SparkContext | None = None
+    #: Spark's status store keeps ``spark.ui.retainedJobs`` jobs (1,000): it held that many.
+    jobs_may_be_missing: bool = False
+    started_at: str = field(
+        default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    )
     _stack: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -143,6 +153,11 @@ class Profile:
                 self.jobs = []
             for job in self.jobs:
                 self.spark.setdefault(job.phase, SparkJobs()).add(job.totals)
+            # Jobs overlap (adaptive execution runs query stages and broadcasts at once): a
+            # phase's time in jobs is the union of their intervals, not their sum.
+            for phase_path, totals in self.spark.items():
+                intervals = [j.interval for j in self.jobs if j.phase == phase_path and j.interval]
+                totals.seconds = _covered(intervals)
         return self
 
     def to_json(self) -> dict[str, Any]:
@@ -176,7 +191,9 @@ class Profile:
         outside = self.spark.get("", SparkJobs())
         return {
             "label": self.label,
+            "started_at": self.started_at,
             "wall_seconds": round(wall, 3),
+            "spark_jobs_may_be_missing": self.jobs_may_be_missing,
             "outside_phases_seconds": round(max(wall - top, 0.0), 3),
             "spark_jobs_outside_phases": outside.jobs,
             "spark_seconds": round(sum(j.seconds for j in self.spark.values()), 3),
@@ -242,26 +259,57 @@ def phase(name: str) -> Iterator[None]:
         return
     stack = profile._path()
     parent = "/".join(stack) or None
+    path = f"{parent}/{name}" if parent else name
+    previous = _label_jobs(profile, path, parent is None)
     stack.append(name)
-    path = "/".join(stack)
-    context = profile.context
-    previous = None
-    if context is not None:
-        previous = context.getLocalProperty(_DESCRIPTION)
-        context.setLocalProperty(_DESCRIPTION, f"{_PREFIX} {profile.id} {path}")
-        if parent is None:
-            context.addJobTag(profile.tag)
     wall, cpu, epoch = time.monotonic(), time.thread_time(), time.time()
     try:
         yield
     finally:
-        profile._add(path, time.monotonic() - wall, time.thread_time() - cpu, parent)
-        profile.spans.append((epoch, time.time(), len(stack), path))
         stack.pop()
-        if context is not None:
-            context.setLocalProperty(_DESCRIPTION, previous)  # type: ignore[arg-type]
-            if parent is None:
-                context.removeJobTag(profile.tag)
+        profile._add(path, time.monotonic() - wall, time.thread_time() - cpu, parent)
+        profile.spans.append((epoch, time.time(), len(stack) + 1, path))
+        _restore_jobs(profile, previous, parent is None)
+
+
+def _label_jobs(profile: Profile, path: str, outermost: bool) -> str | None:
+    """Describe the thread's next Spark jobs as ``path`` (and tag them, for the outermost
+    phase); returns the description it replaced. Never raises: a profile must not fail the
+    run it measures (a failed call leaves those jobs unjoined, nothing else)."""
+    context = profile.context
+    if context is None:
+        return None
+    try:
+        previous = context.getLocalProperty(_DESCRIPTION)
+        context.setLocalProperty(_DESCRIPTION, f"{_PREFIX} {profile.id} {path}")
+        if outermost:
+            context.addJobTag(profile.tag)
+        return previous
+    except Exception:
+        log.debug("profile: cannot label Spark jobs of %s", path, exc_info=True)
+        return None
+
+
+def _restore_jobs(profile: Profile, previous: str | None, outermost: bool) -> None:
+    context = profile.context
+    if context is None:
+        return
+    try:
+        context.setLocalProperty(_DESCRIPTION, previous)  # type: ignore[arg-type]
+        if outermost:
+            context.removeJobTag(profile.tag)
+    except Exception:
+        log.debug("profile: cannot restore the Spark job description", exc_info=True)
+
+
+def _covered(intervals: list[tuple[float, float]]) -> float:
+    """Seconds covered by the union of ``intervals``."""
+    total, end = 0.0, float("-inf")
+    for start, stop in sorted(intervals):
+        if stop > end:
+            total += stop - max(start, end)
+            end = stop
+    return total
 
 
 def _option(value: Any) -> Any:
@@ -284,24 +332,36 @@ def spark_jobs(context: SparkContext, profile: Profile) -> list[SparkJob]:
     store = sc.statusStore()
     marker = f"{_PREFIX} {profile.id} "
     out: list[SparkJob] = []
-    for job in _seq(store.jobsList(None)):
+    counted: set[int] = set()  # a stage shows in every later job that reuses its output
+    jobs = _seq(store.jobsList(None))
+    retained = int(jsc.getConf().get("spark.ui.retainedJobs", "1000"))
+    profile.jobs_may_be_missing = len(jobs) >= retained
+    for job in jobs:
         description = _option(job.description()) or ""
         if not description.startswith(marker) and profile.tag not in _seq(job.jobTags()):
             continue
         total = SparkJobs(jobs=1)
         submitted, completed = _option(job.submissionTime()), _option(job.completionTime())
+        interval = None
+        if submitted is not None and completed is not None:
+            interval = (submitted.getTime() / 1000, completed.getTime() / 1000)
         if description.startswith(marker):
             phase = description[len(marker) :]
         else:
             at = submitted.getTime() / 1000 if submitted is not None else 0.0
             phase = profile.phase_at(at)
-        if submitted is not None and completed is not None:
-            total.seconds = (completed.getTime() - submitted.getTime()) / 1000
+        if interval is not None:
+            total.seconds = interval[1] - interval[0]
         for stage_id in _seq(job.stageIds()):
+            if int(stage_id) in counted:
+                continue
             try:
                 stage = store.lastStageAttempt(stage_id)
-            except Exception:  # skipped (its output was reused) or pruned from the store
+            except Exception:  # pruned from the store
                 continue
+            if str(stage.status().toString()) == "SKIPPED":  # its output was reused
+                continue
+            counted.add(int(stage_id))
             total.tasks += int(stage.numCompleteTasks())
             total.task_seconds += int(stage.executorRunTime()) / 1000
             total.task_cpu_seconds += int(stage.executorCpuTime()) / 1e9
@@ -309,7 +369,7 @@ def spark_jobs(context: SparkContext, profile: Profile) -> list[SparkJob]:
             total.input_bytes += int(stage.inputBytes())
             total.output_bytes += int(stage.outputBytes())
             total.shuffle_bytes += int(stage.shuffleWriteBytes())
-        job_entry = SparkJob(int(job.jobId()), phase, total)
+        job_entry = SparkJob(int(job.jobId()), phase, total, interval=interval)
         if not description.startswith(marker):
             job_entry.operators = (description.split(":", 1)[0][:80],)
         out.append(job_entry)
@@ -353,7 +413,7 @@ def plan_operators(plan: str) -> tuple[str, ...]:
     if any("== Final Plan ==" in line for line in lines):
         start = next(i for i, line in enumerate(lines) if "== Final Plan ==" in line)
         end = next((i for i, line in enumerate(lines) if "== Initial Plan ==" in line), len(lines))
-        lines = lines[:1] + lines[start + 1 : end]
+        lines = lines[:start] + lines[start + 1 : end]
     names: list[str] = []
     for line in reversed(lines):
         match = _NODE.match(line)
@@ -365,9 +425,9 @@ def plan_operators(plan: str) -> tuple[str, ...]:
 def render_markdown(profile: dict[str, Any]) -> str:
     """The breakdown as a Markdown table (reports, benchmark results)."""
     lines = [
-        f"Profile of {profile['label']}: {profile['wall_seconds']} s wall, "
-        f"{profile['spark_seconds']} s in Spark jobs, {profile['outside_phases_seconds']} s "
-        "outside named phases.",
+        f"Profile of {profile['label']} (started {profile.get('started_at', '?')}): "
+        f"{profile['wall_seconds']} s wall, {profile['spark_seconds']} s in Spark jobs, "
+        f"{profile['outside_phases_seconds']} s outside named phases.",
         "",
         "| phase | calls | seconds | own | Spark jobs | in jobs | driver | tasks | task s "
         "| task CPU s | GC s | in MB | out MB |",
@@ -381,6 +441,12 @@ def render_markdown(profile: dict[str, Any]) -> str:
             f"| {row['spark_jobs']} | {row['spark_seconds']} | {row['driver_seconds']} "
             f"| {row['tasks']} | {row['task_seconds']} | {row['task_cpu_seconds']} "
             f"| {row['gc_seconds']} | {row['input_mb']} | {row['output_mb']} |"
+        )
+    if profile.get("spark_jobs_may_be_missing"):
+        lines.insert(
+            1,
+            "Spark's status store was full (spark.ui.retainedJobs): the oldest jobs of this "
+            "run may be missing from the figures.",
         )
     if profile.get("jobs"):
         lines += [

@@ -50,6 +50,11 @@ def _render(state: CliState, payload: dict[str, object]) -> None:
         for row in payload["phases"]  # type: ignore[attr-defined]
         if float(row["seconds"]) >= wall * _SHOWN_SHARE
     ]
+    if payload.get("spark_jobs_may_be_missing"):
+        state.output.message(
+            "[yellow]Spark kept only its latest jobs (spark.ui.retainedJobs): the profile may "
+            "miss the oldest.[/]"
+        )
     state.output.table(
         f"Where the time went ({wall:.2f} s; Spark jobs {payload['spark_seconds']} s)",
         ["phase", "calls", "seconds", "in Spark jobs", "driver", "jobs", "tasks", "task CPU s"],

@@ -124,6 +124,9 @@ class Journal:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        if self._db.in_transaction:  # within transaction(): its BEGIN and COMMIT hold this
+            yield self._db
+            return
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield self._db
@@ -131,6 +134,14 @@ class Journal:
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make the writes of the block one transaction: all or none, and one commit instead of
+        one per write (a validation of 1,000 partitions spent 0.4 s committing them one by
+        one). This connection is the calling thread's own (bulk threads open their own)."""
+        with self._tx():
+            yield
 
     # partitions ----------------------------------------------------------------------------
     def record(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
 from lakeshift.schema_map.reader import SOURCE_FILE
 from lakeshift.schema_map.spark_sql import quote
 from lakeshift.validate.canonical import row_hash
@@ -33,9 +34,10 @@ def add_record_key(frame: DataFrame, mode: str, data_columns: list[str]) -> Data
         return frame.withColumn("uuid", F.expr("uuid()")).drop(SOURCE_FILE)
     fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
     content = F.expr(row_hash(fields, 7))
-    ranked = frame.withColumn("__h", content).withColumn(
-        "__n", F.row_number().over(Window.partitionBy(SOURCE_FILE, "__h").orderBy("__h"))
-    )
+    # A file lies in one partition, so adding the partition to the window's keys changes no
+    # group (nor any key); it lets rows already gathered per partition stay where they are.
+    window = Window.partitionBy(PARTITIONPATH_COLUMN, SOURCE_FILE, "__h").orderBy("__h")
+    ranked = frame.withColumn("__h", content).withColumn("__n", F.row_number().over(window))
     material = f"{quote(SOURCE_FILE)}, __h, __n"
     key = _uuid_from(f"xxhash64(11, {material})", f"xxhash64(13, {material})")
     return ranked.withColumn("uuid", F.expr(key)).drop("__h", "__n", SOURCE_FILE)

@@ -159,10 +159,11 @@ def create_spark_session(
             f"Spark could not start ({e}).",
             hint=f"See {settings.log_dir / 'spark.log'}; check Java 17 and spark conf values.",
         ) from e
-    if LISTING_PARALLELISM not in conf:
+    if not session.sparkContext.getConf().contains(LISTING_PARALLELISM):
         # A batch reads its files by name, and Spark lists more than 32 names in a job of one
         # task per name (up to 10,000): 200 tasks took 0.5-0.8 s per batch of 200 one-file
-        # partitions. A few tasks per core list the same names in a fraction of that.
-        parallelism = max(8, 2 * session.sparkContext.defaultParallelism)
+        # partitions here. A few tasks per core list the same names in a fraction of that
+        # (at least 32: an object store's listing waits on the network, not the cores).
+        parallelism = max(32, 4 * session.sparkContext.defaultParallelism)
         session.conf.set(LISTING_PARALLELISM, str(parallelism))
     return session

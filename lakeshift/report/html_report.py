@@ -176,7 +176,8 @@ def _profile(profile: dict[str, Any] | None) -> str:
     phases = profile["phases"]
     chart = bar_chart(
         "profile",
-        f"{profile['label']}: {profile['wall_seconds']} s",
+        f"{profile['label']}, started {profile.get('started_at', '?')}: "
+        f"{profile['wall_seconds']} s",
         [p["phase"] for p in phases],
         [
             Series("in Spark jobs", palette.SPARK_JOBS, [p["spark_seconds"] for p in phases]),

@@ -23,7 +23,7 @@ from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.catalog import CatalogClient
-from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal
+from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal, PartitionRecord
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.nulled import TRUNCATED, describe, nulled_by_conversion
@@ -296,6 +296,13 @@ def _with_nulled(
 
 def _record(journal: Journal, report: ValidationReport) -> None:
     records = journal.partitions(report.source)
+    with journal.transaction():
+        _record_each(journal, report, records)
+
+
+def _record_each(
+    journal: Journal, report: ValidationReport, records: dict[str, PartitionRecord]
+) -> None:
     for result in report.partitions:
         journal.record_validation(
             report.source,

@@ -128,3 +128,41 @@ def test_default_plan_of_tiny_partitions_keeps_batches_small(count: int) -> None
     assert max(len(b.partitions) for b in plan.batches) <= DEFAULT_BATCH_PARTITIONS
     assert sum(len(b.partitions) for b in plan.batches) == count
     assert plan.to_json()["totals"]["batches"] == len(plan.batches)
+
+
+def _with_files(inventory: TableInventory, name: str, sizes: list[int]) -> TableInventory:
+    from dataclasses import replace
+
+    files = tuple(
+        FileInfo(path=f"00000{i}_0", size=size, mtime_ns=1, format="orc", rows=5)
+        for i, size in enumerate(sizes)
+    )
+    partitions = tuple(
+        replace(p, files=files) if p.name == name else p for p in inventory.partitions
+    )
+    return replace(inventory, partitions=partitions)
+
+
+def test_a_batch_is_gathered_per_partition_only_when_some_partition_would_be_split() -> None:
+    from lakeshift.config import Settings
+    from lakeshift.formats import FormatServices
+    from lakeshift.formats.iceberg import IcebergFormat
+
+    def unused() -> None:
+        raise AssertionError("no Spark, no catalog needed")
+
+    fmt = IcebergFormat(FormatServices(unused, unused, Settings()))  # type: ignore[arg-type]
+    names = ["p=0", "p=1", "p=2"]
+    one_file_each = _inventory(3)
+    # small one-file partitions: each file is read by one task whole, so no shuffle
+    assert not fmt.batch_clustering(one_file_each, names)
+    # ... unless deterministic keys rank rows in a window (its shuffle would spread them)
+    assert fmt.batch_clustering(one_file_each, names, "deterministic")
+    # a small partition of two files, or of one file Spark may split, is gathered
+    assert fmt.batch_clustering(_with_files(one_file_each, "p=1", [600, 600]), names)
+    assert fmt.batch_clustering(_with_files(one_file_each, "p=1", [5 * 1024**2]), names)
+    # only the batch's own partitions count
+    assert not fmt.batch_clustering(_with_files(one_file_each, "p=1", [600, 600]), ["p=0"])
+    # partitions larger than a target file are written from every task that reads them
+    big = _with_files(one_file_each, "p=1", [300 * 1024**2, 300 * 1024**2])
+    assert not fmt.batch_clustering(big, ["p=1"])

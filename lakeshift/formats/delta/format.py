@@ -274,7 +274,7 @@ class DeltaFormat(TargetFormat):
         with profiling.phase("read log"):
             state = self._require_state(target)
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
-        cluster = self.batch_clustering(inventory, partitions)
+        cluster = self.batch_clustering(inventory, partitions, key_mode)
         with profiling.phase("source frame"):
             frame, checksum = self.batch_frame(
                 inventory, mapping, partitions, key_mode, cluster=cluster
@@ -363,9 +363,21 @@ class DeltaFormat(TargetFormat):
 
         root = self.root(target)
         partitions = list(values)
-        index = F.create_map(*[x for i, n in enumerate(partitions) for x in (F.lit(n), F.lit(i))])
-        frame = frame.withColumn(BATCH_PART, index[F.col(PARTITIONPATH_COLUMN)])
-        frame = frame.select(*self._file_columns(state), F.col(BATCH_PART))
+        # Each row's partition number by a broadcast join (a literal map is searched key by
+        # key, thousands of string comparisons a row for a batch of thousands of partitions).
+        # A row of no partition of the batch fails the job: nothing is written off-batch.
+        # Lookup columns under names no Hive column has (a data column may be named `part`).
+        number, key = "__lakeshift_batch_part", "__lakeshift_batch_key"
+        lookup = self.spark.createDataFrame(
+            list(enumerate(partitions)), f"{number} INT, {key} STRING"
+        )
+        frame = frame.join(F.broadcast(lookup), frame[PARTITIONPATH_COLUMN] == lookup[key], "left")
+        guarded = F.expr(
+            f"CASE WHEN {number} IS NULL THEN raise_error(concat('lakeshift: a row of "
+            f"partition ', {PARTITIONPATH_COLUMN}, ' is not in the batch')) ELSE {number} END"
+        )
+        # The files hold physical column names (column mapping), never `part`.
+        frame = frame.select(*self._file_columns(state), guarded.alias(BATCH_PART))
         # Right-sized files: small partitions' rows go to one task each (one file per partition,
         # not one small file per task that met it); files split every ``rows_per_file`` rows.
         if cluster:

@@ -337,7 +337,7 @@ class HudiFormat(TargetFormat):
                 mapping,
                 partitions,
                 key_mode,
-                cluster=self.batch_clustering(inventory, partitions),
+                cluster=self.batch_clustering(inventory, partitions, key_mode),
             )
         per_file = min(MAX_FILE_ROWS, self.rows_per_file(rows, size) or MAX_FILE_ROWS)
         instant = self._write(

@@ -1,0 +1,101 @@
+"""Scale: tables of many tiny partitions (10,000 and 100,000 by default) through inspect, plan
+and migrate, in one process, smallest first.
+
+Reported per size: seconds of each step and of the driver phases that grow with the partition
+count (the journal, planning, the source frame, the commit), each also per 10,000 partitions, so
+constant per-partition costs show as equal figures at every size; and the peak resident memory
+of the driver's Python and JVM after each size (peaks only grow, so a flat driver shows as
+nearly equal peaks after the small and the large table).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchmarks.measure import jvm_peak_mb, python_peak_mb, timed, timed_profiled
+from benchmarks.synthetic import build_table, drop_lake_table
+from lakeshift.config import Settings
+from lakeshift.inspect.inspector import inspect_table
+from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
+from lakeshift.migrate.journal import Journal
+
+#: Driver phases whose cost grows with the partitions (profile paths, summed over batches).
+PER_PARTITION_PHASES = (
+    "inspect",
+    "plan",
+    "batch/journal",
+    "batch/write/source frame",
+    "batch/write/find commit",
+)
+
+
+def _per_10k(seconds: float, partitions: int) -> float:
+    return round(seconds * 10_000 / partitions, 2)
+
+
+def _one_size(
+    ctx: Any, settings: Settings, home: Path, partitions: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    spark = ctx.spark
+    table = build_table(
+        ctx.metastore,
+        home / "tables",
+        f"scale_{partitions}",
+        partitions=partitions,
+        files_per_partition=1,
+        rows_per_file=2,
+    )
+    print(f"built {table.qualified_name} in {table.seconds_to_build}s", flush=True)
+    source, rows, size = table.qualified_name, table.rows, table.bytes
+    target = f"{source}_lakeshift"
+    journal_path = home / f"scale-{partitions}-journal.sqlite"
+    drop_lake_table(ctx.metastore, target, journal_path)
+    journal = Journal(journal_path)
+    inspected = timed("inspect", rows, size, lambda: inspect_table(ctx.metastore, source, settings))
+    options = MigrateOptions(target=target)
+    inventory = inspect_table(ctx.metastore, source, settings)
+    planned = timed(
+        "plan",
+        rows,
+        size,
+        lambda: plan_migration({}, ctx.formats, inventory, settings, options, journal),
+    )
+    results: list[Any] = []
+    migrated, profile = timed_profiled(
+        "migrate",
+        rows,
+        size,
+        lambda: results.append(
+            migrate(spark, ctx.metastore, ctx.catalog, settings, journal, source, options)
+        ),
+        spark,
+    )
+    journal.close()
+    phases = {row["phase"]: row for row in profile["phases"]}
+    steps = {
+        "inspect": inspected.seconds,
+        "plan (dry run)": planned.seconds,
+        "migrate": migrated.seconds,
+    }
+    for path in PER_PARTITION_PHASES:  # under the phase timed_profiled wraps the call in
+        steps[f"migrate: {path}"] = phases[f"migrate/{path}"]["seconds"]
+    figures = {
+        "partitions": partitions,
+        "batches": len(results[0].plan.batches),
+        "backfilled": len(results[0].backfilled),
+        "seconds": {k: round(v, 2) for k, v in steps.items()},
+        "seconds_per_10k_partitions": {k: _per_10k(v, partitions) for k, v in steps.items()},
+        "python_peak_mb": python_peak_mb(),
+        "jvm_peak_mb": jvm_peak_mb(spark),
+    }
+    return figures, profile
+
+
+def run(ctx: Any, settings: Settings, home: Path, sizes: list[int]) -> dict[str, Any]:
+    out: dict[str, Any] = {"scenario": "scale", "sizes": sizes, "profiles": {}}
+    for partitions in sorted(sizes):
+        figures, profile = _one_size(ctx, settings, home, partitions)
+        out[str(partitions)] = figures
+        out["profiles"][f"migrate of {partitions:,} partitions"] = profile
+    return out
