@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 INVENTORY_VERSION = 1
@@ -130,6 +130,14 @@ class PartitionInfo:
         return f"{errors[0].code}: {errors[0].message}" if errors else None
 
 
+def partition_json(partition: PartitionInfo) -> dict[str, Any]:
+    """One partition as the inventory JSON holds it."""
+    raw = asdict(partition)
+    raw["rows"] = partition.rows
+    raw["bytes"] = partition.bytes
+    return raw
+
+
 @dataclass(frozen=True)
 class TableInventory:
     """What a Hive table really holds, partition by partition (versioned JSON record)."""
@@ -180,11 +188,14 @@ class TableInventory:
         }
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = self.head_json()
+        data["partitions"] = [partition_json(p) for p in self.partitions]
+        return data
+
+    def head_json(self) -> dict[str, Any]:
+        """:meth:`to_json` without the partitions (their key holds an empty list)."""
+        data = asdict(replace(self, partitions=()))
         data["summary"] = self.summary()
-        for partition, raw in zip(self.partitions, data["partitions"], strict=True):
-            raw["rows"] = partition.rows
-            raw["bytes"] = partition.bytes
         return data
 
     @classmethod

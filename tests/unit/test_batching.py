@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -166,3 +167,18 @@ def test_a_batch_is_gathered_per_partition_only_when_some_partition_would_be_spl
     # partitions larger than a target file are written from every task that reads them
     big = _with_files(one_file_each, "p=1", [300 * 1024**2, 300 * 1024**2])
     assert not fmt.batch_clustering(big, ["p=1"])
+
+
+def test_the_inventory_is_saved_partition_by_partition_as_the_same_json(tmp_path: Any) -> None:
+    import json
+
+    from lakeshift.inspect.inspector import load_inventory, save_inventory
+
+    inventory = _with_files(_inventory(3), "p=1", [600, 700])
+    path = save_inventory(inventory, tmp_path)
+    assert json.loads(path.read_text()) == json.loads(json.dumps(inventory.to_json()))
+    assert load_inventory(tmp_path, inventory.qualified_name) == inventory
+    empty = _inventory(0)
+    assert load_inventory(tmp_path, empty.qualified_name) != empty  # not saved yet: the old one
+    save_inventory(empty, tmp_path)
+    assert load_inventory(tmp_path, empty.qualified_name) == empty
