@@ -6,7 +6,8 @@ Three readings of an ORC file are plausible (``lakeshift.schema_map.hive_semanti
 columns by name, case-sensitively) and Hive 4 (the table's columns by position). A table column
 differs when the readings take it from different file columns (or one shows NULL), or when
 the partition declares another type than the table (Hive 1.2 converts through it, schema
-evolution does not). In any partition, a string read as a boolean differs between Hive 2 and 3.
+evolution does not). In any partition, a string read as a boolean, a date or a timestamp
+differs between Hive 2 and 3.
 """
 
 from __future__ import annotations
@@ -76,7 +77,10 @@ def version_sensitivity(
                 continue
             for name, seen in _differing(file.columns, tuple(p.columns), tuple(table)):
                 details.setdefault(name, dict(seen))
-    for position, column in enumerate(table[: len(p.columns)]):
+    # Hive's converter reads a non-ORC partition's declared strings (and, under 1.2, an ORC
+    # one's, which the file comparison above already names).
+    converted = table[: len(p.columns)] if p.format != "orc" else ()
+    for position, column in enumerate(converted):
         declared = p.columns[position]
         if column.type == "boolean" and declared.type.split("(")[0] in _STRINGS:
             details.setdefault(
@@ -84,6 +88,15 @@ def version_sensitivity(
                 {
                     "1.2/2.x": "any non-empty string is true",
                     "3.1/4": "'false', 'off', 'no', '0' and '' are false",
+                },
+            )
+        if column.type in ("date", "timestamp") and declared.type.split("(")[0] in _STRINGS:
+            details.setdefault(
+                column.name,
+                {
+                    "1.2/2.x": f"parses the text by java.sql's {column.type} (hybrid calendar)",
+                    "3.1/4": "parses it by java.time (proleptic calendar; ISO 'T' forms, "
+                    "'-' signs and months past 12 accepted)",
                 },
             )
     if not details:

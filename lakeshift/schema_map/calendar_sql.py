@@ -11,7 +11,7 @@ from itertools import count
 _names = count()
 
 
-def _let(value: str, body: object) -> str:
+def bind(value: str, body: object) -> str:
     """SQL binding ``value`` to a fresh name for ``body(name)`` (Spark SQL has no LET)."""
     name = f"j{next(_names)}"
     return f"element_at(transform(array({value}), {name} -> {body(name)}), 1)"  # type: ignore[operator]
@@ -20,13 +20,13 @@ def _let(value: str, body: object) -> str:
 def julian_label_date(days: str) -> str:
     """SQL: the proleptic date bearing the Julian calendar date of day number ``days`` (the
     Julian day-number formulas; a Julian-only day such as 1500-02-29 rolls to March 1)."""
-    return _let(
+    return bind(
         f"{days} + 2472670",  # the Julian day number + 32082
-        lambda c: _let(
+        lambda c: bind(
             f"(4 * {c} + 3) div 1461",
-            lambda d: _let(
+            lambda d: bind(
                 f"{c} - (1461 * {d}) div 4",
-                lambda e: _let(
+                lambda e: bind(
                     f"(5 * {e} + 2) div 153",
                     lambda m: (
                         f"date_add(make_date({d} - 4800 + {m} div 10, "

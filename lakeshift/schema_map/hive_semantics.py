@@ -81,10 +81,11 @@ class HiveSemantics:
     calendar: str = "hive3"
 
     @property
-    def hive3_booleans(self) -> bool:
-        """Whether strings read as booleans by Hive 3.0+'s converters ('false', 'off', 'no',
-        '0' and '' are false; HIVE-15939) rather than Hive 2's (every non-empty string is
-        true)."""
+    def hive3_converters(self) -> bool:
+        """Whether Hive's converters follow Hive 3.0+'s rules: strings read as booleans
+        ('false', 'off', 'no', '0' and '' are false; HIVE-15939) rather than Hive 2's (every
+        non-empty string is true), and as dates and timestamps by java.time in the proleptic
+        calendar rather than by java.sql's parsers in the hybrid one."""
         return self.version in ("3.1", "4")
 
     @property

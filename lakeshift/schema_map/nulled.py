@@ -1,5 +1,6 @@
-"""Count the values Hive's read-time conversions turn into NULL ('abc' read as int), and the
-strings they cut to a VARCHAR or CHAR width.
+"""Count the values Hive's read-time conversions turn into NULL ('abc' read as int), the
+strings they cut to a VARCHAR or CHAR width, and the text timestamps finer than the
+microseconds the targets keep.
 
 Such a conversion is what Hive shows, so the migration copies the NULL; but the user must
 know it happened. Only file groups whose projection converts a column (a physical type other
@@ -31,6 +32,10 @@ if TYPE_CHECKING:
 
 Nulled = dict[str, dict[str, int]]  # partition -> column -> values read as NULL (or truncated)
 _WIDTHS = ("varchar", "char")
+_STRINGS = ("string", "varchar", "char")
+#: Text whose fraction of a second has a digit other than 0 past the sixth (Hive reads up to
+#: nine: nanoseconds); such a value converted to a timestamp is held truncated.
+FINER_TEXT = "[.][0-9]{6}([1-9]|[0-9][1-9]|[0-9]{2}[1-9])"
 
 
 def converted_columns(group: FileGroup) -> list[int]:
@@ -81,14 +86,34 @@ def truncated_aggregates(
     return out
 
 
+def finer_aggregates(
+    group: FileGroup, inventory: TableInventory, mapping: FieldMapping
+) -> dict[str, str]:
+    """Column -> SQL aggregate counting the text values read as timestamps (text files, ORC's
+    and Hive's string conversions) whose digits go past a microsecond: Hive shows them, the
+    targets (and Spark's reader) keep microseconds, so neither checksum could see the cut."""
+    conversions = column_conversions(group, inventory, mapping)
+    out = {}
+    for position in converted_columns(group):
+        source = group.sources[position]
+        name, physical, converted = conversions[position]
+        if physical is None or source.physical_index is None:
+            continue
+        text = physical_type(group, group.physical[source.physical_index]).kind in _STRINGS
+        kinds = {parse_hive_type(t or "").kind for t in (source.partition_type, source.table_type)}
+        if text and "timestamp" in kinds and "date" not in kinds:
+            out[name] = f"count_if(({converted}) IS NOT NULL AND {physical} RLIKE '{FINER_TEXT}')"
+    return out
+
+
 def nulled_by_conversion(
     spark: SparkSession,
     inventory: TableInventory,
     mapping: FieldMapping,
     partitions: list[str],
-) -> tuple[Nulled, Nulled]:
-    """Partition -> column -> values Hive's conversions read as NULL, and values they truncate
-    to a VARCHAR/CHAR width (non-zero counts only)."""
+) -> tuple[Nulled, Nulled, Nulled]:
+    """Partition -> column -> values Hive's conversions read as NULL, values they truncate to
+    a VARCHAR/CHAR width, and text timestamps finer than a microsecond (non-zero counts)."""
     from pyspark.sql import functions as F
 
     by_signature: dict[tuple[object, ...], list[FileGroup]] = {}
@@ -97,15 +122,23 @@ def nulled_by_conversion(
             by_signature.setdefault(signature(group), []).append(group)
     nulled: Nulled = {}
     truncated: Nulled = {}
+    finer: Nulled = {}
     for groups in by_signature.values():
         first = groups[0]
-        counters = [
-            (nulled, name, aggregate)
-            for name, aggregate in nulled_aggregates(first, inventory, mapping).items()
-        ] + [
-            (truncated, name, aggregate)
-            for name, aggregate in truncated_aggregates(first, inventory, mapping).items()
-        ]
+        counters = (
+            [
+                (nulled, name, aggregate)
+                for name, aggregate in nulled_aggregates(first, inventory, mapping).items()
+            ]
+            + [
+                (truncated, name, aggregate)
+                for name, aggregate in truncated_aggregates(first, inventory, mapping).items()
+            ]
+            + [
+                (finer, name, aggregate)
+                for name, aggregate in finer_aggregates(first, inventory, mapping).items()
+            ]
+        )
         owner = {spark_file_path(g.location, f): g.partition for g in groups for f in g.files}
         rows = (
             scan_groups(spark, groups)
@@ -121,7 +154,7 @@ def nulled_by_conversion(
                 if count and partition is not None:
                     columns = out.setdefault(partition, {})
                     columns[name] = columns.get(name, 0) + count
-    return nulled, truncated
+    return nulled, truncated, finer
 
 
 def describe(nulled: dict[str, int], what: str = "read as NULL by Hive's type conversions") -> str:

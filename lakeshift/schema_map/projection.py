@@ -55,7 +55,7 @@ class FileGroup:
     proleptic_text: bool = False  # see proleptic_text()
     into_table: bool = False  # model B: read straight into the table's columns
     case_sensitive: bool = False  # how names are matched (top level and nested)
-    hive3_booleans: bool = True  # see HiveSemantics.hive3_booleans
+    hive3_converters: bool = True  # see HiveSemantics.hive3_converters
 
     @property
     def nested_by_name(self) -> bool:
@@ -197,7 +197,7 @@ def file_groups(
                     proleptic_text=as_text,
                     into_table=into_table,
                     case_sensitive=sensitive,
-                    hive3_booleans=semantics.hive3_booleans,
+                    hive3_converters=semantics.hive3_converters,
                 )
             )
     return groups

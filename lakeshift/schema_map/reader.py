@@ -64,7 +64,7 @@ def column_conversions(
             orc_file=group.format == "orc",
             text_file=group.text_layout is not None,
             hybrid_labels=group.hybrid_labels,
-            hive3_booleans=group.hive3_booleans,
+            hive3_converters=group.hive3_converters,
             where=where,
         )
         as_table = convert(
@@ -72,7 +72,7 @@ def column_conversions(
             partition_type,
             table_type,
             by_name=False,
-            hive3_booleans=group.hive3_booleans,
+            hive3_converters=group.hive3_converters,
             where=where,
         )
         out.append((table_column.name, quote(physical.name), as_table))
@@ -122,7 +122,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.proleptic_text,
         group.into_table,
         group.case_sensitive,
-        group.hive3_booleans,
+        group.hive3_converters,
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map.calendar_sql import hybrid_label
 from lakeshift.schema_map.conversions import unreadable
+from lakeshift.schema_map.datetime_sql import hive_string_to, hive_text_field
 from lakeshift.schema_map.hive_types import HiveType
 
 _SIMPLE = {
@@ -194,11 +195,14 @@ def _decimal_text(expr: str) -> str:
 _LAZY_INTEGER = "^([+-]?[0-9]+)([.][0-9]*)?$"
 
 
-def _converter(expr: str, src: HiveType, dst: HiveType) -> str | None:
+def _converter(expr: str, src: HiveType, dst: HiveType, hive3: bool) -> str | None:
     """Hive's ObjectInspector converters (a partition's value read as the table's type) where
     they differ from Spark's CAST, as Hive 2.3.9 shows them: a string becomes an integer as
     ``LazyInteger`` parses it (no blanks; a fraction dropped; out of range NULL), a double a
-    boolean by its ``long`` (0.5 is false), a boolean a string as ``TRUE``/``FALSE``."""
+    boolean by its ``long`` (0.5 is false), a boolean a string as ``TRUE``/``FALSE``, a string
+    a date or timestamp by Java's lenient parsers (``datetime_sql``; ``hive3``: Hive 3.0+'s)."""
+    if src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp"):
+        return hive_string_to(expr, dst.kind, hive3)
     if src.kind in _STRING_KINDS and dst.kind in _INTEGRAL:
         bits = _INTEGRAL[dst.kind]
         value = f"CAST(regexp_extract({expr}, '{_LAZY_INTEGER}', 1) AS DECIMAL(38,0))"
@@ -238,8 +242,11 @@ def _primitive(
     dst: HiveType,
     src_physical: bool,
     orc_file: bool = False,
-    hive3_booleans: bool = True,
+    hive3_converters: bool = True,
+    text_file: bool = False,
 ) -> str:
+    if text_file and src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp"):
+        return hive_text_field(expr, dst.kind, hive3_converters)  # LazyDate, LazyTimestamp
     if orc_file:
         evolved = _orc_integral(expr, src, dst)
         if evolved is None and src.kind in _STRING_KINDS:
@@ -252,7 +259,7 @@ def _primitive(
         if evolved is not None:
             return evolved
     elif dst.kind == "boolean" and src.kind in _STRING_KINDS:
-        if not hive3_booleans:  # Hive 1.2 and 2.x: every non-empty string is true
+        if not hive3_converters:  # Hive 1.2 and 2.x: every non-empty string is true
             return f"IF({expr} IS NULL, NULL, length({expr}) > 0)"
         words = ", ".join(string_literal(w) for w in HIVE_FALSE_WORDS)
         return f"IF({expr} IS NULL, NULL, NOT (lower({expr}) IN ({words})))"
@@ -285,7 +292,7 @@ def convert(
     orc_file: bool = False,
     text_file: bool = False,
     hybrid_labels: bool = False,
-    hive3_booleans: bool = True,
+    hive3_converters: bool = True,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -297,7 +304,8 @@ def convert(
     (partition to table) for integral and boolean targets. ``text_file``: the conversion parses
     a text file's fields as the partition's types (LazySimpleSerDe's map-key rule).
     ``hybrid_labels``: dates and timestamps are shown as Hive 2.x shows them (``hybrid_label``).
-    ``hive3_booleans``: strings become booleans by Hive 3.0+'s rule, else by Hive 2's.
+    ``hive3_converters``: strings become booleans, dates and timestamps by Hive 3.0+'s rules,
+    else by Hive 2's.
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -309,10 +317,10 @@ def convert(
         if hybrid_labels and src.kind in ("date", "timestamp"):
             expr = hybrid_label(expr, src.kind)
         if not orc_file and not text_file:
-            converted = _converter(expr, src, dst)
+            converted = _converter(expr, src, dst, hive3_converters)
             if converted is not None:
                 return converted
-        return _primitive(expr, src, dst, src_physical, orc_file, hive3_booleans)
+        return _primitive(expr, src, dst, src_physical, orc_file, hive3_converters, text_file)
     if src == dst and not (
         (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))
     ):
@@ -324,7 +332,7 @@ def convert(
         "orc_file": orc_file,
         "text_file": text_file,
         "hybrid_labels": hybrid_labels,
-        "hive3_booleans": hive3_booleans,
+        "hive3_converters": hive3_converters,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"

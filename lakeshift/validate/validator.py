@@ -168,7 +168,7 @@ def validate_table(
                     accept_truncation=accept,
                 )
         with profiling.phase("conversion nulls"):
-            results = _with_nulled(spark, inventory, stored, results)
+            results = _with_nulled(spark, inventory, stored, results, accept)
     report = ValidationReport(
         inventory.qualified_name,
         target,
@@ -271,26 +271,31 @@ def _with_nulled(
     inventory: TableInventory,
     mapping: FieldMapping,
     results: dict[str, PartitionValidation],
+    accept_truncation: bool,
 ) -> dict[str, PartitionValidation]:
     """Count the values Hive's conversions read as NULL in the partitions compared (a scan of
-    the files whose types differ only; none for a table without type drift)."""
+    the files whose types differ only; none for a table without type drift), and the text
+    timestamps finer than a microsecond, which make a partition differ as ORC's do."""
     compared = [n for n, r in results.items() if r.status in (EQUAL, MISMATCH)]
     if not compared:
         return results
-    nulled, truncated = nulled_by_conversion(spark, inventory, mapping, compared)
-    for name in sorted(set(nulled) | set(truncated)):
+    nulled, cut, finer = nulled_by_conversion(spark, inventory, mapping, compared)
+    for name in sorted(set(nulled) | set(cut) | set(finer)):
         result = results[name]
         said = [result.detail] if result.detail else []
         if name in nulled:
             said.append(describe(nulled[name]))
-        if name in truncated:
-            said.append(describe(truncated[name], TRUNCATED))
+        if name in cut:
+            said.append(describe(cut[name], TRUNCATED))
         results[name] = replace(
             result,
             nulled=nulled.get(name, {}),
-            truncated=truncated.get(name, {}),
+            truncated=cut.get(name, {}),
             detail="; ".join(said),
         )
+        if name in finer:
+            text = describe(finer[name], "of text read as timestamps with digits")
+            results[name] = truncated(results[name], text, accept_truncation)
     return results
 
 

@@ -35,6 +35,13 @@ def stamped(client: MetastoreClient, tables_root: Path) -> str:
     ids = pa.array([0, 1, 2], pa.int32())
     b.add_partition(["fine"], {"000000_0": pa.table({"i": ids, "ts": fine})})
     b.add_partition(["coarse"], {"000000_0": pa.table({"i": ids, "ts": coarse})})
+    # Text holds nine digits too: a text partition's timestamp fields, and an ORC file whose
+    # column is a string that the table reads as a timestamp (ORC's schema evolution).
+    for name, fraction in (("textfine", "123456789"), ("textcoarse", "123456000")):
+        lines = f"0\x012020-09-13 12:26:40.{fraction}\n1\x012020-09-13 12:26:40.000001\n2\x01\\N\n"
+        b.add_partition([name], {"000000_0": lines.encode()}, fmt="text")
+    texts = pa.array(["2020-09-13 12:26:40.123456789", "2020-09-13 12:26:40", None])
+    b.add_partition(["stringfine"], {"000000_0": pa.table({"i": ids, "ts": texts})})
     return f"{b.db}.{b.name}"
 
 
@@ -69,16 +76,22 @@ def test_both_levels_see_truncated_nanoseconds(
         fmt,
         level=level,
     )
-    assert len(result.backfilled) == 2
+    assert len(result.backfilled) == 5
     by_name = {p.partition: p for p in report.partitions}
-    assert by_name["dt=coarse"].status == EQUAL
-    fine = by_name["dt=fine"]
-    assert fine.status == MISMATCH and "microsecond" in fine.detail, fine.detail
-    if level == "independent":
-        assert "1 timestamp value" in fine.detail  # 123456789 ns; 1000 ns is a whole microsecond
+    assert by_name["dt=coarse"].status == by_name["dt=textcoarse"].status == EQUAL
+    for name in ("dt=fine", "dt=textfine", "dt=stringfine"):
+        fine = by_name[name]
+        assert fine.status == MISMATCH and "microsecond" in fine.detail, (name, fine.detail)
+        if level == "independent":
+            # 123456789 ns; 1000 ns is a whole microsecond
+            assert "counted 1 timestamp value" in fine.detail, (name, fine.detail)
+    for name in ("dt=textfine", "dt=stringfine"):  # the checksum level's own scan saw them
+        assert "1 value(s) of text read as timestamps" in by_name[name].detail
     assert not report.ok
-    held = {r["i"]: r["ts"] for r in read_lake(client, target).to_pylist()}
-    assert held[0].replace(tzinfo=None) == dt.datetime(2020, 9, 13, 12, 26, 40, 123456)
+    firsts = {
+        r["ts"].replace(tzinfo=None) for r in read_lake(client, target).to_pylist() if r["i"] == 0
+    }
+    assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # five partitions, cut alike
 
 
 def test_accepted_truncation_validates_and_says_so(
@@ -98,5 +111,8 @@ def test_accepted_truncation_validates_and_says_so(
         target,
         "iceberg",
     )
-    fine = {p.partition: p for p in report.partitions}["dt=fine"]
-    assert fine.status == EQUAL and "accepted" in fine.detail and report.ok
+    by_name = {p.partition: p for p in report.partitions}
+    for name in ("dt=fine", "dt=textfine", "dt=stringfine"):
+        fine = by_name[name]
+        assert fine.status == EQUAL and "accepted" in fine.detail, (name, fine.detail)
+    assert report.ok

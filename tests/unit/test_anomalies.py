@@ -132,6 +132,27 @@ def test_string_to_boolean_is_version_sensitive_in_text_partitions() -> None:
     assert "non-empty string is true" in sensitive.message
 
 
+def test_string_to_date_and_timestamp_are_version_sensitive() -> None:
+    table = (Column("day", "date"), Column("at", "timestamp"), Column("note", "string"))
+    declared = (Column("day", "varchar(10)"), Column("at", "string"), Column("note", "string"))
+    text = FileInfo(path="t", size=5, mtime_ns=1, format="text", columns=declared, rows=1)
+    p = _partition((text,), columns=declared, format="text")
+    found = classify_partition(p, table, "orc", DEFAULT_RULES)
+    sensitive = next(a for a in found if a.code == "hive-version-sensitive")
+    assert set(sensitive.details["columns"]) == {"day", "at"}
+    assert "java.time" in sensitive.message
+    same = _partition((text,), columns=table, format="text")
+    assert "hive-version-sensitive" not in {
+        a.code for a in classify_partition(same, table, "orc", DEFAULT_RULES)
+    }
+    # An ORC partition is read by ORC's rules from Hive 2.1 on, not by the converter: only the
+    # file comparison names it (Hive 1.2 reads the file column as the declared string).
+    orc = _file("f", declared)
+    found = classify_partition(_partition((orc,), columns=declared), table, "orc", DEFAULT_RULES)
+    sensitive = next(a for a in found if a.code == "hive-version-sensitive")
+    assert "java.time" not in sensitive.message and "as string" in sensitive.message
+
+
 def test_location_and_content_anomalies() -> None:
     assert codes(_partition(location_exists=False)) == {"missing-directory"}
     assert codes(_partition()) == {"empty-partition"}

@@ -48,7 +48,7 @@ def test_each_version_has_its_own_defaults() -> None:
     assert version_defaults("2.3") == HiveSemantics("2.3", True, False, True, "hive2")
     assert version_defaults("3.1") == HiveSemantics("3.1", True, False, True, "hive3")
     assert version_defaults("4") == HiveSemantics("4", True, True, True, "hive3")
-    assert not version_defaults("2.3").hive3_booleans and version_defaults("4").hive3_booleans
+    assert not version_defaults("2.3").hive3_converters and version_defaults("4").hive3_converters
     assert version_defaults("3.1").reads_into_table("orc")
     assert not version_defaults("3.1").reads_into_table("parquet")
     assert not version_defaults("1.2").reads_into_table("orc")

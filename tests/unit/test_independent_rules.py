@@ -57,11 +57,14 @@ CASES = [
     # Hive's converters: false/off/no/0/"" in any case are false, every other string true
     (["T", "yes", "0", "maybe", " false ", "OFF", "No", ""], "string", "boolean",
      [True, True, False, True, True, False, False, False]),
-    (["2022-04-01", "2022-4-1 garbage", "2022-02-30", "2022"], "string", "date",
-     [dt.date(2022, 4, 1), dt.date(2022, 4, 1), None, dt.date(2022, 1, 1)]),
-    (["2022-04-01 10:11:12.5", "2022-04-01T10:11:12Z", "2022-04-01", "noon"], "string",
-     "timestamp", [dt.datetime(2022, 4, 1, 10, 11, 12, 500000), dt.datetime(2022, 4, 1, 10, 11, 12),
-                   dt.datetime(2022, 4, 1), None]),
+    # Hive 3's converters (java.time, lenient, proleptic; hive_datetime): Feb 30 is March 2 in
+    # 2022, the date before a space is read alone, an ISO 'T' needs two-digit fields
+    (["2022-04-01", "2022-4-1 garbage", "2022-02-30", "2022", " 2022-13-01 "], "string", "date",
+     [dt.date(2022, 4, 1), dt.date(2022, 4, 1), dt.date(2022, 3, 2), None, dt.date(2023, 1, 1)]),
+    (["2022-04-01 10:11:12.5", "2022-04-01T10:11:12Z", "2022-04-01T23:59", "2022-04-01 24:60",
+      "noon"], "string", "timestamp",
+     [dt.datetime(2022, 4, 1, 10, 11, 12, 500000), None, dt.datetime(2022, 4, 1, 23, 59),
+      dt.datetime(2022, 4, 1), None]),
     # numbers to text as Java prints them
     ([1.0, 1e7, 0.001, 1.5e-4, -0.0, 100.25], "double", "string",
      ["1.0", "1.0E7", "0.001", "1.5E-4", "-0.0", "100.25"]),
@@ -164,6 +167,32 @@ def test_sliced_and_nanosecond_inputs() -> None:
     assert leaf(before_epoch).view(pa.int64()).to_pylist() == [-1]
 
 
+HIVE2_DATES = [
+    "2020-02-30", " 2020-1-1 ", "2022-4-1 garbage", "2022", "2020-13-01", "2020-01-01 25:00:00",
+    "2020-01-01T10:00:00", "1582-10-10", "1582-10-04", "2020-01-01 10:-1:00",
+    "2020-01-01 10:00:00.1234567891", "2020-01-01 10:00",
+]  # fmt: skip
+
+
+def test_hive2_converter_reads_strings_as_java_sql_does() -> None:
+    """Hive 1.2/2.x's getDate/getTimestamp (``java.sql.Date/Timestamp.valueOf``, lenient, in
+    the hybrid calendar: 1582-10-10 is ten days later, 1582-10-04 stays), not Hive 3's."""
+    source = HiveType("string")
+    array = pa.array(HIVE2_DATES)
+    dates = convert(array, source, HiveType("date"), by_name=True, hive3_converters=False)
+    stamps = convert(array, source, HiveType("timestamp"), by_name=True, hive3_converters=False)
+    d, t = dt.date, dt.datetime
+    assert dates.to_pylist() == [
+        d(2020, 3, 1), d(2020, 1, 1), None, None, None, d(2020, 1, 2), None,
+        d(1582, 10, 20), d(1582, 10, 4), d(2020, 1, 1), d(2020, 1, 1), None,
+    ]  # fmt: skip
+    assert stamps.to_pylist() == [
+        t(2020, 3, 1), t(2020, 1, 1), None, None, None, t(2020, 1, 2, 1), None,
+        t(1582, 10, 20), t(1582, 10, 4), t(2020, 1, 1, 9, 59), t(2020, 1, 1, 10, 0, 0, 123456),
+        None,
+    ]  # fmt: skip
+
+
 def test_text_rules_edges() -> None:
     assert rules.parse_integer("\t42\n", 64) == 42
     assert rules.parse_integer("9223372036854775808", 64) is None
@@ -251,6 +280,7 @@ FORBIDDEN = (
     "lakeshift.schema_map.conversions",
     "lakeshift.schema_map.nulled",
     "lakeshift.schema_map.calendar_sql",
+    "lakeshift.schema_map.datetime_sql",
     # the Spark reader's text parsing (the SequenceFile container decoding is shared)
     "lakeshift.text.fields",
     "lakeshift.text.layout",

@@ -15,9 +15,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeshift.errors import SchemaMappingError
+from lakeshift.schema_map import hive_datetime
 from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.validate.independent import text_rules as rules
 from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.calendar import GREGORIAN_START, julian_label_to_proleptic
 
 STRINGS = frozenset({"string", "char", "varchar"})
 _BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -95,14 +97,14 @@ def _orc_long(array: pa.Array, src: HiveType) -> pa.Array | None:
 
 
 def _to_boolean(
-    array: pa.Array, src: HiveType, orc_file: bool = False, hive3_booleans: bool = True
+    array: pa.Array, src: HiveType, orc_file: bool = False, hive3_converters: bool = True
 ) -> pa.Array:
     if orc_file:
         wide = _orc_long(array, src)
         if wide is not None:
             return pc.not_equal(wide, 0)
     if src.kind in STRINGS:
-        rule = rules.hive_boolean if hive3_booleans else rules.hive2_boolean
+        rule = rules.hive_boolean if hive3_converters else rules.hive2_boolean
         return _each(array, rule, pa.bool_())
     if src.kind == "decimal":
         return _each(array, lambda v: v != 0, pa.bool_())
@@ -175,10 +177,30 @@ def _to_decimal(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
     raise _unsupported(src, dst)
 
 
-def _to_date(array: pa.Array, src: HiveType, orc_file: bool = False) -> pa.Array:
+def _string_days(array: pa.Array, kind: str, rule: str, hive3: bool) -> pa.Array:
+    """Strings read as dates or timestamps: ``rule`` ``orc`` (ORC's schema evolution),
+    ``converter`` (Hive's converter) or ``text`` (Hive's text SerDe), by Hive 3.0+'s parsers
+    when ``hive3`` (``hive_datetime``). Day numbers of java.sql's hybrid calendar are shown by
+    their Julian label before 1582-10-15, as the reader shows such days of ORC files."""
+    if rule == "orc":
+        parse = rules.orc_date_days if kind == "date" else rules.orc_timestamp_micros
+        out = _each(array, parse, pa.int32() if kind == "date" else pa.int64())
+        return out.view(pa.date32() if kind == "date" else pa.timestamp("us"))
+    read = hive_datetime.converted if rule == "converter" else hive_datetime.text_field
+    found = [None if v is None else read(v, kind, hive3) for v in array.to_pylist()]
+    mask = np.array([f is None for f in found], bool)
+    days = np.array([f[0] if f else 0 for f in found], np.int64)
+    if not hive3:
+        days = np.where(days < GREGORIAN_START, julian_label_to_proleptic(days), days)
+    if kind == "date":
+        return pa.array(days.astype(np.int32), pa.int32(), mask=mask).view(pa.date32())
+    micros = days * _DAY_MICROS + np.array([f[1] if f else 0 for f in found], np.int64)
+    return pa.array(micros, pa.int64(), mask=mask).view(pa.timestamp("us"))
+
+
+def _to_date(array: pa.Array, src: HiveType, rule: str, hive3: bool) -> pa.Array:
     if src.kind in STRINGS:
-        parse = rules.orc_date_days if orc_file else rules.parse_date_days
-        return _each(array, parse, pa.int32()).view(pa.date32())
+        return _string_days(array, "date", rule, hive3)
     if src.kind == "timestamp":
         days = np.floor_divide(_numpy(_ints(array), np.int64), _DAY_MICROS)
         return _with_nulls(days.astype(np.int32), array, pa.int32()).view(pa.date32())
@@ -189,10 +211,14 @@ _SECONDS_LIMIT = 9_223_372_036_854  # past it, microseconds leave a long: NULL
 _MILLIS_LIMIT = 9_223_372_036_854_775
 
 
-def _to_timestamp(array: pa.Array, src: HiveType, orc_file: bool = False) -> pa.Array:
-    """Strings parsed; dates at midnight; numbers as ORC counts them (seconds since the epoch,
-    fractions kept) or, through Hive's converter, integers as milliseconds."""
+def _to_timestamp(array: pa.Array, src: HiveType, rule: str, hive3: bool) -> pa.Array:
+    """Strings parsed by ``rule`` (``_string_days``); dates at midnight; numbers as ORC counts
+    them (seconds since the epoch, fractions kept) or, through Hive's converter, integers as
+    milliseconds."""
     to = pa.timestamp("us")
+    orc_file = rule == "orc"
+    if src.kind in STRINGS:
+        return _string_days(array, "timestamp", rule, hive3)
     if src.kind in (*_BITS, "boolean"):
         whole = _numpy(array.cast(pa.int64()) if src.kind == "boolean" else array, np.int64)
         limit, factor = (_SECONDS_LIMIT, 1_000_000) if orc_file else (_MILLIS_LIMIT, 1_000)
@@ -203,9 +229,6 @@ def _to_timestamp(array: pa.Array, src: HiveType, orc_file: bool = False) -> pa.
         return _each(array, lambda v: rules.seconds_to_micros(v, _SECONDS_LIMIT), pa.int64()).view(
             to
         )
-    if src.kind in STRINGS:
-        parse = rules.orc_timestamp_micros if orc_file else rules.parse_timestamp_micros
-        return _each(array, parse, pa.int64()).view(to)
     if src.kind == "date":
         micros = _numpy(_ints(array), np.int64) * _DAY_MICROS
         return _with_nulls(micros, array, pa.int64()).view(to)
@@ -224,13 +247,15 @@ def convert_primitive(
     src: HiveType,
     dst: HiveType,
     orc_file: bool = False,
-    hive3_booleans: bool = True,
+    hive3_converters: bool = True,
     *,
     converter: bool = False,
 ) -> pa.Array:
     """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
     as ORC's schema evolution reads a file's column as the partition's type;
-    ``hive3_booleans``: strings become booleans by Hive 3.0+'s rule, else Hive 2's)."""
+    ``hive3_converters``: strings become booleans, dates and timestamps by Hive 3.0+'s rules,
+    else Hive 2's; ``converter``: the conversion is Hive's ObjectInspector converter, a
+    partition's type read as the table's)."""
     to = arrow_type(dst)
     if src.kind == "void":
         return pa.nulls(len(array), to)
@@ -246,7 +271,7 @@ def convert_primitive(
     if kind == "boolean":
         if converter and src.kind in ("float", "double"):  # by its long: 0.5 is false
             return pc.not_equal(_each(array, lambda v: rules.saturate(v, 64), pa.int64()), 0)
-        return _to_boolean(array, src, orc_file, hive3_booleans)
+        return _to_boolean(array, src, orc_file, hive3_converters)
     if kind in _BITS:
         if converter and src.kind in STRINGS:
             bits = _BITS[dst.kind]
@@ -256,10 +281,11 @@ def convert_primitive(
         return _to_floating(array, src, dst)
     if kind == "decimal":
         return _to_decimal(array, src, dst)
+    rule = "orc" if orc_file else "converter" if converter else "text"
     if kind == "date":
-        return _to_date(array, src, orc_file)
+        return _to_date(array, src, rule, hive3_converters)
     if kind == "timestamp":
-        return _to_timestamp(array, src, orc_file)
+        return _to_timestamp(array, src, rule, hive3_converters)
     if kind == "binary" and src.kind in STRINGS:
         return array.cast(pa.binary())
     raise _unsupported(src, dst)

@@ -128,9 +128,10 @@ def truncated(result: PartitionValidation, found: str, accept: bool) -> Partitio
     what = f"{found} finer than a microsecond, which the target holds truncated to microseconds"
     if accept:
         note = f"{what} (accepted: timestamp_precision = truncate)"
-        return replace(result, detail=f"{result.detail}; {note}")
+        return replace(result, detail="; ".join(d for d in (result.detail, note) if d))
+    note = f"{what} (set timestamp_precision = truncate to accept)"
     return replace(
         result,
         status=MISMATCH if result.status == EQUAL else result.status,
-        detail=f"{result.detail}; {what} (set timestamp_precision = truncate to accept)",
+        detail="; ".join(d for d in (result.detail, note) if d),
     )

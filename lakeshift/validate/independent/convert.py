@@ -68,7 +68,7 @@ def convert(
     case_sensitive: bool = False,
     orc_file: bool = False,
     text_file: bool = False,
-    hive3_booleans: bool = True,
+    hive3_converters: bool = True,
 ) -> pa.Array:
     """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
     an ORC file's column read as the partition's declared type; ``text_file``: a text file's
@@ -80,7 +80,7 @@ def convert(
         return pa.nulls(len(array), arrow_type(dst))
     if src.is_primitive and dst.is_primitive:
         return convert_primitive(
-            leaf(array), src, dst, orc_file, hive3_booleans, converter=not (orc_file or text_file)
+            leaf(array), src, dst, orc_file, hive3_converters, converter=not (orc_file or text_file)
         )
     if src.kind != dst.kind or dst.kind == "uniontype":
         raise SchemaMappingError(
@@ -92,7 +92,7 @@ def convert(
         "case_sensitive": case_sensitive,
         "orc_file": orc_file,
         "text_file": text_file,
-        "hive3_booleans": hive3_booleans,
+        "hive3_converters": hive3_converters,
     }
     if dst.kind == "struct":
         children = array.flatten()

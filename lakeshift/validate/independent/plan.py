@@ -64,7 +64,7 @@ class FileTask:
     text_parameters: tuple[tuple[str, str], ...] = ()
     # An ORC file whose footer does not say "proleptic": Java readers count its days as hybrid.
     hybrid_days: bool = False
-    hive3_booleans: bool = True  # strings read as booleans by Hive 3.0+'s rule
+    hive3_converters: bool = True  # Hive 3.0+'s converters (booleans, dates, timestamps)
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -160,7 +160,7 @@ def plan_files(
                     columns=_columns(
                         partition, file, by_name, inventory, case_sensitive, target_type, into_table
                     ),
-                    hive3_booleans=semantics.hive3_booleans,
+                    hive3_converters=semantics.hive3_converters,
                     keys=keys,
                     text_types=tuple(c.type for c in file.columns) if text else (),
                     # Java readers count days as hybrid unless the footer says proleptic;

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
@@ -111,6 +112,33 @@ def _finer(array: pa.Array) -> int:
     return 0
 
 
+_STRING_KINDS = ("string", "varchar", "char")
+#: a fraction of a second whose 7th, 8th or 9th digit is not 0 (Hive keeps nanoseconds)
+_SUB_MICRO = r"\.\d{6}\d{0,2}[1-9]"
+
+
+def _finer_text(
+    task: FileTask, table: pa.Table, columns: list[tuple[str, pa.Array, HiveType]]
+) -> int:
+    """Text values read as timestamps (a text file's fields, a string column Hive converts)
+    whose digits go past a microsecond, counted where the target holds a value."""
+    found = 0
+    for column, (_, values, _) in zip(task.columns, columns):
+        if column.file_index is None or column.partition_type is None:
+            continue
+        raw_type = parse_hive_type(column.file_type or "")
+        text = task.format in TEXT_FILES or raw_type.kind in _STRING_KINDS
+        kinds = {parse_hive_type(t).kind for t in (column.partition_type, column.table_type)}
+        if not text or "timestamp" not in kinds or "date" in kinds or not raw_type.is_primitive:
+            continue
+        raw = table.column(task.file_columns[column.file_index]).combine_chunks()
+        if not pa.types.is_string(raw.type) and not pa.types.is_large_string(raw.type):
+            continue
+        finer = pc.and_(pc.match_substring_regex(raw, _SUB_MICRO), pc.is_valid(values))
+        found += int(pc.sum(finer.fill_null(False).cast(pa.int64())).as_py() or 0)
+    return found
+
+
 def target_columns(
     task: FileTask, table: pa.Table | None = None
 ) -> list[tuple[str, pa.Array, HiveType]]:
@@ -135,14 +163,14 @@ def target_columns(
                 case_sensitive=task.case_sensitive,
                 orc_file=task.format == "orc",
                 text_file=task.format in TEXT_FILES,
-                hive3_booleans=task.hive3_booleans,
+                hive3_converters=task.hive3_converters,
             )
             as_table = convert(
                 as_partition,
                 declared,
                 table_type,
                 by_name=False,
-                hive3_booleans=task.hive3_booleans,
+                hive3_converters=task.hive3_converters,
             )
             values = convert(as_table, table_type, target, by_name=False)
         out.append((column.name, values, target))
@@ -161,7 +189,7 @@ def file_fingerprint(task: FileTask) -> tuple[Fingerprint, int]:
     columns = target_columns(task, table)
     rows = len(columns[0][1]) if columns else table.num_rows
     found = fingerprint([(values, hive) for _, values, hive in columns], rows)
-    return found, finer_than_micros(table)
+    return found, finer_than_micros(table) + _finer_text(task, table, columns)
 
 
 def file_rows(task: FileTask) -> pa.Table:

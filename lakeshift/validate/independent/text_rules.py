@@ -3,9 +3,9 @@
 These are the rules lakeshift's reader is specified to follow (README "Type changes"; the
 reader's tests): text that does not convert reads as NULL; whitespace and control characters
 around a number are ignored; an integer may carry a fraction, which is dropped; decimals round
-half up; dates read ``yyyy[-m[-d]]`` and anything after the day; timestamps read
-``yyyy-m-d[ |T]h:m:s[.fraction][zone]`` with the zone ignored (Hive timestamps are wall
-clock). Written again from those rules, not from the Spark reader's code.
+half up. Dates and timestamps from text follow Java's parsers as Hive calls them
+(``lakeshift.schema_map.hive_datetime``); ORC's own string-to-date rules are here. Written
+again from those rules, not from the Spark reader's code.
 """
 
 from __future__ import annotations
@@ -33,12 +33,6 @@ _SPECIAL = {
 }
 _TRUE = frozenset({"t", "true", "y", "yes", "1"})
 _FALSE = frozenset({"f", "false", "n", "no", "0"})
-_DATE = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S)
-_TIMESTAMP = re.compile(
-    r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})"
-    r"(?:[ T](?:(\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?"
-    r"\s*(?:Z|UTC|GMT|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?|[A-Za-z][A-Za-z0-9/_+-]*)?)?)?)?)?"
-)
 EPOCH = dt.date(1970, 1, 1)
 _LIMITS = {8: 2**7, 16: 2**15, 32: 2**31, 64: 2**63}
 
@@ -109,38 +103,6 @@ def parse_decimal(text: str, precision: int, scale: int) -> Decimal | None:
         return fit_decimal(Decimal(stripped), precision, scale)
     except InvalidOperation:
         return None
-
-
-def _date(year: str, month: str | None, day: str | None) -> dt.date | None:
-    try:
-        return dt.date(int(year), int(month or 1), int(day or 1))
-    except ValueError:  # no such day, or a year Python's dates cannot hold
-        return None
-
-
-def parse_date_days(text: str) -> int | None:
-    """Days since 1970-01-01, or None."""
-    match = _DATE.fullmatch(trimmed(text))
-    if not match:
-        return None
-    found = _date(*match.groups())
-    return None if found is None else (found - EPOCH).days
-
-
-def parse_timestamp_micros(text: str) -> int | None:
-    """Microseconds since 1970-01-01 00:00 of the wall-clock time, or None."""
-    match = _TIMESTAMP.fullmatch(trimmed(text))
-    if not match:
-        return None
-    year, month, day, hour, minute, second, fraction = match.groups()
-    found = _date(year, month, day)
-    if found is None:
-        return None
-    h, m, s = int(hour or 0), int(minute or 0), int(second or 0)
-    if h > 23 or m > 59 or s > 59:
-        return None
-    micros = int(((fraction or "") + "000000")[:6])
-    return ((found - EPOCH).days * 86400 + h * 3600 + m * 60 + s) * 1_000_000 + micros
 
 
 def java_float_text(value: float, single: bool) -> str:

@@ -1,0 +1,155 @@
+"""Text read as dates and timestamps by Hive's converters (a partition's string column that
+the table declares a date or timestamp; partition keys) and by its text SerDe (a text file's
+date and timestamp fields): the Spark reader's SQL (``datetime_sql``) and the independent
+reader's Python (``hive_datetime``) are written separately and must agree value by value, for
+Hive 2's parsers and Hive 3's, on every form the rules treat differently. Hive's own answers:
+``tests/unit/test_hive_datetime.py`` (Hive 3.1.3's and 2.3.7's parsing code) and
+``test_orc_conversions`` (Hive 2.3.9 reading files)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from lakeshift.config import Settings
+from lakeshift.formats.iceberg import iceberg_hive_type
+from lakeshift.inspect.inspector import inspect_table
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.schema_map.mapping import build_mapping
+from lakeshift.schema_map.reader import read_partitions
+from lakeshift.schema_map.spark_sql import convert as spark_convert
+from lakeshift.validate.independent import independent_frame
+from lakeshift.validate.independent.convert import convert as arrow_convert
+from tests.helpers.hive_oracle import hive_answers
+from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.unit.test_hive_datetime import HIVE
+
+pytestmark = pytest.mark.slow
+
+PIECES = ["2020", "1500", "0001", "0000", "1582", "9999", "123456789", "-", "-", " ", " ", ":",
+          ":", "T", "1", "10", "02", "29", "30", "31", "12", "13", "00", "4", "25", "60", "-1",
+          "+2", ".", "123456789", "5", "x", "\t", "Z", " UTC", "+5:00", " Etc/GMT+5", "\n",
+          "\u2028", "\x85", "\r", "\uff12"]  # fmt: skip
+FIXED = [
+    "2020-02-30", "2021-02-29 10:00:00", "2022-4-1 garbage", "2022", "2020-01-01T10:00:00",
+    "2020-01-01 25:00:00", " 2020-1-1 10:61:00 ", "1582-10-10", "1582-10-04 12:00:00",
+    "1582-10-15", "1582-09-35", "1500-02-29", "1500-02-30 23:00:00", "0000-01-01",
+    "0001-01-01 -1:00:00", "9999-12-31 23:59:60", "9999-12-31T24:00", "2020-13-01",
+    "2020-00-10", "2020-1-0", "2020-01-32", "2020-01-01 10:00:00.1234567891",
+    "2020-01-01 10:00:00.", "2020-01-01 10:00", "2020-01-01 -1:-1:-1", "2020-01-01 10:00:00 x",
+    "2020-01-01 10:00:00.123456789 x", "2020-01-01 2147483648:00:00", "123456789-12-31",
+    "2020-01-01 99:99:99.9", "\x002020-01-01\x1f", "", " ", None,
+]  # fmt: skip
+
+
+def _texts() -> list[str | None]:
+    rng = random.Random(25)
+    made = ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 9))) for _ in range(3000)]
+    # mostly well-formed shapes with odd fields, where the two rules differ most
+    for _ in range(2000):
+        y, m, d = (
+            rng.choice(["2020", "1582", "1500", "0004", "9999"]),
+            rng.randint(0, 14),
+            rng.randint(0, 33),
+        )
+        clock = rng.choice(["", " ", "T"]) + ":".join(
+            str(rng.randint(-2, 99)) for _ in range(rng.randint(1, 3))
+        )
+        made.append(f"{y}-{m}-{d}{clock if rng.random() < 0.7 else ''}")
+    return FIXED + [t for t, _ in HIVE] + made
+
+
+def _python_values(values: list[Any]) -> list[Any]:
+    return [v.isoformat() if isinstance(v, dt.date | dt.datetime) else v for v in values]
+
+
+@pytest.mark.parametrize("rule", ["converter", "text"])
+@pytest.mark.parametrize("hive3", [False, True], ids=["hive2", "hive3"])
+def test_spark_and_independent_readers_read_text_alike(spark: Any, hive3: bool, rule: str) -> None:
+    texts = _texts()
+    frame = spark.createDataFrame([(i, t) for i, t in enumerate(texts)], "i INT, s STRING")
+    string = HiveType("string")
+    how = {"text_file": rule == "text", "hive3_converters": hive3}
+    exprs = [
+        spark_convert("s", string, HiveType(kind), by_name=True, **how)
+        for kind in ("date", "timestamp")
+    ]
+    rows = frame.selectExpr("i", *(f"{e} AS c{n}" for n, e in enumerate(exprs))).collect()
+    by_spark = sorted(rows, key=lambda r: r["i"])
+    array = pa.array(texts, pa.string())
+    for n, kind in enumerate(("date", "timestamp")):
+        mine = arrow_convert(array, string, HiveType(kind), by_name=True, **how)
+        spark_values = _python_values([r[f"c{n}"] for r in by_spark])
+        python_values = _python_values(mine.to_pylist())
+        assert len(spark_values) == len(python_values) == len(texts)
+        differ = [
+            (texts[i], a, b) for i, (a, b) in enumerate(zip(spark_values, python_values)) if a != b
+        ]
+        assert differ == [], f"{kind}: {len(differ)} differ, first {differ[:10]}"
+        # not vacuous: a good share read as values, and Feb 30 leniently as March 1
+        assert sum(v is not None for v in python_values) > 100
+        assert any(v is not None and v.startswith("2020-03-01") for v in python_values)
+
+
+# A text file's DATE and TIMESTAMP fields, which Hive 2.3's LazyDate/LazyTimestamp parse with
+# java.sql's valueOf alone (the date untrimmed) and no fallback, unlike its converter.
+TEXT_FIELDS = [
+    "2020-01-01", " 2020-01-01 ", "2020-1-1", "2020-02-30", "2020-13-01", "2020-+1-+1",
+    "2020-01-01 10:00:00", "2020-01-01 10:00", "2020-01-01T10:00:00", "2020-01-01 25:61:00",
+    "2020-01-01 10:00:00.1234567891", "2020-01-01 10:00:00.123456", "1582-10-10",
+    "1582-10-10 12:00:00", "2020-01-01 10:00:00 UTC", "\t2020-06-15 10:00:00", "20200101",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def text_dates(client: MetastoreClient, tables_root: Path) -> str:
+    b = HiveTableBuilder(
+        client,
+        tables_root,
+        "textdates",
+        unique_name("t"),
+        [("rid", "int"), ("d", "date"), ("ts", "timestamp")],
+    )
+    lines = [f"{i}\x01{t}\x01{t}" for i, t in enumerate(TEXT_FIELDS)]
+    b.add_partition(["1"], {"000000_0": ("\n".join(lines) + "\n").encode()}, fmt="text")
+    return f"{b.db}.{b.name}"
+
+
+def _printed(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        text = value.isoformat(sep=" ")
+        return text.rstrip("0") if "." in text else text
+    return str(value)
+
+
+def test_text_fields_read_as_hive_reads_them(
+    text_dates: str, metastore_uri: str, client: MetastoreClient, settings: Settings, spark: Any
+) -> None:
+    (hive,) = hive_answers(metastore_uri, [(f"select rid, d, ts from {text_dates}", {})])
+    expected = {int(r[0]): (r[1], r[2]) for r in hive}
+    assert sorted(expected) == list(range(len(TEXT_FIELDS)))
+    settings = replace(settings, hive_version="2.3")  # the oracle's own version
+    inventory = inspect_table(client, text_dates, settings)
+    mapping = build_mapping(inventory, None, settings.hive)
+    names = [p.name for p in inventory.partitions]
+    readers = {
+        "spark": read_partitions(spark, inventory, mapping),
+        "independent": independent_frame(spark, inventory, mapping, names, iceberg_hive_type),
+    }
+    for reader, frame in readers.items():
+        found = {r["rid"]: (_printed(r["d"]), _printed(r["ts"])) for r in frame.collect()}
+        differ = [
+            (TEXT_FIELDS[i], expected[i], found[i]) for i in expected if found[i] != expected[i]
+        ]
+        assert differ == [], (reader, differ)
+    # not vacuous: Hive shows values and NULLs here, and lenient days
+    assert expected[3] == ("2020-03-01", None) and expected[0] == ("2020-01-01", None)

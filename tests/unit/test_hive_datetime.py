@@ -1,0 +1,97 @@
+# ruff: noqa: E501 - one row per text of Hive's answers
+"""Java's date and time parsers as Hive calls them (``hive_datetime``), for the four places Hive
+reads text as a date or timestamp: its converter (``getDate``, ``getTimestampFromString``) and its
+text SerDe (``LazyDate``, ``LazyTimestamp``), each under Hive 2's java.sql parsers and Hive 3's
+java.time ones.
+
+The expectations are the output of Hive's own code for each text, not the author's reading: Hive
+3.1.3's ``org.apache.hadoop.hive.common.type`` ``Date``, ``Timestamp`` and ``TimestampTZUtil``
+(turboic/hive-3.1.3@77cbf748) with ``PrimitiveObjectInspectorUtils.getDate``,
+``getTimestampFromString`` and ``trimNanoTimestamp`` and ``LazyDate``/``LazyTimestamp.init`` of
+3.1.3 and 2.3.7 (james-hadoop/apache-hive-2.3.7-src@4f1ec9d), compiled and run on JDK 17 in UTC
+(java.sql's classes are the JDK's). Dates are shown by their label; timestamps to the
+microsecond (the targets' precision). Hive 2.3.9's own reading of files is checked in
+``tests/integration/test_orc_conversions.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lakeshift.schema_map import hive_datetime as hd
+
+# text -> (getDate, getTimestamp) under Hive 2.3, the same under 3.1, then (LazyDate,
+# LazyTimestamp) under 2.3 and under 3.1
+HIVE = [
+    ('2020-01-01', ['2020-01-01', '2020-01-01 00:00:00', '2020-01-01', '2020-01-01 00:00:00', '2020-01-01', None, '2020-01-01', None]),
+    ('2020-1-1', ['2020-01-01', '2020-01-01 00:00:00', '2020-01-01', '2020-01-01 00:00:00', '2020-01-01', None, '2020-01-01', None]),
+    (' 2020-01-01 ', ['2020-01-01', '2020-01-01 00:00:00', '2020-01-01', '2020-01-01 00:00:00', None, None, '2020-01-01', None]),
+    ('2020-01-01 10:00:00', ['2020-01-01', '2020-01-01 10:00:00', '2020-01-01', '2020-01-01 10:00:00', None, '2020-01-01 10:00:00', '2020-01-01', '2020-01-01 10:00:00']),
+    ('2020-01-01 10:00', [None, None, '2020-01-01', '2020-01-01 00:00:00', None, None, '2020-01-01', None]),
+    ('2020-01-01 10:00:00.', [None, None, '2020-01-01', '2020-01-01 00:00:00', None, None, '2020-01-01', None]),
+    ('2020-01-01 10:00:00.1234567891', ['2020-01-01', '2020-01-01 10:00:00.123456', '2020-01-01', '2020-01-01 10:00:00.123456', None, None, '2020-01-01', None]),
+    ('2020-01-01 garbage', [None, None, '2020-01-01', '2020-01-01 00:00:00', None, None, '2020-01-01', None]),
+    ('2020-01-01T10:00:00', [None, None, '2020-01-01', '2020-01-01 10:00:00', None, None, None, '2020-01-01 10:00:00']),
+    ('2020-01-01T10:00', [None, None, '2020-01-01', '2020-01-01 10:00:00', None, None, None, '2020-01-01 10:00:00']),
+    ('2020-1-1T10:00:00', [None, None, None, None, None, None, None, None]),
+    ('2020-02-30', ['2020-03-01', '2020-03-01 00:00:00', '2020-03-01', '2020-03-01 00:00:00', '2020-03-01', None, '2020-03-01', None]),
+    ('2020-02-30 10:00:00', ['2020-03-01', '2020-03-01 10:00:00', '2020-03-01', '2020-03-01 10:00:00', None, '2020-03-01 10:00:00', '2020-03-01', '2020-03-01 10:00:00']),
+    ('2020-02-30T10:00:00', [None, None, None, None, None, None, None, None]),
+    ('2020-13-01', [None, None, '2021-01-01', '2021-01-01 00:00:00', None, None, '2021-01-01', None]),
+    ('2020-00-10', [None, None, '2019-12-10', '2019-12-10 00:00:00', None, None, '2019-12-10', None]),
+    ('2020-01-01 24:00:00', ['2020-01-02', '2020-01-02 00:00:00', '2020-01-01', '2020-01-02 00:00:00', None, '2020-01-02 00:00:00', '2020-01-01', '2020-01-02 00:00:00']),
+    ('2020-01-01 25:99:99', ['2020-01-02', '2020-01-02 02:40:39', '2020-01-01', '2020-01-02 02:40:39', None, '2020-01-02 02:40:39', '2020-01-01', '2020-01-02 02:40:39']),
+    ('2020-01-01 -1:00:00', ['2019-12-31', '2019-12-31 23:00:00', '2020-01-01', '2019-12-31 23:00:00', None, '2019-12-31 23:00:00', '2020-01-01', '2019-12-31 23:00:00']),
+    ('2020-+1-+1', ['2020-01-01', '2020-01-01 00:00:00', None, None, '2020-01-01', None, None, None]),
+    ('2020--1-05', [None, None, '2019-11-05', '2019-11-05 00:00:00', None, None, '2019-11-05', None]),
+    ('2020--0-05', [None, None, None, None, None, None, None, None]),
+    ('+020-01-01', ['0020-01-01', '0020-01-01 00:00:00', None, None, '0020-01-01', None, None, None]),
+    ('02020-01-01', [None, None, '2020-01-01', '2020-01-01 00:00:00', None, None, '2020-01-01', None]),
+    ('1582-10-10', ['1582-10-20', '1582-10-20 00:00:00', '1582-10-10', '1582-10-10 00:00:00', '1582-10-20', None, '1582-10-10', None]),
+    ('1582-10-24 30:33:46', ['1582-10-25', '1582-10-25 06:33:46', '1582-10-24', '1582-10-25 06:33:46', None, '1582-10-25 06:33:46', '1582-10-24', '1582-10-25 06:33:46']),
+    ('1582-09-35', [None, None, '1582-10-05', '1582-10-05 00:00:00', None, None, '1582-10-05', None]),
+    ('1500-02-29 12:00:00', ['1500-02-29', '1500-02-29 12:00:00', '1500-03-01', '1500-03-01 12:00:00', None, '1500-02-29 12:00:00', '1500-03-01', '1500-03-01 12:00:00']),
+    ('2020-01-01 10:00:00 UTC', [None, None, '2020-01-01', '2020-01-01 10:00:00', None, None, '2020-01-01', None]),
+    ('2020-02-30 10:00:00 UTC', [None, None, '2020-03-01', '2020-02-29 10:00:00', None, None, '2020-03-01', None]),
+    ('2020-01-01 10:00:00+05:00', [None, None, '2020-01-01', '2020-01-01 10:00:00', None, None, '2020-01-01', None]),
+    ('2020-01-01 10:00:00 +5:00', [None, None, '2020-01-01', '2020-01-01 10:00:00', None, None, '2020-01-01', None]),
+    ('2020-01-01 10:00:00 Europe/Paris', [None, None, '2020-01-01', '2020-01-01 10:00:00', None, None, '2020-01-01', None]),
+    ('2020-01-01T10:00:00Z', [None, None, None, None, None, None, None, None]),
+    ('2020-01-01 10:00:00.5 extra', [None, None, '2020-01-01', '2020-01-01 00:00:00', None, None, '2020-01-01', None]),
+    ('2020-01-01  10:00:00', [None, None, '2020-01-01', '2020-01-01 00:00:00', None, None, '2020-01-01', None]),
+    ('2020-01-01 1:2:3', ['2020-01-01', '2020-01-01 01:02:03', '2020-01-01', '2020-01-01 01:02:03', None, '2020-01-01 01:02:03', '2020-01-01', '2020-01-01 01:02:03']),
+    ('2020-01-01 10:00:00.000000001', ['2020-01-01', '2020-01-01 10:00:00', '2020-01-01', '2020-01-01 10:00:00', None, '2020-01-01 10:00:00', '2020-01-01', '2020-01-01 10:00:00']),
+    ('2020-1', [None, None, None, None, None, None, None, None]),
+    ('2020-01-01abc', [None, None, None, None, None, None, None, None]),
+]  # fmt: skip
+READERS = [
+    ("date", False, hd.converted), ("timestamp", False, hd.converted),
+    ("date", True, hd.converted), ("timestamp", True, hd.converted),
+    ("date", False, hd.text_field), ("timestamp", False, hd.text_field),
+    ("date", True, hd.text_field), ("timestamp", True, hd.text_field),
+]  # fmt: skip
+
+
+def _shown(found: hd.Instant | None, kind: str, hybrid: bool) -> str | None:
+    if found is None:
+        return None
+    year, month, day = hd.label(found[0], hybrid)
+    date = f"{year:04d}-{month:02d}-{day:02d}"
+    if kind == "date":
+        return date
+    seconds, micros = divmod(found[1], 1_000_000)
+    clock = f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    fraction = f"{micros:06d}".rstrip("0")
+    return f"{date} {clock}" + (f".{fraction}" if fraction else "")
+
+
+@pytest.mark.parametrize("text,expected", HIVE, ids=[repr(t) for t, _ in HIVE])
+def test_parsers_read_text_as_hive_does(text: str, expected: list[str | None]) -> None:
+    found = [_shown(read(text, kind, hive3), kind, not hive3) for kind, hive3, read in READERS]
+    assert found == expected
+
+
+def test_years_outside_what_the_targets_hold_are_null() -> None:
+    assert hd.converted("10000-01-01", "date", True) is None  # Hive 3 shows +10000-01-01
+    assert hd.converted("0000-01-01", "date", False) is None  # Hive 2 shows 0001-01-01
+    assert hd.converted("9999-12-31 23:59:59", "timestamp", False) is not None
