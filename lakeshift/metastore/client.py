@@ -11,7 +11,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
@@ -209,56 +208,16 @@ class MetastoreClient:
         )
 
     def partitions_by_names(
-        self, db: str, table: str, names: Sequence[str], batch: int = 500, ahead: int = 2
+        self, db: str, table: str, names: Sequence[str], batch: int = 500
     ) -> Iterator[Partition]:
-        """Yield partitions in batches of ``batch`` names per Thrift call, in order. Up to
-        ``ahead`` further batches are fetched meanwhile, each on a connection of its own (a
-        Thrift client serves one call at a time), so the metastore prepares the next batches
-        while this one is decoded and used."""
-        chunks = [list(names[i : i + batch]) for i in range(0, len(names), batch)]
-        if ahead < 1 or len(chunks) < 2:
-            for chunk in chunks:
-                yield from self._partitions(db, table, chunk)
-            return
-        local = threading.local()
-        opened: list[MetastoreClient] = []
+        """Yield partitions in batches of ``batch`` names per Thrift call."""
+        for start in range(0, len(names), batch):
+            chunk = list(names[start : start + batch])
 
-        def fetch(chunk: list[str]) -> list[Partition]:
-            client = getattr(local, "client", None)
-            if client is None:
-                client = MetastoreClient(
-                    self.uri, timeout=self.timeout, call_timeout=self.call_timeout
-                )
-                local.client = client
-                with self._lock:
-                    opened.append(client)
-            return client._partitions(db, table, chunk)
+            def fetch(c: Any, chunk: list[str] = chunk) -> list[Partition]:
+                return list(c.get_partitions_by_names(db, table, chunk))
 
-        pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="metastore-fetch")
-        pending: list[Future[list[Partition]] | None] = []
-        try:
-            pending.extend(pool.submit(fetch, chunk) for chunk in chunks[: ahead + 1])
-            for index in range(len(chunks)):
-                future = pending[index]
-                assert future is not None
-                found = future.result()
-                pending[index] = None
-                if index + ahead + 1 < len(chunks):
-                    pending.append(pool.submit(fetch, chunks[index + ahead + 1]))
-                yield from found
-        finally:
-            for left in pending:
-                if left is not None:
-                    left.cancel()
-            pool.shutdown(wait=True)
-            for client in opened:
-                client.close()
-
-    def _partitions(self, db: str, table: str, names: list[str]) -> list[Partition]:
-        return self._call(
-            f"partitions of {db}.{table}",
-            lambda c: list(c.get_partitions_by_names(db, table, names)),
-        )
+            yield from self._call(f"partitions of {db}.{table}", fetch)
 
     def add_partitions(self, partitions: Sequence[Partition]) -> int:
         if not partitions:

@@ -93,27 +93,6 @@ def test_sample_table_shows_every_planted_case(
     ]
 
 
-def test_partitions_fetched_ahead_arrive_in_order_on_their_own_connections(
-    client: MetastoreClient, sample_table: LoadResult
-) -> None:
-    names = client.partition_names("sample", "click_log")
-    one_by_one = [
-        tuple(p.values)
-        for p in client.partitions_by_names("sample", "click_log", names, batch=3, ahead=0)
-    ]
-    ahead = [
-        tuple(p.values)
-        for p in client.partitions_by_names("sample", "click_log", names, batch=3, ahead=2)
-    ]
-    assert len(names) > 9 and ahead == one_by_one  # several batches, fetched three at a time
-    assert [f"yyyymmdd={v[0] or '__HIVE_DEFAULT_PARTITION__'}" for v in ahead] == names
-    # The caller's own connection still works, and an abandoned iteration closes its helpers.
-    batches = client.partitions_by_names("sample", "click_log", names, batch=2, ahead=2)
-    next(batches)
-    batches.close()
-    assert client.partition_names("sample", "click_log") == names
-
-
 def test_inspection_changes_nothing_in_the_source(
     client: MetastoreClient, settings: Settings, sample_table: LoadResult
 ) -> None:
