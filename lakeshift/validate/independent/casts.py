@@ -171,7 +171,8 @@ def _to_decimal(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
     if src.kind in _BITS or src.kind == "decimal":
         return _each(array, lambda v: fit(Decimal(v)), to)
     if src.kind in ("float", "double"):  # through the double's shortest text
-        return _each(array, lambda v: fit(Decimal(repr(float(v)))), to)
+        # Hive's HiveDecimal.create(double) parses Double.toString's text, as Spark's CAST does
+        return _each(array, lambda v: fit(Decimal(rules.java_float_text(float(v), False))), to)
     if src.kind == "timestamp":
         return _each(_ints(array), lambda v: fit(Decimal(repr(v / 1e6))), to)
     raise _unsupported(src, dst)
