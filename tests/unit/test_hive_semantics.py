@@ -145,3 +145,17 @@ def test_partitions_hive_shows_with_one_key_value_are_named() -> None:
     assert codes["key-precision-lost"].details["partitions"] == [
         "k=6/2020-01-01 00:00:00.000000001"
     ]
+    # no boolean, date or timestamp key text here that the two generations read apart
+    assert not [a for a in found if a.code == "key-version-sensitive"]
+    flags = (Column("ok", "boolean"), Column("at", "timestamp"))
+    found = key_anomalies(
+        [partition(("yes", "2020-01-01 10:00")), partition(("true", "2020-01-01 10:00:00"))],
+        flags,
+        "3.1",
+    )
+    (sensitive,) = [a for a in found if a.code == "key-version-sensitive"]
+    assert sensitive.details["partitions"] == ["k=yes/2020-01-01 10:00"]
+    readings = sensitive.details["readings"]["k=yes/2020-01-01 10:00"]
+    # Hive 2: any non-empty text is true, java.sql needs seconds; Hive 3: 'yes' is true too,
+    # and a time without seconds reads as the date at midnight
+    assert readings == {"1.2/2.x": "ok=True/at=NULL", "3.1/4": "ok=True/at=2020-01-01 00:00:00"}
