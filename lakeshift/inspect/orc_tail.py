@@ -16,14 +16,15 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from lakeshift.schema_map.hive_datetime import SWITCH_DAY
+
 HYBRID = "hybrid"
 PROLEPTIC = "proleptic"
 _CALENDARS = {1: HYBRID, 2: PROLEPTIC}
 # Writers (Footer.writer / pyarrow's ``writer``) that never wrote hybrid day numbers.
 _PROLEPTIC_WRITERS = frozenset({"ORC_CPP", "PRESTO", "TRINO", "SCRITCHLEY_GO", "CUDF"})
 _TAIL = 16 << 10
-GREGORIAN_START_DAY = -141427  # 1582-10-15
-GREGORIAN_START_MILLIS = GREGORIAN_START_DAY * 86_400_000
+GREGORIAN_START_MILLIS = SWITCH_DAY * 86_400_000
 
 
 def _varint(data: bytes, position: int) -> tuple[int, int]:
@@ -137,7 +138,7 @@ def _statistics(statistics: list[int | bytes]) -> tuple[bool, bool]:
         column = _fields(raw, _COLUMN_FIELDS) if isinstance(raw, bytes) else {}
         for date in column.get(7, []):  # DateStatistics.minimum: sint32 days
             minimum = _fields(date, _MINIMUM_FIELDS).get(1) if isinstance(date, bytes) else None
-            if minimum and _zigzag(int(minimum[0])) < GREGORIAN_START_DAY:  # type: ignore[arg-type]
+            if minimum and _zigzag(int(minimum[0])) < SWITCH_DAY:  # type: ignore[arg-type]
                 early = True
         for stamp in column.get(9, []):  # TimestampStatistics: minimum(Utc), sint64 millis
             found = _fields(stamp, _STAMP_FIELDS) if isinstance(stamp, bytes) else {}

@@ -18,10 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lakeshift.schema_map.calendar_sql import bind, julian_label_date
-from lakeshift.schema_map.hive_datetime import FIRST_DAY, LAST_DAY, ZONE
+from lakeshift.schema_map.hive_datetime import (
+    FIRST_DAY,
+    LAST_DAY,
+    SWITCH_DAY,
+    SWITCH_JDN,
+    UNIX_JDN,
+    ZONE,
+)
 
-_UNIX_JDN = 2440588
-_SWITCH_JDN = 2299161  # 1582-10-15
 _FIELDS = ("y", "mo", "d", "h", "mi", "s", "n")
 _NO_FIELDS = "CAST(NULL AS STRUCT<" + ",".join(f"{f}:BIGINT" for f in _FIELDS) + ">)"
 # Java's String.trim: every character up to U+0020 (Spark's trim takes spaces only).
@@ -240,14 +245,14 @@ def _shown(fields: str, kind: str, hybrid: bool) -> str:
             # the other where the result crosses the switch
             julian = f"({_jdn(y, mo, f'{f}.d', True)} + {extra})"
             day = (
-                f"IF({y} >= 1582, IF({gregorian} >= {_SWITCH_JDN}, {gregorian}, {julian}), "
-                f"IF({julian} < {_SWITCH_JDN}, {julian}, {gregorian}))"
+                f"IF({y} >= 1582, IF({gregorian} >= {SWITCH_JDN}, {gregorian}, {julian}), "
+                f"IF({julian} < {SWITCH_JDN}, {julian}, {gregorian}))"
             )
-        days = f"({day} - {_UNIX_JDN})"
+        days = f"({day} - {UNIX_JDN})"
 
         def label(n: str) -> str:
             plain = f"date_from_unix_date(CAST({n} AS INT))"
-            date = f"IF({n} < -141427, {julian_label_date(n)}, {plain})" if hybrid else plain
+            date = f"IF({n} < {SWITCH_DAY}, {julian_label_date(n)}, {plain})" if hybrid else plain
             if kind == "date":
                 value = date
             else:

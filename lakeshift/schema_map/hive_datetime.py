@@ -65,8 +65,9 @@ _ZONED = re.compile(
     r"(?: ([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?)? ?" + ZONE,
     re.ASCII,
 )
-_UNIX_JDN = 2440588  # Julian day number of 1970-01-01
-_GREGORIAN_START = 2299161  # Julian day number of 1582-10-15, the hybrid calendar's switch
+UNIX_JDN = 2440588  # Julian day number of 1970-01-01
+SWITCH_JDN = 2299161  # Julian day number of 1582-10-15, the hybrid calendar's switch
+SWITCH_DAY = SWITCH_JDN - UNIX_JDN  # -141427: 1582-10-15 in days since 1970-01-01
 #: Days since 1970-01-01 of 0001-01-01 and 9999-12-31: the days lakeshift's readers hold
 #: (Python's dates and the targets' Python readers hold no other years).
 FIRST_DAY = {True: -719164, False: -719162}  # hybrid (Julian 0001-01-01), proleptic
@@ -281,16 +282,16 @@ def instant(fields: Fields | None, hybrid: bool, bounded: bool = True) -> Instan
     month = (month - 1) % 12 + 1
     extra, rest = divmod(hours * 3600 + minutes * 60 + seconds, 86400)
     gregorian = day_number(year, month, day, julian=False) + extra
-    days = gregorian - _UNIX_JDN
+    days = gregorian - UNIX_JDN
     if hybrid:
         # java.util.Date's rule: the fields counted in the written year's calendar (Julian
         # before 1582), recounted in the other one where the result crosses 1582-10-15
         # (1582-10-10 is ten days later, 1582-10-14 24:00 is 1582-10-15).
         julian = day_number(year, month, day, julian=True) + extra
         if year >= 1582:
-            days = (gregorian if gregorian >= _GREGORIAN_START else julian) - _UNIX_JDN
+            days = (gregorian if gregorian >= SWITCH_JDN else julian) - UNIX_JDN
         else:
-            days = (julian if julian < _GREGORIAN_START else gregorian) - _UNIX_JDN
+            days = (julian if julian < SWITCH_JDN else gregorian) - UNIX_JDN
     if bounded and not FIRST_DAY[hybrid] <= days <= LAST_DAY:
         return None
     return days, rest * 1_000_000 + nanos // 1000
@@ -299,8 +300,8 @@ def instant(fields: Fields | None, hybrid: bool, bounded: bool = True) -> Instan
 def label(days: int, hybrid: bool) -> tuple[int, int, int]:
     """(year, month, day) of a day number in the hybrid calendar (Julian before 1582-10-15;
     a year before 1 shown by its era's year, 1 BC as 0001) or the proleptic one."""
-    julian = days + _UNIX_JDN
-    if hybrid and julian < _GREGORIAN_START:
+    julian = days + UNIX_JDN
+    if hybrid and julian < SWITCH_JDN:
         c = julian + 32082
         d = (4 * c + 3) // 1461
         e = c - 1461 * d // 4

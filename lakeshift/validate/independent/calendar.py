@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-GREGORIAN_START = -141427  # 1582-10-15, the first day both calendars number alike
-_EPOCH_JDN = 2440588  # Julian day number of 1970-01-01
+from lakeshift.schema_map.hive_datetime import SWITCH_DAY as GREGORIAN_START
+from lakeshift.schema_map.hive_datetime import UNIX_JDN as _EPOCH_JDN
 
 
 def julian_label_to_proleptic(days: np.ndarray) -> np.ndarray:
