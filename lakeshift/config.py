@@ -46,6 +46,7 @@ KEY_SCHEMA_EVOLUTION = "schema_evolution"
 KEY_MAPPING_MODE = "mapping_mode"
 KEY_CALENDAR = "calendar"
 KEY_NAME_CASE_SENSITIVE = "name_case_sensitive"
+KEY_ORC_DATE_PARSER = "orc_date_parser"
 KEY_INSPECT_WORKERS = "inspect_workers"
 KEY_SMALL_FILE_BYTES = "small_file_bytes"
 KEY_PARTITION_BATCH = "partition_batch"
@@ -65,6 +66,9 @@ MAPPING_MODES = ("auto", "position", "name")
 #: Whose reading of dates before 1582-10-15 to reproduce: Hive 3.1+ (each ORC file's own
 #: calendar) or Hive 2.x (every day number counted in the hybrid calendar).
 CALENDARS = ("hive3", "hive2")
+#: How ORC's schema evolution reads strings as dates and timestamps: java.sql's parsers (ORC
+#: 1.3-1.5, shipped with Hive 2.x and 3.1) or ORC 1.6+'s exact forms (Hive 4).
+ORC_DATE_PARSERS = ("java.sql", "exact")
 #: Target formats lakeshift writes (``lakeshift.formats.FORMATS`` holds their code).
 FORMAT_CHOICES = ("iceberg", "delta", "hudi")
 #: Hudi table versions lakeshift writes: 6 (Hudi 0.14/0.15 readers) and 8 (Hudi 1.0+ only).
@@ -100,6 +104,9 @@ class Settings:
         mapping_mode: ``orc.force.positional.evolution``: ``position`` or ``name``; ``auto``
             keeps the version's (or hive-site's) choice. ``_colN`` files map by position always.
         name_case_sensitive: ``orc.schema.evolution.case.sensitive``; ``None``: the version's.
+        orc_date_parser: how ORC partitions' strings read as dates and timestamps (schema
+            evolution): ``java.sql`` (ORC 1.3-1.5: Hive 2.x, 3.1) or ``exact`` (ORC 1.6+:
+            Hive 4); ``None``: the version's.
         calendar: whose reading of dates and timestamps before 1582-10-15 to reproduce:
             ``hive3`` (Hive 3.1+ and Spark: each ORC file's calendar field, hybrid when absent)
             or ``hive2`` (Hive 2.x: every file's day numbers counted in the hybrid calendar);
@@ -145,6 +152,7 @@ class Settings:
     schema_evolution: bool | None = None
     mapping_mode: str = "auto"
     name_case_sensitive: bool | None = None
+    orc_date_parser: str | None = None
     calendar: str | None = None
     inspect_workers: int = 8
     small_file_bytes: int = 8 * 1024 * 1024
@@ -192,6 +200,10 @@ class Settings:
         object.__setattr__(self, "hive_version", normalise_version(self.hive_version))
         if self.calendar is not None and self.calendar not in CALENDARS:
             raise ConfigError(f"calendar must be one of {CALENDARS}, got {self.calendar!r}")
+        if self.orc_date_parser is not None and self.orc_date_parser not in ORC_DATE_PARSERS:
+            raise ConfigError(
+                f"orc_date_parser must be one of {ORC_DATE_PARSERS}, got {self.orc_date_parser!r}"
+            )
         if self.metastore_uri is not None:
             check_metastore_uri(self.metastore_uri)
         if self.catalog not in CATALOG_KINDS:
@@ -215,6 +227,9 @@ class Settings:
             mapping_mode=self.mapping_mode,
             case_sensitive=self.name_case_sensitive,
             calendar=self.calendar,
+            orc_sql_dates=None
+            if self.orc_date_parser is None
+            else self.orc_date_parser == "java.sql",
         )
 
     @property

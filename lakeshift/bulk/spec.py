@@ -39,6 +39,7 @@ from lakeshift.config import (
     FORMAT_CHOICES,
     HUDI_TABLE_VERSIONS,
     MAPPING_MODES,
+    ORC_DATE_PARSERS,
     Settings,
 )
 from lakeshift.errors import BulkFileError, ConfigError, LakeshiftError
@@ -62,6 +63,7 @@ HIVE_KEYS = (
     "name_case_sensitive",
     "mapping_mode",
     "calendar",
+    "orc_date_parser",
 )
 
 
@@ -80,6 +82,7 @@ class TableSpec:
         name_case_sensitive: ``orc.schema.evolution.case.sensitive``.
         mapping_mode: ``auto``/``position``/``name``; ``None`` keeps the global setting.
         calendar: ``hive3``/``hive2`` (dates before 1582); ``None`` keeps the global setting.
+        orc_date_parser: ``java.sql``/``exact`` (ORC partitions' strings read as dates).
         hudi_table_version: 6 or 8 for a new Hudi target; ``None`` keeps the global setting.
         partitions: partition filter (README "Partition filters"); ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).
@@ -101,6 +104,7 @@ class TableSpec:
     name_case_sensitive: bool | None = None
     mapping_mode: str | None = None
     calendar: str | None = None
+    orc_date_parser: str | None = None
     hudi_table_version: int | None = None
     partitions: str | None = None
     batch_rows: int = DEFAULT_BATCH_ROWS
@@ -135,6 +139,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "format": FORMATS,
     "mapping_mode": MAPPING_MODES,
     "calendar": CALENDARS,
+    "orc_date_parser": ORC_DATE_PARSERS,
     "key": KEY_MODES,
     "validate": LEVELS,
     "switch": SWITCH_POLICIES,

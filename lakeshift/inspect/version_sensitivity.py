@@ -7,7 +7,8 @@ columns by name, case-sensitively) and Hive 4 (the table's columns by position).
 differs when the readings take it from different file columns (or one shows NULL), or when
 the partition declares another type than the table (Hive 1.2 converts through it, schema
 evolution does not). In any partition, a string read as a boolean, a date or a timestamp
-differs between Hive 2 and 3.
+differs between Hive 2 and 3; in an ORC file, a string read as a date or timestamp by schema
+evolution differs between Hive 2.x/3.1 (ORC 1.3/1.5: java.sql's parsers) and 4 (ORC 1.6+).
 """
 
 from __future__ import annotations
@@ -64,6 +65,24 @@ def _readings(
     return out
 
 
+@lru_cache(maxsize=256)
+def _orc_string_dates(physical: tuple[Column, ...], table: tuple[Column, ...]) -> tuple[str, ...]:
+    """Table date/timestamp columns that Hive 2.x/3.1's schema evolution reads from a string
+    file column (cached, as ``_differing``)."""
+    positional_file = bool(physical) and all(_POSITIONAL.fullmatch(c.name) for c in physical)
+    out = []
+    for position, column in enumerate(table):
+        if column.type not in ("date", "timestamp"):
+            continue
+        if positional_file:
+            found = [physical[position]] if position < len(physical) else []
+        else:
+            found = [c for c in physical if c.name == column.name]
+        if found and found[0].type.split("(")[0] in _STRINGS:
+            out.append(column.name)
+    return tuple(out)
+
+
 def version_sensitivity(
     p: PartitionInfo, table: Sequence[Column], hive: HiveSemantics, *, files: bool = True
 ) -> list[Anomaly]:
@@ -77,6 +96,16 @@ def version_sensitivity(
                 continue
             for name, seen in _differing(file.columns, tuple(p.columns), tuple(table)):
                 details.setdefault(name, dict(seen))
+            for name in _orc_string_dates(tuple(file.columns), tuple(table)):
+                details.setdefault(
+                    name,
+                    {
+                        "2.x/3.1": "ORC 1.3/1.5 parse the file's text by java.sql's "
+                        "Date/Timestamp.valueOf ('2020-1-1' read, '2020-02-30' is March 1)",
+                        "4": "ORC 1.6+ take only yyyy-MM-dd[ HH:mm:ss[.f]] ('2020-02-30' is "
+                        "February 29)",
+                    },
+                )
     # Hive's converter reads a non-ORC partition's declared strings (and, under 1.2, an ORC
     # one's, which the file comparison above already names).
     converted = table[: len(p.columns)] if p.format != "orc" else ()

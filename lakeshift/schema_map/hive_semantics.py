@@ -72,6 +72,10 @@ class HiveSemantics:
             position (top level; nested struct fields stay by name, as ORC does).
         case_sensitive: ``orc.schema.evolution.case.sensitive``: model B's name match.
         calendar: ``hive2`` (every day counted in the hybrid calendar) or ``hive3``.
+        orc_sql_dates: model B reads a string as a date or timestamp by java.sql's
+            ``Date.valueOf``/``Timestamp.valueOf`` (ORC 1.3-1.5's ``parseDateFromString`` and
+            ``parseTimestampFromString``: Hive 2.3 ships ORC 1.3.4, Hive 3.1 ORC 1.5.8) rather
+            than by ORC 1.6+'s exact ``yyyy-MM-dd[ HH:mm:ss[.f]]`` forms (Hive 4).
     """
 
     version: str = DEFAULT_HIVE_VERSION
@@ -79,6 +83,7 @@ class HiveSemantics:
     orc_positional: bool = False
     case_sensitive: bool = True
     calendar: str = "hive3"
+    orc_sql_dates: bool = True
 
     @property
     def hive3_converters(self) -> bool:
@@ -100,6 +105,7 @@ class HiveSemantics:
                 else f" ({'' if self.case_sensitive else 'not '}case-sensitive)"
             ),
             f"calendar {self.calendar}",
+            f"ORC strings as dates by {'java.sql' if self.orc_sql_dates else 'exact forms'}",
         ]
         return f"Hive {self.version} ({', '.join(switches)})"
 
@@ -117,6 +123,7 @@ def version_defaults(version: str) -> HiveSemantics:
         orc_positional=version == "4",
         case_sensitive=True,
         calendar="hive2" if version in ("1.2", "2.3") else "hive3",
+        orc_sql_dates=version != "4",
     )
 
 
@@ -154,6 +161,7 @@ def resolve(
     mapping_mode: str = "auto",
     case_sensitive: bool | None = None,
     calendar: str | None = None,
+    orc_sql_dates: bool | None = None,
 ) -> HiveSemantics:
     """The version's defaults, then ``hive_site``'s switches, then explicit settings.
 
@@ -179,4 +187,5 @@ def resolve(
         orc_positional=positional,
         case_sensitive=sensitive if case_sensitive is None else case_sensitive,
         calendar=calendar or base.calendar,
+        orc_sql_dates=base.orc_sql_dates if orc_sql_dates is None else orc_sql_dates,
     )

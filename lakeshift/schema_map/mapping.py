@@ -94,6 +94,7 @@ def build_mapping(
         calendar=semantics.calendar,
         hive_version=semantics.version,
         schema_evolution=semantics.schema_evolution,
+        orc_sql_dates=semantics.orc_sql_dates,
     )
 
 

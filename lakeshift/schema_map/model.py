@@ -70,6 +70,7 @@ class FieldMapping:
     # lakeshift knew versions read every partition with its own columns (Hive 1.2's model).
     hive_version: str = "1.2"
     schema_evolution: bool = False
+    orc_sql_dates: bool = True  # see HiveSemantics.orc_sql_dates
 
     @property
     def semantics(self) -> HiveSemantics:
@@ -79,6 +80,7 @@ class FieldMapping:
             orc_positional=self.mapping_mode == "position",
             case_sensitive=self.case_sensitive,
             calendar=self.calendar,
+            orc_sql_dates=self.orc_sql_dates,
         )
 
     @property
@@ -112,6 +114,8 @@ class FieldMapping:
             calendar=data.get("calendar", "hive3"),
             hive_version=data.get("hive_version", "1.2"),
             schema_evolution=bool(data.get("schema_evolution", False)),
+            # mappings written before the setting: the version's default
+            orc_sql_dates=bool(data.get("orc_sql_dates", data.get("hive_version") != "4")),
             char_padding=data.get("char_padding", "pad"),
             version=int(data.get("version", MAPPING_VERSION)),
             notes=tuple(data.get("notes", [])),

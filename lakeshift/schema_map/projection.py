@@ -56,6 +56,7 @@ class FileGroup:
     into_table: bool = False  # model B: read straight into the table's columns
     case_sensitive: bool = False  # how names are matched (top level and nested)
     hive3_converters: bool = True  # see HiveSemantics.hive3_converters
+    orc_sql_dates: bool = True  # see HiveSemantics.orc_sql_dates
 
     @property
     def nested_by_name(self) -> bool:
@@ -198,6 +199,7 @@ def file_groups(
                     into_table=into_table,
                     case_sensitive=sensitive,
                     hive3_converters=semantics.hive3_converters,
+                    orc_sql_dates=semantics.orc_sql_dates,
                 )
             )
     return groups

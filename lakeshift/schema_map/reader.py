@@ -65,6 +65,7 @@ def column_conversions(
             text_file=group.text_layout is not None,
             hybrid_labels=group.hybrid_labels,
             hive3_converters=group.hive3_converters,
+            orc_sql_dates=group.orc_sql_dates,
             where=where,
         )
         as_table = convert(
@@ -123,6 +124,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.into_table,
         group.case_sensitive,
         group.hive3_converters,
+        group.orc_sql_dates,
     )
 
 

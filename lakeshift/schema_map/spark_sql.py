@@ -244,9 +244,15 @@ def _primitive(
     orc_file: bool = False,
     hive3_converters: bool = True,
     text_file: bool = False,
+    orc_sql_dates: bool = False,
 ) -> str:
-    if text_file and src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp"):
+    dated = src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp")
+    if text_file and dated:
         return hive_text_field(expr, dst.kind, hive3_converters)  # LazyDate, LazyTimestamp
+    if orc_file and orc_sql_dates and dated:
+        # ORC 1.3-1.5: java.sql's Date.valueOf / Timestamp.valueOf, which are Hive 2's
+        # LazyDate/LazyTimestamp parsers (their 8-character floor and "NULL" never parse)
+        return hive_text_field(expr, dst.kind, False)
     if orc_file:
         evolved = _orc_integral(expr, src, dst)
         if evolved is None and src.kind in _STRING_KINDS:
@@ -293,6 +299,7 @@ def convert(
     text_file: bool = False,
     hybrid_labels: bool = False,
     hive3_converters: bool = True,
+    orc_sql_dates: bool = False,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -305,7 +312,8 @@ def convert(
     a text file's fields as the partition's types (LazySimpleSerDe's map-key rule).
     ``hybrid_labels``: dates and timestamps are shown as Hive 2.x shows them (``hybrid_label``).
     ``hive3_converters``: strings become booleans, dates and timestamps by Hive 3.0+'s rules,
-    else by Hive 2's.
+    else by Hive 2's. ``orc_sql_dates``: ORC's schema evolution reads strings as dates and
+    timestamps by java.sql's parsers (``HiveSemantics.orc_sql_dates``).
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -320,7 +328,9 @@ def convert(
             converted = _converter(expr, src, dst, hive3_converters)
             if converted is not None:
                 return converted
-        return _primitive(expr, src, dst, src_physical, orc_file, hive3_converters, text_file)
+        return _primitive(
+            expr, src, dst, src_physical, orc_file, hive3_converters, text_file, orc_sql_dates
+        )
     if src == dst and not (
         (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))
     ):
@@ -333,6 +343,7 @@ def convert(
         "text_file": text_file,
         "hybrid_labels": hybrid_labels,
         "hive3_converters": hive3_converters,
+        "orc_sql_dates": orc_sql_dates,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"

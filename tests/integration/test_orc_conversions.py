@@ -154,7 +154,10 @@ def test_orc_conversions_are_what_hive_shows(
 ) -> None:
     (hive,) = hive_answers(metastore_uri, [(f"select * from {converted}", {})])
     expected = {(r[-1], int(r[0] or 0)): r for r in hive}
-    settings = replace(settings, hive_version="2.3")  # the oracle's own version
+    # The oracle's own version, with the ORC release it runs here (1.9, from Spark's jars):
+    # ORC 1.6+ read strings as dates by exact forms; Hive 2.3's own ORC 1.3.4 by java.sql's
+    # parsers (test_orc_strings_read_as_dates_by_java_sql below)
+    settings = replace(settings, hive_version="2.3", orc_date_parser="exact")
     inventory = inspect_table(client, converted, settings)
     mapping = build_mapping(inventory, None, settings.hive)
     names = [p.name for p in inventory.partitions]
@@ -174,7 +177,83 @@ def test_orc_conversions_are_what_hive_shows(
                     differ.append((reader, how, f"{file_type}->{table_type}", raw, shown, mine))
     # Known and documented (README "Limits"): ORC 1.9's string conversions, which Hive here runs
     # with, read a time without seconds and the days 1582-10-05..14 by the hybrid calendar;
-    # lakeshift's ORC rule does neither (and Hive 2.3/3.1 clusters run older ORC releases).
+    # lakeshift's rule for ORC 1.6+ (orc_date_parser = "exact") does neither.
     known = {("string->timestamp", "2020-01-01 10:00"), ("string->date", "1582-10-10")}
     left = [d for d in differ if not (d[1] == "orc" and (d[2], d[3]) in known)]
     assert left == [], "\n".join(map(str, left))
+
+
+# More strings java.sql's parsers and ORC 1.6+'s exact forms read apart (one- and two-digit
+# fields, '+' signs, blanks, any-int time fields, fractions past nine digits, the NULL marker)
+SQL_TEXTS = [*DATE_TEXTS, "2020-1-1", "2020-01-01 ", " 2020-01-01", "+2020-01-01",
+             "2020-+1-+1 +1:+2:+3", "2020-01-01 1:2:3.5", "2020-06-15 00:00:00.000000001",
+             "2020-06-15 10:00:00.1234567891", "NULL", "2020-01-01 10:00:00.", "99-01-01",
+             "1500-03-01 23:00:00", "2019-02-29 24:00:00", "2020-12-31 00:00:-1", "2021-2-29",
+             "2020-04-31", "9999-12-31", "2020-12-1"]  # fmt: skip
+
+
+def _java_sql(jvm: Any, kind: str, text: str) -> str | None:
+    """What java.sql's ``Date.valueOf``/``Timestamp.valueOf`` (the running JDK's own classes)
+    give for ``text``, as Hive 2.x (and 3.1, which labels ORC's hybrid days alike) shows it:
+    ORC 1.3.4/1.5.8's ``parseDateFromString``/``parseTimestampFromString`` call exactly these
+    (ConvertTreeReaderFactory, NULL on IllegalArgumentException)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import IllegalArgumentException
+
+    parse = jvm.java.sql.Date if kind == "date" else jvm.java.sql.Timestamp
+    try:
+        shown = str(parse.valueOf(text).toString())
+    except (IllegalArgumentException, Py4JJavaError):  # as pyspark raises Java's
+        return None
+    if kind == "timestamp":  # lakeshift's targets hold microseconds
+        clock, _, fraction = shown.partition(".")
+        fraction = fraction[:6].rstrip("0")
+        shown = f"{clock}.{fraction}" if fraction else clock
+    return shown
+
+
+@pytest.mark.parametrize("version", ["2.3", "3.1"])
+def test_orc_strings_read_as_dates_by_java_sql(
+    version: str,
+    client: MetastoreClient,
+    tables_root: Path,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """Hive 2.3 ships ORC 1.3.4 and Hive 3.1 ORC 1.5.8, whose schema evolution reads a string
+    as a date or timestamp by java.sql's parsers (lenient: '2020-1-1' is a date, '2020-02-30'
+    is March 1; hybrid calendar): both readers give what the JDK's own classes give."""
+    b = HiveTableBuilder(
+        client, tables_root, "orcsql", unique_name("t"), [("rid", "int"), ("d", "date"),
+                                                          ("ts", "timestamp")],
+    )  # fmt: skip
+    texts = pa.array(SQL_TEXTS)
+    rid = pa.array(range(len(SQL_TEXTS)), pa.int32())
+    b.add_partition(["1"], {"000000_0": pa.table({"rid": rid, "d": texts, "ts": texts})})
+    settings = replace(settings, hive_version=version)
+    assert settings.hive.orc_sql_dates
+    inventory = inspect_table(client, f"{b.db}.{b.name}", settings)
+    mapping = build_mapping(inventory, None, settings.hive)
+    names = [p.name for p in inventory.partitions]
+    readers = {
+        "spark": read_partitions(spark, inventory, mapping).collect(),
+        "independent": independent_frame(spark, inventory, mapping, names, iceberg_hive_type)
+        .collect(),
+    }  # fmt: skip
+    jvm = spark.sparkContext._jvm
+    expected = {
+        i: (_java_sql(jvm, "date", t), _java_sql(jvm, "timestamp", t))
+        for i, t in enumerate(SQL_TEXTS)
+    }
+    # Both kinds of value occur, so the comparison below can fail either way
+    assert sum(d is None for d, _ in expected.values()) > 5
+    assert sum(d is not None for d, _ in expected.values()) > 5
+    assert expected[SQL_TEXTS.index("2020-02-30")][0] == "2020-03-01"
+    differ = []
+    for reader, rows in readers.items():
+        assert len(rows) == len(SQL_TEXTS)
+        for row in rows:
+            mine = (_shown(row["d"]), _shown(row["ts"]))
+            if mine != expected[row["rid"]]:
+                differ.append((reader, SQL_TEXTS[row["rid"]], expected[row["rid"]], mine))
+    assert differ == [], "\n".join(map(str, differ))

@@ -151,6 +151,18 @@ def test_string_to_date_and_timestamp_are_version_sensitive() -> None:
     found = classify_partition(_partition((orc,), columns=declared), table, "orc", DEFAULT_RULES)
     sensitive = next(a for a in found if a.code == "hive-version-sensitive")
     assert "java.time" not in sensitive.message and "as string" in sensitive.message
+    # A string file column the table (and partition) read as a date: ORC's own conversion,
+    # java.sql's parsers in ORC 1.3/1.5 (Hive 2.x/3.1), exact forms in ORC 1.6+ (Hive 4)
+    found = classify_partition(_partition((orc,), columns=table), table, "orc", DEFAULT_RULES)
+    sensitive = next(a for a in found if a.code == "hive-version-sensitive")
+    assert set(sensitive.details["columns"]) == {"day", "at"}
+    assert "java.sql" in sensitive.message and "ORC 1.6+" in sensitive.message
+    assert "hive-version-sensitive" not in {
+        a.code
+        for a in classify_partition(
+            _partition((_file("f", table),), columns=table), table, "orc", DEFAULT_RULES
+        )
+    }
 
 
 def test_location_and_content_anomalies() -> None:

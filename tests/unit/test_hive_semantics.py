@@ -47,7 +47,11 @@ def test_each_version_has_its_own_defaults() -> None:
     assert version_defaults("1.2") == HiveSemantics("1.2", False, False, True, "hive2")
     assert version_defaults("2.3") == HiveSemantics("2.3", True, False, True, "hive2")
     assert version_defaults("3.1") == HiveSemantics("3.1", True, False, True, "hive3")
-    assert version_defaults("4") == HiveSemantics("4", True, True, True, "hive3")
+    assert version_defaults("4") == HiveSemantics("4", True, True, True, "hive3", False)
+    # ORC 1.3.4 (Hive 2.3) and 1.5.8 (Hive 3.1) parse strings by java.sql, ORC 1.6+ do not
+    assert version_defaults("3.1").orc_sql_dates and not version_defaults("4").orc_sql_dates
+    assert resolve("3.1", orc_sql_dates=False).orc_sql_dates is False
+    assert "ORC strings as dates by exact forms" in version_defaults("4").label
     assert not version_defaults("2.3").hive3_converters and version_defaults("4").hive3_converters
     assert version_defaults("3.1").reads_into_table("orc")
     assert not version_defaults("3.1").reads_into_table("parquet")
@@ -90,6 +94,10 @@ def test_settings_resolve_the_semantics(tmp_path: Path) -> None:
     assert older.hive_version == "2.3" and older.hive.calendar == "hive2"
     assert older.hive.case_sensitive is False
     assert load_settings({"home": tmp_path, "calendar": "hive3"}, env=env).hive.calendar == "hive3"
+    exact = load_settings({"home": tmp_path}, env={**env, "LAKESHIFT_ORC_DATE_PARSER": "exact"})
+    assert older.hive.orc_sql_dates and not exact.hive.orc_sql_dates
+    with pytest.raises(ConfigError, match="orc_date_parser"):
+        load_settings({"home": tmp_path, "orc_date_parser": "java.time"}, env={})
     with pytest.raises(ConfigError):
         load_settings({"home": tmp_path, "hive_version": "2.0"}, env={})
 
@@ -98,10 +106,11 @@ def test_a_bulk_table_chooses_its_hive_version(tmp_path: Path) -> None:
     good = tmp_path / "good.toml"
     good.write_text(
         '[bulk]\nhive_version = "2.3.9"\n[[tables]]\nsource = "a.b"\nschema_evolution = false\n'
-        '[[tables]]\nsource = "a.c"\nhive_version = 4\n'
+        '[[tables]]\nsource = "a.c"\nhive_version = 4\norc_date_parser = "java.sql"\n'
     )
     spec = load_bulk_spec(good)
     assert [t.hive_version for t in spec.tables] == ["2.3", "4"]
+    assert [t.orc_date_parser for t in spec.tables] == [None, "java.sql"]
     assert spec.tables[0].schema_evolution is False and spec.tables[1].schema_evolution is None
     bad = tmp_path / "bad.toml"
     bad.write_text('[[tables]]\nsource = "a.b"\nhive_version = "0.13"\n')

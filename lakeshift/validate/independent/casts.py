@@ -251,12 +251,14 @@ def convert_primitive(
     hive3_converters: bool = True,
     *,
     converter: bool = False,
+    orc_sql_dates: bool = False,
 ) -> pa.Array:
     """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
     as ORC's schema evolution reads a file's column as the partition's type;
     ``hive3_converters``: strings become booleans, dates and timestamps by Hive 3.0+'s rules,
     else Hive 2's; ``converter``: the conversion is Hive's ObjectInspector converter, a
-    partition's type read as the table's)."""
+    partition's type read as the table's; ``orc_sql_dates``: ORC reads strings as dates and
+    timestamps by java.sql's parsers, as Hive 2's text SerDe does)."""
     to = arrow_type(dst)
     if src.kind == "void":
         return pa.nulls(len(array), to)
@@ -283,6 +285,10 @@ def convert_primitive(
     if kind == "decimal":
         return _to_decimal(array, src, dst)
     rule = "orc" if orc_file else "converter" if converter else "text"
+    if orc_file and orc_sql_dates and src.kind in STRINGS:
+        # ORC 1.3-1.5: java.sql's Date.valueOf / Timestamp.valueOf, which are Hive 2's
+        # LazyDate/LazyTimestamp parsers (their 8-character floor and "NULL" never parse)
+        rule, hive3_converters = "text", False
     if kind == "date":
         return _to_date(array, src, rule, hive3_converters)
     if kind == "timestamp":

@@ -65,6 +65,7 @@ class FileTask:
     # An ORC file whose footer does not say "proleptic": Java readers count its days as hybrid.
     hybrid_days: bool = False
     hive3_converters: bool = True  # Hive 3.0+'s converters (booleans, dates, timestamps)
+    orc_sql_dates: bool = True  # ORC reads strings as dates by java.sql (HiveSemantics)
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -161,6 +162,7 @@ def plan_files(
                         partition, file, by_name, inventory, case_sensitive, target_type, into_table
                     ),
                     hive3_converters=semantics.hive3_converters,
+                    orc_sql_dates=semantics.orc_sql_dates,
                     keys=keys,
                     text_types=tuple(c.type for c in file.columns) if text else (),
                     # Java readers count days as hybrid unless the footer says proleptic;

@@ -164,6 +164,7 @@ def target_columns(
                 orc_file=task.format == "orc",
                 text_file=task.format in TEXT_FILES,
                 hive3_converters=task.hive3_converters,
+                orc_sql_dates=task.orc_sql_dates,
             )
             as_table = convert(
                 as_partition,
