@@ -21,6 +21,8 @@ Markdown table. Scenarios (``BENCH_SCENARIOS``, default
   LazySimpleSerDe text twin, both migrated, and a bare Spark copy of the text (``bench_text``);
 * ``s3inspect``: a table of 100 and one of 1000 partitions on moto's S3, inspected; requests
   (counted by the server) and seconds per partition (``bench_s3``; needs `make test`'s jars);
+* ``arrow`` (not in the default list): tables of the large and the small shape, with row q,
+  the Arrow write path prototype (``bench_arrow``), beside p, b and d;
 * ``scale`` (not in the default list: about 15 minutes here): ``BENCH_SCALE_SIZES``
   (10000,100000) partitions of one 2-row file each through inspect, plan and migrate; seconds
   per 10,000 partitions and the driver's peak memory after each size (``bench_scale``).
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import (
+    bench_arrow,
     bench_bulk,
     bench_delta,
     bench_hudi,
@@ -243,6 +246,21 @@ def main() -> None:
         )
         results.append(bench_text.run(ctx.spark, ctx, settings, table, home))
         print(json.dumps(results[-1], indent=1))
+    if "arrow" in scenarios:
+        for shape, partitions, files, rows in (
+            ("large", _env("BENCH_LARGE_PARTITIONS", 4), 2, _env("BENCH_LARGE_ROWS", 500_000) // 2),
+            ("small", _env("BENCH_SMALL_PARTITIONS", 1000), 1, _env("BENCH_SMALL_ROWS", 200)),
+        ):
+            table = build_table(
+                ctx.metastore,
+                tables,
+                f"arrow_{shape}",
+                partitions=partitions,
+                files_per_partition=files,
+                rows_per_file=rows,
+            )
+            results.append(bench_arrow.run(ctx.spark, ctx, settings, table, home, shape))
+            print(json.dumps(results[-1], indent=1))
     if "scale" in scenarios:
         sizes = [int(n) for n in os.environ.get("BENCH_SCALE_SIZES", "10000,100000").split(",")]
         results.append(bench_scale.run(ctx, settings, home, sizes))

@@ -56,6 +56,7 @@ KEY_HUDI_PARQUET_CODEC = "hudi_parquet_codec"
 KEY_TARGET_FILE_BYTES = "target_file_bytes"
 KEY_RETIRE_PROBATION_DAYS = "retire_probation_days"
 KEY_TIMESTAMP_PRECISION = "timestamp_precision"
+KEY_WRITE_PATH = "write_path"
 KEY_CATALOG = "catalog"
 KEY_GLUE_REGION = "glue_region"
 KEY_GLUE_CATALOG_ID = "glue_catalog_id"
@@ -75,6 +76,9 @@ FORMAT_CHOICES = ("iceberg", "delta", "hudi")
 HUDI_TABLE_VERSIONS = (6, 8)
 #: What validation makes of source timestamps finer than the microseconds targets keep.
 TIMESTAMP_PRECISIONS = ("refuse", "truncate")
+#: How the backfill writes Iceberg data files: Spark's writer, or Spark tasks writing Parquet
+#: through Arrow where reading the files is Hive's reading (``lakeshift.formats.arrow_path``).
+WRITE_PATHS = ("spark", "arrow")
 #: Codecs of Hudi base files (Hudi's ``hoodie.parquet.compression.codec``; GZIP is its default).
 HUDI_PARQUET_CODECS = ("gzip", "snappy", "zstd")
 
@@ -127,6 +131,9 @@ class Settings:
         timestamp_precision: ``refuse`` (a partition whose ORC timestamps are finer than a
             microsecond, which targets cannot keep, validates as differing) or ``truncate``
             (accept the truncation; validation says so).
+        write_path: ``spark`` (Spark's writer) or ``arrow`` (Iceberg targets: batches whose
+            ORC files Hive reads as they are written by Spark tasks through Arrow, and
+            validated by the Spark reader; other batches take the Spark path).
         catalog: where the tables are catalogued: ``hive`` (a Hive Metastore over Thrift,
             ``metastore_uri`` or the embedded one) or ``glue`` (the AWS Glue Data Catalog).
         glue_region: the Glue catalog's AWS region (default: the AWS environment's, then the
@@ -163,6 +170,7 @@ class Settings:
     target_file_bytes: int = 128 * 1024 * 1024
     retire_probation_days: int = 7
     timestamp_precision: str = "refuse"
+    write_path: str = "spark"
     catalog: str = "hive"
     glue_region: str | None = None
     glue_catalog_id: str | None = None
@@ -188,6 +196,8 @@ class Settings:
             raise ConfigError(
                 f"retire_probation_days must be 0 or more, got {self.retire_probation_days}"
             )
+        if self.write_path not in WRITE_PATHS:
+            raise ConfigError(f"write_path must be one of {WRITE_PATHS}, got {self.write_path!r}")
         if self.timestamp_precision not in TIMESTAMP_PRECISIONS:
             raise ConfigError(
                 f"timestamp_precision must be one of {TIMESTAMP_PRECISIONS}, "

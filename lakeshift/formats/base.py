@@ -84,10 +84,11 @@ class Backfilled:
 @dataclass(frozen=True)
 class BatchResult:
     """A batch's source checksum (observed while writing; every row hash includes its
-    partition keys, so equal batch sums mean equal multisets per partition) and whether
-    anything was committed, with the commit's id when known."""
+    partition keys, so equal batch sums mean equal multisets per partition; None when the
+    write observed none, and ``validate`` rescans the source) and whether anything was
+    committed, with the commit's id when known."""
 
-    checksum: Fingerprint
+    checksum: Fingerprint | None
     committed: bool
     commit_id: int | None = None
 

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 log = logging.getLogger(__name__)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 #: Bytes per read task of a target scan (Iceberg's ``read.split.target-size`` default); a file
@@ -211,6 +212,10 @@ class IcebergFormat(TargetFormat):
         key_mode: str,
         record: CommitRecord,
     ) -> BatchResult:
+        if self.services.settings.write_path == "arrow":
+            written = self._write_arrow(target, inventory, mapping, partitions, key_mode, record)
+            if written is not None:
+                return written
         cluster = self.batch_clustering(inventory, partitions, key_mode)
         with profiling.phase("source frame"):
             frame, checksum = self.batch_frame(
@@ -233,6 +238,88 @@ class IcebergFormat(TargetFormat):
             writer.overwritePartitions()
         with profiling.phase("find commit"):
             return BatchResult(checksum(), True, self._commit_of(target, record))
+
+    def _write_arrow(
+        self,
+        target: str,
+        inventory: TableInventory,
+        mapping: FieldMapping,
+        partitions: list[str],
+        key_mode: str,
+        record: CommitRecord,
+    ) -> BatchResult | None:
+        """The batch through the Arrow path (``arrow_path``): tasks write the Parquet files,
+        then one replace-partitions commit through Iceberg's Java API with lakeshift's commit
+        record, each file's metrics read from its footer as Spark's writer does. None when the
+        batch must take the Spark path (logged with the reason)."""
+        from lakeshift.formats.arrow_path import arrow_plan, file_name, write_files
+
+        plan, why = arrow_plan(inventory, mapping, partitions, self.target_type, key_mode)
+        jvm: Any = self.spark.sparkContext._jvm
+        table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+            self.spark._jsparkSession, self.ident(target)
+        )
+        schema, spec = table.schema(), table.spec()
+        fields = {
+            str(f.name()): (int(f.fieldId()), str(f.type()) == "timestamptz")
+            for f in schema.columns()
+        }
+        if plan is not None:
+            wanted = {n for n, _ in (*plan.data, *plan.keys)} | {UUID_COLUMN, PARTITIONPATH_COLUMN}
+            key_names = [n for n, _ in plan.keys]
+            sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
+            if set(fields) != wanted:
+                plan, why = None, "the target has columns the source does not fill"
+            elif any(str(f.transform()) != "identity" for f in spec.fields()) or sorted(
+                sources
+            ) != sorted(key_names):
+                plan, why = None, "the target's partitioning is not its keys' identity"
+        if plan is None:
+            log.info("%s: batch %s takes the Spark path: %s", target, record.batch, why)
+            return None
+        iceberg = jvm.org.apache.iceberg
+        by_partition: dict[str, Any] = {}
+        for item in plan.files:
+            if item.partition not in by_partition:
+                data = iceberg.PartitionData(spec.partitionType())
+                for position, source in enumerate(sources):
+                    index = key_names.index(source)
+                    value = _java_value(jvm, plan.keys[index][1], item.keys[index])
+                    data.set(position, value)
+                by_partition[item.partition] = data
+        provider = table.locationProvider()
+        locations = [
+            str(
+                provider.newDataLocation(
+                    spec, by_partition[item.partition], file_name(record.run_id, record.batch, i)
+                )
+            )
+            for i, item in enumerate(plan.files)
+        ]
+        with profiling.phase("arrow write"):
+            written = write_files(self.spark, plan, fields, locations)
+        with profiling.phase("commit"):
+            config = iceberg.MetricsConfig.forTable(table)
+            replace = table.newReplacePartitions()
+            for key, value in commit_properties(record).items():
+                replace.set(key, value)
+            for file in written:
+                metrics = iceberg.parquet.ParquetUtil.fileMetrics(
+                    table.io().newInputFile(file.path), config
+                )
+                replace.addFile(
+                    iceberg.DataFiles.builder(spec)
+                    .withPath(file.path)
+                    .withFormat(iceberg.FileFormat.PARQUET)
+                    .withFileSizeInBytes(file.size)
+                    .withPartition(by_partition[file.partition])
+                    .withMetrics(metrics)
+                    .build()
+                )
+            replace.commit()
+            self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
+        with profiling.phase("find commit"):
+            return BatchResult(None, True, self._commit_of(target, record))
 
     def _commit_of(self, target: str, record: CommitRecord) -> int | None:
         table = self.table(target)
@@ -354,3 +441,30 @@ class IcebergFormat(TargetFormat):
             .execute()
         )
         return sorted(str(location) for location in result.orphanFileLocations())
+
+
+def _java_value(jvm: Any, hive: str, value: Any) -> Any:
+    """A partition value as Iceberg's Java API holds it internally (ints as Integer, longs as
+    Long, dates as days, timestamps as microseconds, decimals as BigDecimal)."""
+    if value is None:
+        return None
+    kind = parse_hive_type(hive)
+    if kind.kind in ("tinyint", "smallint", "int"):
+        return jvm.java.lang.Integer.valueOf(int(value))
+    if kind.kind == "bigint":
+        return jvm.java.lang.Long.valueOf(str(int(value)))
+    if kind.kind == "float":
+        return jvm.java.lang.Float.valueOf(repr(float(value)))
+    if kind.kind == "double":
+        return jvm.java.lang.Double.valueOf(repr(float(value)))
+    if kind.kind == "date":
+        return jvm.java.lang.Integer.valueOf((value - _EPOCH.date()).days)
+    if kind.kind == "timestamp":
+        delta = value - _EPOCH.replace(tzinfo=None)
+        micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+        return jvm.java.lang.Long.valueOf(str(micros))
+    if kind.kind == "decimal":
+        return jvm.java.math.BigDecimal(str(value)).setScale(kind.params[1])
+    if kind.kind == "binary":
+        return jvm.java.nio.ByteBuffer.wrap(bytes(value))
+    return value  # booleans and strings: py4j's own conversion

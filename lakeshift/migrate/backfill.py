@@ -568,7 +568,8 @@ def _record(
     source, target = run.inventory.qualified_name, run.options.target
     by_name = run.by_name
     batch_id = f"{run.run_id}:{batch.index}{part}"
-    if result.committed:
+    observed = result.committed and result.checksum is not None and not quarantined
+    if result.committed and result.checksum is not None:
         run.journal.record_batch(
             batch_id,
             source,
@@ -595,7 +596,7 @@ def _record(
                 fingerprint=by_name[name].fingerprint,
                 rows=by_name[name].rows,
                 # a partial write's observed checksum is not the source's: never offered as proof
-                checksum={"batch": batch_id} if result.committed and not quarantined else None,
+                checksum={"batch": batch_id} if observed else None,
                 snapshot_id=result.commit_id,
                 run_id=run.run_id,
                 error=note,
