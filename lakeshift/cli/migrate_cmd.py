@@ -129,7 +129,7 @@ VERSION_NOTES = {
     "only in letter case",
     "partition-values-collide": "group(s) of partitions that Hive shows with one key value",
     "key-precision-lost": "timestamp key value(s) finer than the microseconds targets keep",
-    "key-version-sensitive": "table(s) with partition key values that Hive 1.2/2.x and 3.1/4 "
+    "key-version-sensitive": "table(s) with partition key values that Hive 1.2/2.x, 3.1 and 4 "
     "show differently",
     "timestamp-nanoseconds": "partition(s) with timestamps finer than the microseconds "
     "targets keep (validation reports them unless timestamp_precision = truncate)",

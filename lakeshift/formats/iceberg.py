@@ -253,6 +253,7 @@ class IcebergFormat(TargetFormat):
         record, each file's metrics read from its footer as Spark's writer does. None when the
         batch must take the Spark path (logged with the reason)."""
         from lakeshift.formats.arrow_path import arrow_plan, file_name, write_files
+        from lakeshift.migrate import faults
 
         plan, why = arrow_plan(inventory, mapping, partitions, self.target_type, key_mode)
         jvm: Any = self.spark.sparkContext._jvm
@@ -298,6 +299,8 @@ class IcebergFormat(TargetFormat):
         ]
         with profiling.phase("arrow write"):
             written = write_files(self.spark, plan, fields, locations)
+        # files landed, not committed: a kill here leaves files no snapshot references
+        faults.crash_point("before-log-commit", record.batch)
         with profiling.phase("commit"):
             config = iceberg.MetricsConfig.forTable(table)
             replace = table.newReplacePartitions()

@@ -77,40 +77,46 @@ def key_anomalies(
     return found
 
 
-#: Key types whose text Hive 1.2/2.x and 3.0+ convert by different rules (booleans by
-#: HIVE-15939, dates and timestamps by java.sql or java.time: ``hive_datetime``).
+#: Key types whose text Hive 1.2/2.x, 3.x and 4 convert by different rules (booleans by
+#: HIVE-15939, dates and timestamps by java.sql, lenient or strict java.time:
+#: ``hive_datetime``).
 _SENSITIVE_KEYS = ("boolean", "date", "timestamp")
+#: The readings compared: (label, the hive_version that reads so).
+_GENERATIONS = (("1.2/2.x", "2.3"), ("3.1", "3.1"), ("4", "4"))
 
 
 def _version_sensitive(
     partitions: Sequence[PartitionInfo], keys: Sequence[Column]
 ) -> list[Anomaly]:
-    """``key-version-sensitive`` when Hive 1.2/2.x and 3.1/4 show some partitions' key values
-    differently (``yes`` of a boolean key, ``2020-01-01 10:00`` of a timestamp key)."""
+    """``key-version-sensitive`` when Hive 1.2/2.x, 3.1 and 4 show some partitions' key values
+    differently (``yes`` of a boolean key, ``2020-01-01 10:00`` of a timestamp key under 2.x
+    and 3.1, ``2020-02-30`` of a date key under 3.1 and 4)."""
     if not any(parse_hive_type(k.type).kind in _SENSITIVE_KEYS for k in keys):
         return []
-    differ: list[tuple[str, str, str]] = []
+    differ: list[tuple[str, dict[str, str]]] = []
     for p in partitions:
-        old = tuple(typed_value(v, k.type, "2.3") for v, k in zip(p.values, keys))
-        new = tuple(typed_value(v, k.type, "3.1") for v, k in zip(p.values, keys))
-        if old != new:
-            differ.append((p.name, _shown(old, keys), _shown(new, keys)))
+        readings = {
+            label: tuple(typed_value(v, k.type, version) for v, k in zip(p.values, keys))
+            for label, version in _GENERATIONS
+        }
+        if len(set(readings.values())) > 1:
+            differ.append((p.name, {label: _shown(r, keys) for label, r in readings.items()}))
     if not differ:
         return []
-    name, before, after = differ[0]
+    name, first = differ[0]
+    shown = ", ".join(f"{value} in Hive {label}" for label, value in first.items())
     return [
         Anomaly(
             code="key-version-sensitive",
             severity=SEVERITY_WARNING,
-            message=f"{len(differ)} partition(s) show their key differently in Hive 1.2/2.x "
-            f"and 3.1/4, e.g. {name}: {before} in Hive 1.2/2.x, {after} in 3.1/4; "
-            f"{first_few([d[0] for d in differ])}.",
+            message=f"{len(differ)} partition(s) show their key differently in Hive 1.2/2.x, "
+            f"3.1 and 4, e.g. {name}: {shown}; {first_few([d[0] for d in differ])}.",
             action='Check hive_version matches your Hive (README "Which Hive are you migrating '
             'from?").',
             partition=None,
             details={
                 "partitions": [d[0] for d in differ],
-                "readings": {d[0]: {"1.2/2.x": d[1], "3.1/4": d[2]} for d in differ[:100]},
+                "readings": dict(differ[:100]),
             },
         )
     ]

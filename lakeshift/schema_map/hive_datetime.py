@@ -45,6 +45,12 @@ _HIVE3_STAMP = re.compile(
     _HIVE3_DATE + r"(?: (-?[0-9]{1,2}):(-?[0-9]{1,2}):(-?[0-9]{1,2})(?:\.([0-9]{1,9}))?)?",
     re.ASCII,
 )
+# Hive 4's Timestamp formatter: the same fields, exactly one space and the time required.
+_HIVE4_STAMP = re.compile(
+    _HIVE3_DATE + r" (-?[0-9]{1,2}):(-?[0-9]{1,2}):(-?[0-9]{1,2})(?:\.([0-9]{1,9}))?", re.ASCII
+)
+# Hive 4's Timestamp.getTimestampFromTime: HH:mm[:ss[.f]] (ISO_LOCAL_TIME), hours 0..23.
+_TIME_ONLY = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{0,9})?)?", re.ASCII)
 # ISO_LOCAL_DATE_TIME, strict: 4 digits of year (more need a sign), 2 for every other field.
 _ISO = re.compile(
     r"((?:[+-][0-9]{5,10})|-?[0-9]{4})-([0-9]{2})-([0-9]{2})"
@@ -166,6 +172,37 @@ def hive3_timestamp(text: str) -> Fields | None:
     if match and match.group(4) is not None and not _minus_zero(match.groups()[:6]):
         y, mo, d, h, mi, s, fraction = match.groups()
         return int(y), int(mo), int(d), int(h), int(mi), int(s), _nanos(fraction)
+    return _iso(text)
+
+
+def hive4_date(text: str) -> Fields | None:
+    """Hive 4's ``Date.valueOf`` (HIVE-25306, HIVE-27586): trimmed, ``y-m-d`` read from the
+    start and whatever follows ignored (``2020-01-01T10:00`` is a date), resolved strictly (an
+    invalid date such as ``2020-02-30`` is NULL; nothing carries over)."""
+    match = _HIVE3_DATE_ONLY.match(java_trim(text))
+    if not match or _minus_zero(match.groups()):
+        return None
+    year, month, day = (int(g) for g in match.groups())
+    fields = (year, month, day, 0, 0, 0, 0)
+    return fields if _valid(fields, hour_24=False) else None
+
+
+def hive4_timestamp(text: str) -> Fields | None:
+    """Hive 4's ``Timestamp.valueOf``: trimmed; the whole text ``y-m-d h:m:s[.f]`` (the time
+    required), else ISO's ``LocalDateTime.parse``, both strict (``24:00:00``, ``10:61:00``,
+    ``2020-02-30`` are NULL)."""
+    text = java_trim(text)
+    match = _HIVE4_STAMP.fullmatch(text)
+    if match and not _minus_zero(match.groups()[:6]):
+        y, mo, d, h, mi, s, fraction = match.groups()
+        fields = (int(y), int(mo), int(d), int(h), int(mi), int(s), _nanos(fraction))
+        if _valid(fields, hour_24=False):
+            return fields
+    return _iso(text)
+
+
+def _iso(text: str) -> Fields | None:
+    """``LocalDateTime.parse`` (ISO_LOCAL_DATE_TIME, strict)."""
     match = _ISO.fullmatch(text)
     if not match:
         return None
@@ -209,32 +246,51 @@ def _valid(fields: Fields, hour_24: bool) -> bool:
     )
 
 
-def _trim_nanos(text: str, hive3: bool) -> str:
+def _trim_nanos(text: str, hive3: bool, hive4: bool = False) -> str:
     """``trimNanoTimestamp``: digits past nine after the first period are dropped (Hive 3
-    keeps what follows a second space)."""
+    keeps what follows a second space; Hive 4, without one, what follows the first ``+``
+    after the first space)."""
     period = text.find(".")
     if period < 0:
         return text
     first = text.find(" ")
     second = text.find(" ", first + 1) if first >= 0 else -1
+    if hive4 and first >= 0 and second < 0:
+        second = text.find("+", first + 1)
     end = len(text) if second < 0 or not hive3 else second
     if end - period > 9:
         return text[: period + 10] + (text[end:] if hive3 else "")
     return text
 
 
-def converter_timestamp(text: str, hive3: bool) -> Fields | None:
+def converter_timestamp(text: str, hive3: bool, hive4: bool = False) -> Fields | None:
     """``getTimestampFromString``: Hive 2 appends ``00:00:00`` to a bare date; Hive 3 tries
-    its timestamp, then a zoned reading, then the date alone at midnight."""
-    text = _trim_nanos(java_trim(text), hive3)
+    its timestamp, then a zoned reading, then the date alone at midnight. Hive 4
+    (``TimestampUtils.stringToTimestamp``): a text of 10 characters is a date only; else its
+    timestamp, the zoned reading, a time alone (Hive shows it on the day the query runs:
+    NULL here, no fixed value exists), the date at the start at midnight."""
+    text = _trim_nanos(java_trim(text), hive3, hive4)
     if not hive3:
         return sql_timestamp(text if " " in text else text + " 00:00:00")
-    return hive3_timestamp(text) or _zoned(text) or hive3_date(text)
+    if not hive4:
+        return hive3_timestamp(text) or _zoned(text) or hive3_date(text)
+    if not text:
+        return None
+    if len(text.encode("utf-16-le")) == 20:  # String.length() == 10
+        return hive4_date(text)
+    if _TIME_ONLY.fullmatch(text):
+        return None
+    return hive4_timestamp(text) or _zoned(text) or hive4_date(text)
 
 
-def converter_date(text: str, hive3: bool) -> Fields | None:
-    """``getDate``: the trimmed text as a date, else the date of its timestamp."""
+def converter_date(text: str, hive3: bool, hive4: bool = False) -> Fields | None:
+    """``getDate``: the trimmed text as a date, else the date of its timestamp; Hive 4: a
+    text of 10 characters as a date only, any other as the date of its timestamp."""
     text = java_trim(text)
+    if hive4:
+        if len(text.encode("utf-16-le")) == 20:
+            return hive4_date(text)
+        return converter_timestamp(text, True, True)  # its date: the caller takes the day
     found = hive3_date(text) if hive3 else sql_date(text)
     if found is None:
         found = converter_timestamp(text, hive3)
@@ -319,11 +375,12 @@ def label(days: int, hybrid: bool) -> tuple[int, int, int]:
     return (1 - year if hybrid and year < 1 else year), month, day
 
 
-def converted(text: str, kind: str, hive3: bool) -> Instant | None:
+def converted(text: str, kind: str, hive3: bool, hive4: bool = False) -> Instant | None:
     """``text`` read by Hive's converter as a ``date`` or ``timestamp`` (Hive 3.0+'s rules
-    when ``hive3``): see ``converter_date``/``converter_timestamp`` and ``instant``."""
+    when ``hive3``, Hive 4's when also ``hive4``): see ``converter_date``/
+    ``converter_timestamp`` and ``instant``."""
     parse = converter_date if kind == "date" else converter_timestamp
-    return instant(parse(text, hive3), hybrid=not hive3)
+    return instant(parse(text, hive3, hive4), hybrid=not hive3)
 
 
 def text_field(text: str, kind: str, hive3: bool) -> Instant | None:

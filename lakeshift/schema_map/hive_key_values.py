@@ -86,11 +86,11 @@ def _hive_decimal(text: str, precision: int, scale: int) -> Decimal | None:
     return rounded if abs(rounded) < limit else None
 
 
-def _key_datetime(text: str, kind: str, hive3: bool) -> dt.datetime | None:
+def _key_datetime(text: str, kind: str, hive3: bool, hive4: bool = False) -> dt.datetime | None:
     """A key's text as Hive's converter reads it, shown by its label (a Julian-only day such
     as 1500-02-29 has no proleptic label: None)."""
     parse = hive_datetime.converter_date if kind == "date" else hive_datetime.converter_timestamp
-    found = hive_datetime.instant(parse(text, hive3), hybrid=not hive3, bounded=False)
+    found = hive_datetime.instant(parse(text, hive3, hive4), hybrid=not hive3, bounded=False)
     if found is None:
         return None
     days, micros = found
@@ -124,10 +124,10 @@ def hive_value(text: str, hive: HiveType, version: str) -> Any:
     if kind in ("float", "double"):
         return _java_floating(text, kind == "float")
     if kind == "date":
-        stamp = _key_datetime(text, "date", hive3)
+        stamp = _key_datetime(text, "date", hive3, version == "4")
         return stamp.date() if stamp else None
     if kind == "timestamp":
-        return _key_datetime(text, "timestamp", hive3)
+        return _key_datetime(text, "timestamp", hive3, version == "4")
     return text
 
 

@@ -25,23 +25,21 @@ from tests.helpers.source_state import source_snapshot
 pytestmark = pytest.mark.slow
 
 
-def _table(client: MetastoreClient, root: Path) -> HiveTableBuilder:
+def _table(client: MetastoreClient, root: Path, nested: bool = True) -> HiveTableBuilder:
+    """Six partitions of 110 rows; without ``nested`` (no map column) every batch can take the
+    Arrow write path."""
+    columns = [("id", "bigint"), ("v", "string"), ("m", "map<string,int>")]
     b = HiveTableBuilder(
-        client,
-        root,
-        "kill_cases",
-        unique_name("t"),
-        [("id", "bigint"), ("v", "string"), ("m", "map<string,int>")],
+        client, root, "kill_cases", unique_name("t"), columns if nested else columns[:2]
     )
     for p in range(6):
         ids = range(p * 100, p * 100 + 100)
-        rows = pa.table(
-            {
-                "id": pa.array(ids, pa.int64()),
-                "v": [f"v{i % 5}" for i in ids],
-                "m": pa.array([[("k", i)] for i in ids], pa.map_(pa.string(), pa.int32())),
-            }
-        )
+        data = {
+            "id": pa.array(ids, pa.int64()),
+            "v": pa.array([f"v{i % 5}" for i in ids]),
+            "m": pa.array([[("k", i)] for i in ids], pa.map_(pa.string(), pa.int32())),
+        }
+        rows = pa.table(data if nested else {k: data[k] for k in ("id", "v")})
         b.add_partition([str(p)], {"000000_0": rows, "000001_0": rows.slice(0, 10)})
     return b
 
@@ -80,11 +78,15 @@ def _run(
         env["LAKESHIFT_FAULT"] = fault
     if case == "hudi-v8":
         env["LAKESHIFT_HUDI_TABLE_VERSION"] = "8"
+    if case == "iceberg-arrow":
+        env["LAKESHIFT_WRITE_PATH"] = "arrow"
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
 
 
 FAULTS = {
     "iceberg": ["before-commit:2", "after-commit:2", "between-batches:1"],
+    # The Arrow write path: its tasks' files landed, the Java-API commit not yet made.
+    "iceberg-arrow": ["before-log-commit:2", "after-commit:2"],
     # Delta adds the moment between Spark's files landing and the log commit that adds them.
     "delta": ["before-commit:2", "before-log-commit:2", "after-commit:2", "between-batches:1"],
     # Hudi: base files and markers in place, the instant requested and inflight, not completed.
@@ -95,6 +97,7 @@ FAULTS = {
 # journaled; files landed but not yet committed), `make faults` runs them all.
 FAST = {
     ("iceberg", "after-commit:2"),
+    ("iceberg-arrow", "before-log-commit:2"),
     ("delta", "before-log-commit:2"),
     ("hudi", "before-log-commit:2"),
     ("hudi-v8", "before-log-commit:2"),
@@ -124,7 +127,7 @@ def test_crash_point_then_resume(
     tables_root: Path,
     tmp_path: Path,
 ) -> None:
-    b = _table(client, tables_root)
+    b = _table(client, tables_root, nested=fmt != "iceberg-arrow")
     source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_{fmt.replace('-', '_')}"
     before = source_snapshot(client, b.db, b.name)
     cmd = _command(tmp_path, metastore_uri, source, target, fmt)
@@ -138,9 +141,19 @@ def test_crash_point_then_resume(
     assert unique_keys(rows) and rows.num_rows == 660
     if fmt.startswith("hudi"):
         _assert_hudi_clean(client, target, 8 if fmt == "hudi-v8" else 6)
+    if fmt == "iceberg-arrow":  # the Arrow path wrote every file the target reads
+        _assert_arrow_files(metastore_uri, target)
     if fault.startswith("after-commit"):
         # Batch 2 landed before the kill: it is reconciled from the snapshot, not redone.
         assert "2 partitions backfilled" in resumed.stdout and "4 unchanged" in resumed.stdout
+
+
+def _assert_arrow_files(metastore_uri: str, target: str) -> None:
+    from pyiceberg.catalog.hive import HiveCatalog
+
+    files = HiveCatalog("kill", uri=metastore_uri).load_table(target).inspect.files()
+    live = [p.rsplit("/", 1)[1] for p in files.column("file_path").to_pylist()]
+    assert live and all(n.startswith("arrow-") for n in live)
 
 
 def _assert_hudi_clean(client: MetastoreClient, target: str, version: int) -> None:

@@ -165,6 +165,15 @@ def test_partitions_hive_shows_with_one_key_value_are_named() -> None:
     (sensitive,) = [a for a in found if a.code == "key-version-sensitive"]
     assert sensitive.details["partitions"] == ["k=yes/2020-01-01 10:00"]
     readings = sensitive.details["readings"]["k=yes/2020-01-01 10:00"]
-    # Hive 2: any non-empty text is true, java.sql needs seconds; Hive 3: 'yes' is true too,
-    # and a time without seconds reads as the date at midnight
-    assert readings == {"1.2/2.x": "ok=True/at=NULL", "3.1/4": "ok=True/at=2020-01-01 00:00:00"}
+    # Hive 2: any non-empty text is true, java.sql needs seconds; Hive 3 and 4: 'yes' is true
+    # too, and a time without seconds reads as the date at midnight
+    midnight = "ok=True/at=2020-01-01 00:00:00"
+    assert readings == {"1.2/2.x": "ok=True/at=NULL", "3.1": midnight, "4": midnight}
+    # Hive 4 reads dates strictly: 2020-02-30 is NULL where 2.x and 3.1 carry it into March
+    days = (Column("ok", "boolean"), Column("at", "date"))
+    found = key_anomalies([partition(("true", "2020-02-30"))], days, "4")
+    (sensitive,) = [a for a in found if a.code == "key-version-sensitive"]
+    march = "ok=True/at=2020-03-01"
+    readings = sensitive.details["readings"]["k=true/2020-02-30"]
+    assert readings == {"1.2/2.x": march, "3.1": march, "4": "ok=True/at=NULL"}
+    assert "in Hive 4" in sensitive.message
