@@ -24,6 +24,7 @@ from benchmarks.bench_migrate import _drop, _iceberg_like, pyarrow_copy
 from benchmarks.measure import timed
 from benchmarks.synthetic import SyntheticTable, drop_lake_table
 from lakeshift.config import Settings
+from lakeshift.formats.arrow_path import random_uuids
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
 from lakeshift.validate.validator import validate_table
@@ -44,23 +45,6 @@ def _arrow(iceberg: str) -> Any:
 
     kind = pa.type_for_alias(_ARROW[iceberg])
     return pa.timestamp("us", tz="UTC") if iceberg == "timestamptz" else kind
-
-
-def _uuids(count: int) -> Any:
-    """``count`` random (version 4) UUIDs as an Arrow string array, without a Python loop."""
-    import binascii
-
-    import numpy as np
-    import pyarrow as pa
-
-    raw = np.frombuffer(os.urandom(16 * count), dtype=np.uint8).reshape(count, 16).copy()
-    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
-    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
-    digits = np.frombuffer(binascii.hexlify(raw.tobytes()), dtype="S1").reshape(count, 32)
-    out = np.full((count, 36), b"-", dtype="S1")
-    for start, stop, at in ((0, 8, 0), (8, 12, 9), (12, 16, 14), (16, 20, 19), (20, 32, 24)):
-        out[:, at : at + stop - start] = digits[:, start:stop]
-    return pa.array(out.view("S36").ravel(), pa.binary()).cast(pa.string())
 
 
 def arrow_path(spark: Any, target: str, files: list[tuple[str, str, str]]) -> int:
@@ -88,7 +72,7 @@ def arrow_path(spark: Any, target: str, files: list[tuple[str, str, str]]) -> in
                 path, partition, value = files[index]
                 rows = orc.ORCFile(path).read()
                 columns = {
-                    "uuid": _uuids(rows.num_rows),
+                    "uuid": random_uuids(rows.num_rows),
                     "partitionpath": pa.array([partition] * rows.num_rows, pa.string()),
                     "p": pa.array([int(value)] * rows.num_rows, pa.int32()),
                 }

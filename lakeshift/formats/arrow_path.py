@@ -135,7 +135,8 @@ def arrow_plan(
 
 def arrow_type(hive: str, zoned: bool = False) -> pa.DataType:
     """The Arrow type of a target column of Hive type ``hive`` (``zoned``: a timestamp the
-    target holds as an instant)."""
+    target holds as an instant). Stated here, not taken from the independent reader's
+    ``arrow_types``: the writer and the reader that may check it keep their own ideas."""
     import pyarrow as pa
 
     parsed = parse_hive_type(hive)
@@ -218,6 +219,8 @@ def write_files(
                 with fs.open_input_file(path) as handle:
                     rows = orc.ORCFile(handle).read(columns=wanted)
                 count = rows.num_rows
+                if count == 0:  # no file for no rows, as Spark's writer
+                    continue
                 arrays: list[pa.Array] = []
                 for position, field in enumerate(schema):
                     if position < data_count:

@@ -260,6 +260,7 @@ class IcebergFormat(TargetFormat):
         table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
             self.spark._jsparkSession, self.ident(target)
         )
+        table.refresh()  # the schema and spec as committed now (sync may have evolved them)
         schema, spec = table.schema(), table.spec()
         fields = {
             str(f.name()): (int(f.fieldId()), str(f.type()) == "timestamptz")

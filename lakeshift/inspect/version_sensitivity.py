@@ -124,8 +124,10 @@ def version_sensitivity(
                 column.name,
                 {
                     "1.2/2.x": f"parses the text by java.sql's {column.type} (hybrid calendar)",
-                    "3.1/4": "parses it by java.time (proleptic calendar; ISO 'T' forms, "
-                    "'-' signs and months past 12 accepted)",
+                    "3.1": "parses it by java.time leniently (proleptic calendar; ISO 'T' "
+                    "forms, '-' signs and months past 12 accepted)",
+                    "4": "parses it by java.time strictly ('2020-02-30' NULL; the date at the "
+                    "start of any text read)",
                 },
             )
     if not details:

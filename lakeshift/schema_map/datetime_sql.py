@@ -42,6 +42,13 @@ _H3_DAY = f"'^{_H3_DATE}" + _END
 _H3_STAMP = (
     f"'^{_H3_DATE} (-?[0-9]{{1,2}}):(-?[0-9]{{1,2}}):(-?[0-9]{{1,2}})([.]([0-9]{{1,9}}))?" + _END
 )
+# Hive 4: the date at the start of the text (what follows is ignored); its timestamp with
+# exactly one space and the time required; a time alone (ISO_LOCAL_TIME)
+_H4_PREFIX = f"'^{_H3_DATE}'"
+_H4_STAMP = (
+    f"'^{_H3_DATE} (-?[0-9]{{1,2}}):(-?[0-9]{{1,2}}):(-?[0-9]{{1,2}})([.]([0-9]{{1,9}}))?" + _END
+)
+_TIME_ONLY = "'^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{0,9})?)?" + _END
 # ISO_LOCAL_DATE_TIME (strict)
 _ISO = (
     "'^([+-][0-9]{5,10}|-?[0-9]{4})-([0-9]{2})-([0-9]{2})"
@@ -141,15 +148,57 @@ def hive3_timestamp(text: str) -> str:
                 v[0], v[1], v[2], (v[3], v[4], v[5], _nanos(f"regexp_extract({t}, {_H3_STAMP}, 8)"))
             ),
         )
-        i = [_group(t, _ISO, g) for g in (1, 2, 3, 4, 5, 7)]
-        seconds = f"coalesce({i[5]}, 0)"
-        valid = (
-            f"{t} RLIKE {_ISO} AND {i[1]} BETWEEN 1 AND 12 AND {i[2]} BETWEEN 1 AND "
-            f"{_month_days(i[0], i[1])} AND {i[3]} <= 23 AND {i[4]} <= 59 AND {seconds} <= 59"
+        return f"coalesce({lenient}, {_iso(t)})"
+
+    return bind(_trimmed(text), parse)
+
+
+def _iso(t: str) -> str:
+    """``LocalDateTime.parse`` (ISO_LOCAL_DATE_TIME, strict) of trimmed text ``t``."""
+    i = [_group(t, _ISO, g) for g in (1, 2, 3, 4, 5, 7)]
+    seconds = f"coalesce({i[5]}, 0)"
+    valid = f"{t} RLIKE {_ISO} AND {_strict(i[0], i[1], i[2], (i[3], i[4], seconds))}"
+    fraction = f"regexp_extract({t}, {_ISO}, 9)"
+    return _if(valid, _fields(i[0], i[1], i[2], (i[3], i[4], seconds, _nanos(fraction))))
+
+
+def _strict(y: str, mo: str, d: str, clock: tuple[str, str, str] = ("0", "0", "0")) -> str:
+    """SQL: the fields are a valid date and time (STRICT resolution: nothing carries over)."""
+    h, mi, s = clock
+    return (
+        f"{mo} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND {_month_days(y, mo)} "
+        f"AND {h} BETWEEN 0 AND 23 AND {mi} BETWEEN 0 AND 59 AND {s} BETWEEN 0 AND 59"
+    )
+
+
+def hive4_date(text: str) -> str:
+    """Hive 4's ``Date.valueOf``: trimmed, the date at the start (what follows is ignored),
+    strict."""
+
+    def parse(t: str) -> str:
+        y, mo, d = (_group(t, _H4_PREFIX, i) for i in (1, 2, 3))
+        ok = (
+            f"{t} RLIKE {_H4_PREFIX} AND NOT ({_minus_zero(t, _H4_PREFIX, range(1, 4))}) "
+            f"AND {_strict(y, mo, d)}"
         )
-        fraction = f"regexp_extract({t}, {_ISO}, 9)"
-        iso = _if(valid, _fields(i[0], i[1], i[2], (i[3], i[4], seconds, _nanos(fraction))))
-        return f"coalesce({lenient}, {iso})"
+        return _if(ok, _fields(y, mo, d))
+
+    return bind(_trimmed(text), parse)
+
+
+def hive4_timestamp(text: str) -> str:
+    """Hive 4's ``Timestamp.valueOf``: trimmed; ``y-m-d h:m:s[.f]`` (the time required), else
+    ISO, both strict."""
+
+    def parse(t: str) -> str:
+        v = [_group(t, _H4_STAMP, i) for i in range(1, 7)]
+        ok = (
+            f"{t} RLIKE {_H4_STAMP} AND NOT ({_minus_zero(t, _H4_STAMP, range(1, 7))}) "
+            f"AND {_strict(v[0], v[1], v[2], (v[3], v[4], v[5]))}"
+        )
+        fraction = _nanos(f"regexp_extract({t}, {_H4_STAMP}, 8)")
+        strict = _if(ok, _fields(v[0], v[1], v[2], (v[3], v[4], v[5], fraction)))
+        return f"coalesce({strict}, {_iso(t)})"
 
     return bind(_trimmed(text), parse)
 
@@ -180,39 +229,57 @@ def _trimmed(text: str) -> str:
     return f"regexp_replace({text}, {_TRIM}, '')"
 
 
-def _trim_nanos(text: str, hive3: bool) -> str:
+def _trim_nanos(text: str, hive3: bool, hive4: bool = False) -> str:
     """``trimNanoTimestamp``: digits past nine after the first period dropped (Hive 3 keeps
-    what follows a second space)."""
+    what follows a second space; Hive 4, without one, what follows the first ``+`` after the
+    first space)."""
     period = f"instr({text}, '.')"
     first = f"instr({text}, ' ')"
     second = f"IF({first} > 0, locate(' ', {text}, {first} + 1), 0)"
+    if hive4:
+        plus = f"IF({first} > 0, locate('+', {text}, {first} + 1), 0)"
+        second = f"IF({second} > 0, {second}, {plus})"
     end = f"IF({second} > 0, {second} - 1, length({text}))" if hive3 else f"length({text})"
     rest = f"substring({text}, {end} + 1)" if hive3 else "''"
     cut = f"concat(substring({text}, 1, {period} + 9), {rest})"
     return f"IF({period} > 0 AND {end} - ({period} - 1) > 9, {cut}, {text})"
 
 
-def _converter_timestamp(text: str, hive3: bool) -> str:
+def _converter_timestamp(text: str, hive3: bool, hive4: bool = False) -> str:
     def parse(t: str) -> str:
         if not hive3:
             return sql_timestamp(f"IF(instr({t}, ' ') > 0, {t}, concat({t}, ' 00:00:00'))")
-        return f"coalesce({hive3_timestamp(t)}, {_zoned(t)}, {hive3_date(t)})"
+        if not hive4:
+            return f"coalesce({hive3_timestamp(t)}, {_zoned(t)}, {hive3_date(t)})"
+        # Hive 4: ten characters are a date only; a time alone is NULL here (Hive shows it on
+        # the day the query runs: no fixed value); else the first reading that succeeds
+        return (
+            f"CASE WHEN char_length({t}) = 10 THEN {hive4_date(t)} "
+            f"WHEN {t} RLIKE {_TIME_ONLY} THEN {_NO_FIELDS} "
+            f"ELSE coalesce({hive4_timestamp(t)}, {_zoned(t)}, {hive4_date(t)}) END"
+        )
 
-    return bind(_trim_nanos(_trimmed(text), hive3), parse)
+    return bind(_trim_nanos(_trimmed(text), hive3, hive4), parse)
 
 
-def _converter_date(text: str, hive3: bool) -> str:
+def _converter_date(text: str, hive3: bool, hive4: bool = False) -> str:
     def parse(t: str) -> str:
+        if hive4:  # ten characters a date only, any other text the date of its timestamp
+            return (
+                f"IF(char_length({t}) = 10, {hive4_date(t)}, {_converter_timestamp(t, True, True)})"
+            )
         direct = hive3_date(t) if hive3 else sql_date(t)
         return f"coalesce({direct}, {_converter_timestamp(t, hive3)})"
 
     return bind(_trimmed(text), parse)
 
 
-def _lazy(text: str, kind: str, hive3: bool) -> str:
+def _lazy(text: str, kind: str, hive3: bool, hive4: bool = False) -> str:
     if kind == "date":
-        parsed = hive3_date(text) if hive3 else sql_date(text)
+        parsed = hive4_date(text) if hive4 else hive3_date(text) if hive3 else sql_date(text)
         return _if(f"octet_length({text}) >= 8", parsed)
+    if hive4:
+        return _if(f"octet_length({text}) >= 8", hive4_timestamp(text))
     parsed = hive3_timestamp(text) if hive3 else sql_timestamp(text)
     return _if(f"octet_length({text}) >= 8 AND {text} <> 'NULL'", parsed)
 
@@ -289,12 +356,12 @@ def _reading(parse: Callable[[str], str], expr: str, kind: str, hybrid: bool) ->
     return f"CASE WHEN {plain} THEN {cast} ELSE {full} END"
 
 
-def hive_string_to(expr: str, kind: str, hive3: bool) -> str:
+def hive_string_to(expr: str, kind: str, hive3: bool, hive4: bool = False) -> str:
     """SQL: string ``expr`` as Hive's converter reads it as a ``kind`` (date or timestamp)."""
     parse = _converter_date if kind == "date" else _converter_timestamp
-    return _reading(lambda t: parse(t, hive3), expr, kind, not hive3)
+    return _reading(lambda t: parse(t, hive3, hive4), expr, kind, not hive3)
 
 
-def hive_text_field(expr: str, kind: str, hive3: bool) -> str:
+def hive_text_field(expr: str, kind: str, hive3: bool, hive4: bool = False) -> str:
     """SQL: a text file's field ``expr`` as Hive's text SerDe reads a ``kind`` column."""
-    return _reading(lambda t: _lazy(t, kind, hive3), expr, kind, not hive3)
+    return _reading(lambda t: _lazy(t, kind, hive3, hive4), expr, kind, not hive3)

@@ -302,18 +302,23 @@ def _date_maybe(text: str) -> bool:
     return len(text.encode()) >= 8
 
 
-def lazy_date(text: str, hive3: bool) -> Fields | None:
-    """A text file's DATE field (``LazyDate``): java.sql's parser untrimmed, or Hive 3's."""
+def lazy_date(text: str, hive3: bool, hive4: bool = False) -> Fields | None:
+    """A text file's DATE field (``LazyDate``): java.sql's parser untrimmed, or Hive 3's, or
+    Hive 4's."""
     if not _date_maybe(text):
         return None
+    if hive4:
+        return hive4_date(text)
     return hive3_date(text) if hive3 else sql_date(text)
 
 
-def lazy_timestamp(text: str, hive3: bool) -> Fields | None:
+def lazy_timestamp(text: str, hive3: bool, hive4: bool = False) -> Fields | None:
     """A text file's TIMESTAMP field (``LazyTimestamp`` without ``timestamp.formats``): the
     version's ``Timestamp.valueOf`` alone (no bare dates, no fraction cut, no zone)."""
     if not _date_maybe(text) or text == "NULL":
         return None
+    if hive4:
+        return hive4_timestamp(text)
     return hive3_timestamp(text) if hive3 else sql_timestamp(text)
 
 
@@ -383,7 +388,7 @@ def converted(text: str, kind: str, hive3: bool, hive4: bool = False) -> Instant
     return instant(parse(text, hive3, hive4), hybrid=not hive3)
 
 
-def text_field(text: str, kind: str, hive3: bool) -> Instant | None:
+def text_field(text: str, kind: str, hive3: bool, hive4: bool = False) -> Instant | None:
     """A text file's field read by Hive's text SerDe as a ``date`` or ``timestamp``."""
     parse = lazy_date if kind == "date" else lazy_timestamp
-    return instant(parse(text, hive3), hybrid=not hive3)
+    return instant(parse(text, hive3, hive4), hybrid=not hive3)

@@ -94,6 +94,12 @@ class HiveSemantics:
         return self.version in ("3.1", "4")
 
     @property
+    def hive4_dates(self) -> bool:
+        """Whether text is read as dates and timestamps by Hive 4's strict ``java.time``
+        classes (``hive_datetime.hive4_date``/``hive4_timestamp``) rather than Hive 3's."""
+        return self.version == "4"
+
+    @property
     def label(self) -> str:
         """One line for plans and reports."""
         switches = [

@@ -57,6 +57,7 @@ class FileGroup:
     case_sensitive: bool = False  # how names are matched (top level and nested)
     hive3_converters: bool = True  # see HiveSemantics.hive3_converters
     orc_sql_dates: bool = True  # see HiveSemantics.orc_sql_dates
+    hive4_dates: bool = False  # see HiveSemantics.hive4_dates
 
     @property
     def nested_by_name(self) -> bool:
@@ -200,6 +201,7 @@ def file_groups(
                     case_sensitive=sensitive,
                     hive3_converters=semantics.hive3_converters,
                     orc_sql_dates=semantics.orc_sql_dates,
+                    hive4_dates=semantics.hive4_dates,
                 )
             )
     return groups

@@ -66,6 +66,7 @@ def column_conversions(
             hybrid_labels=group.hybrid_labels,
             hive3_converters=group.hive3_converters,
             orc_sql_dates=group.orc_sql_dates,
+            hive4_dates=group.hive4_dates,
             where=where,
         )
         as_table = convert(
@@ -74,6 +75,7 @@ def column_conversions(
             table_type,
             by_name=False,
             hive3_converters=group.hive3_converters,
+            hive4_dates=group.hive4_dates,
             where=where,
         )
         out.append((table_column.name, quote(physical.name), as_table))
@@ -125,6 +127,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.case_sensitive,
         group.hive3_converters,
         group.orc_sql_dates,
+        group.hive4_dates,
     )
 
 

@@ -195,14 +195,17 @@ def _decimal_text(expr: str) -> str:
 _LAZY_INTEGER = "^([+-]?[0-9]+)([.][0-9]*)?$"
 
 
-def _converter(expr: str, src: HiveType, dst: HiveType, hive3: bool) -> str | None:
+def _converter(
+    expr: str, src: HiveType, dst: HiveType, hive3: bool, hive4: bool = False
+) -> str | None:
     """Hive's ObjectInspector converters (a partition's value read as the table's type) where
     they differ from Spark's CAST, as Hive 2.3.9 shows them: a string becomes an integer as
     ``LazyInteger`` parses it (no blanks; a fraction dropped; out of range NULL), a double a
     boolean by its ``long`` (0.5 is false), a boolean a string as ``TRUE``/``FALSE``, a string
-    a date or timestamp by Java's lenient parsers (``datetime_sql``; ``hive3``: Hive 3.0+'s)."""
+    a date or timestamp by Java's parsers (``datetime_sql``; ``hive3``: Hive 3.0+'s;
+    ``hive4``: Hive 4's strict ones)."""
     if src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp"):
-        return hive_string_to(expr, dst.kind, hive3)
+        return hive_string_to(expr, dst.kind, hive3, hive4)
     if src.kind in _STRING_KINDS and dst.kind in _INTEGRAL:
         bits = _INTEGRAL[dst.kind]
         value = f"CAST(regexp_extract({expr}, '{_LAZY_INTEGER}', 1) AS DECIMAL(38,0))"
@@ -245,10 +248,11 @@ def _primitive(
     hive3_converters: bool = True,
     text_file: bool = False,
     orc_sql_dates: bool = False,
+    hive4_dates: bool = False,
 ) -> str:
     dated = src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp")
-    if text_file and dated:
-        return hive_text_field(expr, dst.kind, hive3_converters)  # LazyDate, LazyTimestamp
+    if text_file and dated:  # LazyDate, LazyTimestamp
+        return hive_text_field(expr, dst.kind, hive3_converters, hive4_dates)
     if orc_file and orc_sql_dates and dated:
         # ORC 1.3-1.5: java.sql's Date.valueOf / Timestamp.valueOf, which are Hive 2's
         # LazyDate/LazyTimestamp parsers (their 8-character floor and "NULL" never parse)
@@ -300,6 +304,7 @@ def convert(
     hybrid_labels: bool = False,
     hive3_converters: bool = True,
     orc_sql_dates: bool = False,
+    hive4_dates: bool = False,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -313,7 +318,8 @@ def convert(
     ``hybrid_labels``: dates and timestamps are shown as Hive 2.x shows them (``hybrid_label``).
     ``hive3_converters``: strings become booleans, dates and timestamps by Hive 3.0+'s rules,
     else by Hive 2's. ``orc_sql_dates``: ORC's schema evolution reads strings as dates and
-    timestamps by java.sql's parsers (``HiveSemantics.orc_sql_dates``).
+    timestamps by java.sql's parsers (``HiveSemantics.orc_sql_dates``). ``hive4_dates``:
+    Hive's converters and text SerDe read text as dates by Hive 4's rules.
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -325,11 +331,19 @@ def convert(
         if hybrid_labels and src.kind in ("date", "timestamp"):
             expr = hybrid_label(expr, src.kind)
         if not orc_file and not text_file:
-            converted = _converter(expr, src, dst, hive3_converters)
+            converted = _converter(expr, src, dst, hive3_converters, hive4_dates)
             if converted is not None:
                 return converted
         return _primitive(
-            expr, src, dst, src_physical, orc_file, hive3_converters, text_file, orc_sql_dates
+            expr,
+            src,
+            dst,
+            src_physical,
+            orc_file,
+            hive3_converters,
+            text_file,
+            orc_sql_dates,
+            hive4_dates,
         )
     if src == dst and not (
         (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))
@@ -344,6 +358,7 @@ def convert(
         "hybrid_labels": hybrid_labels,
         "hive3_converters": hive3_converters,
         "orc_sql_dates": orc_sql_dates,
+        "hive4_dates": hive4_dates,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"

@@ -50,6 +50,9 @@ FIXED = [
     "1583-01-01 00:00:00", "1582-12-31 23:59:59", "1582-10-10 00:00:00", "0001-01-01",
     "0001-01-01 00:00:00", "0000-01-01 00:00:00", "9999-12-31 23:59:59.999999999", "2020-02-29",
     "2021-02-29", "2020-06-15 12:34:56.1", "2020-06-15 24:00:00", "2020-06-15 23:59:60",
+    # where Hive 4 reads apart: a date at the start of any text, ten characters, a time alone
+    "2020-01-01T10:00:00Z", "2023-08-0316:02:00", "03-08-2023", "10:00:00", "23:59",
+    "2020-01-01 10:00:00.1234567891+05:00", "2020-01-01 24:00:00 UTC", "2020-1-1 1:2",
 ]  # fmt: skip
 
 
@@ -75,12 +78,18 @@ def _python_values(values: list[Any]) -> list[Any]:
 
 
 @pytest.mark.parametrize("rule", ["converter", "text"])
-@pytest.mark.parametrize("hive3", [False, True], ids=["hive2", "hive3"])
-def test_spark_and_independent_readers_read_text_alike(spark: Any, hive3: bool, rule: str) -> None:
+@pytest.mark.parametrize("generation", [2, 3, 4], ids=["hive2", "hive3", "hive4"])
+def test_spark_and_independent_readers_read_text_alike(
+    spark: Any, generation: int, rule: str
+) -> None:
     texts = _texts()
     frame = spark.createDataFrame([(i, t) for i, t in enumerate(texts)], "i INT, s STRING")
     string = HiveType("string")
-    how = {"text_file": rule == "text", "hive3_converters": hive3}
+    how = {
+        "text_file": rule == "text",
+        "hive3_converters": generation >= 3,
+        "hive4_dates": generation == 4,
+    }
     exprs = [
         spark_convert("s", string, HiveType(kind), by_name=True, **how)
         for kind in ("date", "timestamp")
@@ -97,9 +106,12 @@ def test_spark_and_independent_readers_read_text_alike(spark: Any, hive3: bool, 
             (texts[i], a, b) for i, (a, b) in enumerate(zip(spark_values, python_values)) if a != b
         ]
         assert differ == [], f"{kind}: {len(differ)} differ, first {differ[:10]}"
-        # not vacuous: a good share read as values, and Feb 30 leniently as March 1
-        assert sum(v is not None for v in python_values) > 100
-        assert any(v is not None and v.startswith("2020-03-01") for v in python_values)
+        # not vacuous: a good share read as values (Hive 4's strict text timestamps fewer),
+        # and Feb 30 leniently as March 1, or under Hive 4 as NULL
+        assert sum(v is not None for v in python_values) > (20 if generation == 4 else 100)
+        march = any(v is not None and v.startswith("2020-03-01") for v in python_values)
+        feb30 = python_values[texts.index("2020-02-30")]
+        assert feb30 is None if generation == 4 else march
 
 
 # A text file's DATE and TIMESTAMP fields, which Hive 2.3's LazyDate/LazyTimestamp parse with
@@ -157,3 +169,48 @@ def test_text_fields_read_as_hive_reads_them(
         assert differ == [], (reader, differ)
     # not vacuous: Hive shows values and NULLs here, and lenient days
     assert expected[3] == ("2020-03-01", None) and expected[0] == ("2020-01-01", None)
+
+
+def test_text_fields_read_as_hive_4_reads_them(
+    text_dates: str, client: MetastoreClient, settings: Settings, spark: Any
+) -> None:
+    """The same text partition under hive_version 4: both readers follow Hive 4's strict
+    classes (expectations: tests/unit/test_hive_datetime.py HIVE4, Hive 4.0's own output)."""
+    settings = replace(settings, hive_version="4")
+    inventory = inspect_table(client, text_dates, settings)
+    mapping = build_mapping(inventory, None, settings.hive)
+    names = [p.name for p in inventory.partitions]
+    expected = {
+        i: (_shown_text(t, "date"), _shown_text(t, "timestamp")) for i, t in enumerate(TEXT_FIELDS)
+    }
+    readers = {
+        "spark": read_partitions(spark, inventory, mapping),
+        "independent": independent_frame(spark, inventory, mapping, names, iceberg_hive_type),
+    }
+    for reader, frame in readers.items():
+        found = {r["rid"]: (_printed(r["d"]), _printed(r["ts"])) for r in frame.collect()}
+        assert found == expected, reader
+    # strict: Feb 30 and month 13 are NULL; a date is read from the start of any text
+    assert expected[TEXT_FIELDS.index("2020-02-30")] == (None, None)
+    assert expected[TEXT_FIELDS.index("2020-01-01T10:00:00")] == (
+        "2020-01-01",
+        "2020-01-01 10:00:00",
+    )
+    assert expected[TEXT_FIELDS.index("2020-01-01 25:61:00")] == ("2020-01-01", None)
+
+
+def _shown_text(text: str, kind: str) -> str | None:
+    """A text field as Hive 4.0 shows it: the HIVE4 table's LazyDate/LazyTimestamp answers
+    where it has the text, else Hive 4's rules in ``hive_datetime``."""
+    from tests.unit.test_hive_datetime import HIVE4
+
+    answers = dict(HIVE4)
+    if text in answers:
+        return answers[text][2 if kind == "date" else 3]
+    from lakeshift.schema_map import hive_datetime as hd
+
+    found = hd.text_field(text, kind, True, True)
+    if found is None:
+        return None
+    value = dt.datetime(1970, 1, 1) + dt.timedelta(days=found[0], microseconds=found[1])
+    return str(value.date()) if kind == "date" else _printed(value)

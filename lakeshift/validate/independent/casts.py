@@ -178,7 +178,9 @@ def _to_decimal(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
     raise _unsupported(src, dst)
 
 
-def _string_days(array: pa.Array, kind: str, rule: str, hive3: bool) -> pa.Array:
+def _string_days(
+    array: pa.Array, kind: str, rule: str, hive3: bool, hive4: bool = False
+) -> pa.Array:
     """Strings read as dates or timestamps: ``rule`` ``orc`` (ORC's schema evolution),
     ``converter`` (Hive's converter) or ``text`` (Hive's text SerDe), by Hive 3.0+'s parsers
     when ``hive3`` (``hive_datetime``). Day numbers of java.sql's hybrid calendar are shown by
@@ -188,7 +190,7 @@ def _string_days(array: pa.Array, kind: str, rule: str, hive3: bool) -> pa.Array
         out = _each(array, parse, pa.int32() if kind == "date" else pa.int64())
         return out.view(pa.date32() if kind == "date" else pa.timestamp("us"))
     read = hive_datetime.converted if rule == "converter" else hive_datetime.text_field
-    found = [None if v is None else read(v, kind, hive3) for v in array.to_pylist()]
+    found = [None if v is None else read(v, kind, hive3, hive4) for v in array.to_pylist()]
     mask = np.array([f is None for f in found], bool)
     days = np.array([f[0] if f else 0 for f in found], np.int64)
     if not hive3:
@@ -199,9 +201,11 @@ def _string_days(array: pa.Array, kind: str, rule: str, hive3: bool) -> pa.Array
     return pa.array(micros, pa.int64(), mask=mask).view(pa.timestamp("us"))
 
 
-def _to_date(array: pa.Array, src: HiveType, rule: str, hive3: bool) -> pa.Array:
+def _to_date(
+    array: pa.Array, src: HiveType, rule: str, hive3: bool, hive4: bool = False
+) -> pa.Array:
     if src.kind in STRINGS:
-        return _string_days(array, "date", rule, hive3)
+        return _string_days(array, "date", rule, hive3, hive4)
     if src.kind == "timestamp":
         days = np.floor_divide(_numpy(_ints(array), np.int64), _DAY_MICROS)
         return _with_nulls(days.astype(np.int32), array, pa.int32()).view(pa.date32())
@@ -212,14 +216,16 @@ _SECONDS_LIMIT = 9_223_372_036_854  # past it, microseconds leave a long: NULL
 _MILLIS_LIMIT = 9_223_372_036_854_775
 
 
-def _to_timestamp(array: pa.Array, src: HiveType, rule: str, hive3: bool) -> pa.Array:
+def _to_timestamp(
+    array: pa.Array, src: HiveType, rule: str, hive3: bool, hive4: bool = False
+) -> pa.Array:
     """Strings parsed by ``rule`` (``_string_days``); dates at midnight; numbers as ORC counts
     them (seconds since the epoch, fractions kept) or, through Hive's converter, integers as
     milliseconds."""
     to = pa.timestamp("us")
     orc_file = rule == "orc"
     if src.kind in STRINGS:
-        return _string_days(array, "timestamp", rule, hive3)
+        return _string_days(array, "timestamp", rule, hive3, hive4)
     if src.kind in (*_BITS, "boolean"):
         whole = _numpy(array.cast(pa.int64()) if src.kind == "boolean" else array, np.int64)
         limit, factor = (_SECONDS_LIMIT, 1_000_000) if orc_file else (_MILLIS_LIMIT, 1_000)
@@ -252,13 +258,15 @@ def convert_primitive(
     *,
     converter: bool = False,
     orc_sql_dates: bool = False,
+    hive4_dates: bool = False,
 ) -> pa.Array:
     """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
     as ORC's schema evolution reads a file's column as the partition's type;
     ``hive3_converters``: strings become booleans, dates and timestamps by Hive 3.0+'s rules,
     else Hive 2's; ``converter``: the conversion is Hive's ObjectInspector converter, a
     partition's type read as the table's; ``orc_sql_dates``: ORC reads strings as dates and
-    timestamps by java.sql's parsers, as Hive 2's text SerDe does)."""
+    timestamps by java.sql's parsers, as Hive 2's text SerDe does; ``hive4_dates``: text read
+    as dates and timestamps by Hive 4's rules)."""
     to = arrow_type(dst)
     if src.kind == "void":
         return pa.nulls(len(array), to)
@@ -288,11 +296,11 @@ def convert_primitive(
     if orc_file and orc_sql_dates and src.kind in STRINGS:
         # ORC 1.3-1.5: java.sql's Date.valueOf / Timestamp.valueOf, which are Hive 2's
         # LazyDate/LazyTimestamp parsers (their 8-character floor and "NULL" never parse)
-        rule, hive3_converters = "text", False
+        rule, hive3_converters, hive4_dates = "text", False, False
     if kind == "date":
-        return _to_date(array, src, rule, hive3_converters)
+        return _to_date(array, src, rule, hive3_converters, hive4_dates)
     if kind == "timestamp":
-        return _to_timestamp(array, src, rule, hive3_converters)
+        return _to_timestamp(array, src, rule, hive3_converters, hive4_dates)
     if kind == "binary" and src.kind in STRINGS:
         return array.cast(pa.binary())
     raise _unsupported(src, dst)

@@ -70,12 +70,14 @@ def convert(
     text_file: bool = False,
     hive3_converters: bool = True,
     orc_sql_dates: bool = False,
+    hive4_dates: bool = False,
 ) -> pa.Array:
     """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
     an ORC file's column read as the partition's declared type; ``text_file``: a text file's
     field parsed as the partition's type, where a map keeps the first value of a key and
     drops a key that reads NULL, as LazyMap does; ``orc_sql_dates``: ORC reads strings as
-    dates and timestamps by java.sql's parsers, see ``HiveSemantics.orc_sql_dates``)."""
+    dates and timestamps by java.sql's parsers, see ``HiveSemantics.orc_sql_dates``;
+    ``hive4_dates``: Hive's converters and text SerDe read text as dates by Hive 4's rules)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if src.kind == "void" or pa.types.is_null(array.type):
@@ -89,6 +91,7 @@ def convert(
             hive3_converters,
             converter=not (orc_file or text_file),
             orc_sql_dates=orc_sql_dates,
+            hive4_dates=hive4_dates,
         )
     if src.kind != dst.kind or dst.kind == "uniontype":
         raise SchemaMappingError(
@@ -102,6 +105,7 @@ def convert(
         "text_file": text_file,
         "hive3_converters": hive3_converters,
         "orc_sql_dates": orc_sql_dates,
+        "hive4_dates": hive4_dates,
     }
     if dst.kind == "struct":
         children = array.flatten()

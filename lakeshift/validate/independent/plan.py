@@ -66,6 +66,7 @@ class FileTask:
     hybrid_days: bool = False
     hive3_converters: bool = True  # Hive 3.0+'s converters (booleans, dates, timestamps)
     orc_sql_dates: bool = True  # ORC reads strings as dates by java.sql (HiveSemantics)
+    hive4_dates: bool = False  # text read as dates by Hive 4's rules (HiveSemantics)
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -163,6 +164,7 @@ def plan_files(
                     ),
                     hive3_converters=semantics.hive3_converters,
                     orc_sql_dates=semantics.orc_sql_dates,
+                    hive4_dates=semantics.hive4_dates,
                     keys=keys,
                     text_types=tuple(c.type for c in file.columns) if text else (),
                     # Java readers count days as hybrid unless the footer says proleptic;

@@ -165,6 +165,7 @@ def target_columns(
                 text_file=task.format in TEXT_FILES,
                 hive3_converters=task.hive3_converters,
                 orc_sql_dates=task.orc_sql_dates,
+                hive4_dates=task.hive4_dates,
             )
             as_table = convert(
                 as_partition,
@@ -172,6 +173,7 @@ def target_columns(
                 table_type,
                 by_name=False,
                 hive3_converters=task.hive3_converters,
+                hive4_dates=task.hive4_dates,
             )
             values = convert(as_table, table_type, target, by_name=False)
         out.append((column.name, values, target))
