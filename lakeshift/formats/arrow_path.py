@@ -92,7 +92,7 @@ def arrow_plan(
         return None, f"record keys {key_mode!r} are made by the Spark path"
     keys = inventory.partition_keys
     for key in keys:
-        if parse_hive_type(key.type).kind not in _SIMPLE:
+        if parse_hive_type(key.type).kind not in _SIMPLE - {"binary"}:
             return None, f"partition key {key.name} of type {key.type}"
     data = tuple((c.name, str(target_type(parse_hive_type(c.type)))) for c in inventory.columns)
     files: list[ArrowFile] = []

@@ -256,6 +256,9 @@ class IcebergFormat(TargetFormat):
         from lakeshift.migrate import faults
 
         plan, why = arrow_plan(inventory, mapping, partitions, self.target_type, key_mode)
+        if plan is None:
+            log.info("%s: batch %s takes the Spark path: %s", target, record.batch, why)
+            return None
         jvm: Any = self.spark.sparkContext._jvm
         table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
             self.spark._jsparkSession, self.ident(target)
@@ -266,17 +269,17 @@ class IcebergFormat(TargetFormat):
             str(f.name()): (int(f.fieldId()), str(f.type()) == "timestamptz")
             for f in schema.columns()
         }
-        if plan is not None:
-            wanted = {n for n, _ in (*plan.data, *plan.keys)} | {UUID_COLUMN, PARTITIONPATH_COLUMN}
-            key_names = [n for n, _ in plan.keys]
-            sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
-            if set(fields) != wanted:
-                plan, why = None, "the target has columns the source does not fill"
-            elif any(str(f.transform()) != "identity" for f in spec.fields()) or sorted(
-                sources
-            ) != sorted(key_names):
-                plan, why = None, "the target's partitioning is not its keys' identity"
-        if plan is None:
+        wanted = {n for n, _ in (*plan.data, *plan.keys)} | {UUID_COLUMN, PARTITIONPATH_COLUMN}
+        key_names = [n for n, _ in plan.keys]
+        sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
+        why = ""
+        if set(fields) != wanted:
+            why = "the target has columns the source does not fill"
+        elif any(str(f.transform()) != "identity" for f in spec.fields()) or sorted(
+            sources
+        ) != sorted(key_names):
+            why = "the target's partitioning is not its keys' identity"
+        if why:
             log.info("%s: batch %s takes the Spark path: %s", target, record.batch, why)
             return None
         iceberg = jvm.org.apache.iceberg

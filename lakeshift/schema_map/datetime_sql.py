@@ -44,10 +44,8 @@ _H3_STAMP = (
 )
 # Hive 4: the date at the start of the text (what follows is ignored); its timestamp with
 # exactly one space and the time required; a time alone (ISO_LOCAL_TIME)
+# (Hive 4's timestamp form is Hive 3's: _H3_STAMP, then strict instead of lenient)
 _H4_PREFIX = f"'^{_H3_DATE}'"
-_H4_STAMP = (
-    f"'^{_H3_DATE} (-?[0-9]{{1,2}}):(-?[0-9]{{1,2}}):(-?[0-9]{{1,2}})([.]([0-9]{{1,9}}))?" + _END
-)
 _TIME_ONLY = "'^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{0,9})?)?" + _END
 # ISO_LOCAL_DATE_TIME (strict)
 _ISO = (
@@ -191,12 +189,12 @@ def hive4_timestamp(text: str) -> str:
     ISO, both strict."""
 
     def parse(t: str) -> str:
-        v = [_group(t, _H4_STAMP, i) for i in range(1, 7)]
+        v = [_group(t, _H3_STAMP, i) for i in range(1, 7)]
         ok = (
-            f"{t} RLIKE {_H4_STAMP} AND NOT ({_minus_zero(t, _H4_STAMP, range(1, 7))}) "
+            f"{t} RLIKE {_H3_STAMP} AND NOT ({_minus_zero(t, _H3_STAMP, range(1, 7))}) "
             f"AND {_strict(v[0], v[1], v[2], (v[3], v[4], v[5]))}"
         )
-        fraction = _nanos(f"regexp_extract({t}, {_H4_STAMP}, 8)")
+        fraction = _nanos(f"regexp_extract({t}, {_H3_STAMP}, 8)")
         strict = _if(ok, _fields(v[0], v[1], v[2], (v[3], v[4], v[5], fraction)))
         return f"coalesce({strict}, {_iso(t)})"
 

@@ -45,10 +45,6 @@ _HIVE3_STAMP = re.compile(
     _HIVE3_DATE + r"(?: (-?[0-9]{1,2}):(-?[0-9]{1,2}):(-?[0-9]{1,2})(?:\.([0-9]{1,9}))?)?",
     re.ASCII,
 )
-# Hive 4's Timestamp formatter: the same fields, exactly one space and the time required.
-_HIVE4_STAMP = re.compile(
-    _HIVE3_DATE + r" (-?[0-9]{1,2}):(-?[0-9]{1,2}):(-?[0-9]{1,2})(?:\.([0-9]{1,9}))?", re.ASCII
-)
 # Hive 4's Timestamp.getTimestampFromTime: HH:mm[:ss[.f]] (ISO_LOCAL_TIME), hours 0..23.
 _TIME_ONLY = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{0,9})?)?", re.ASCII)
 # ISO_LOCAL_DATE_TIME, strict: 4 digits of year (more need a sign), 2 for every other field.
@@ -192,8 +188,8 @@ def hive4_timestamp(text: str) -> Fields | None:
     required), else ISO's ``LocalDateTime.parse``, both strict (``24:00:00``, ``10:61:00``,
     ``2020-02-30`` are NULL)."""
     text = java_trim(text)
-    match = _HIVE4_STAMP.fullmatch(text)
-    if match and not _minus_zero(match.groups()[:6]):
+    match = _HIVE3_STAMP.fullmatch(text)  # the same form, the time required
+    if match and match.group(4) is not None and not _minus_zero(match.groups()[:6]):
         y, mo, d, h, mi, s, fraction = match.groups()
         fields = (int(y), int(mo), int(d), int(h), int(mi), int(s), _nanos(fraction))
         if _valid(fields, hour_24=False):
