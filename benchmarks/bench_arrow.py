@@ -9,7 +9,10 @@ write does. This is a measurement, not a lakeshift path: it has none of lakeshif
 no journal, local files only), so it bounds from below what such a path could cost.
 
 Timed in the same run on the same table: (p) pyarrow alone in one process, (b) the naive
-insert, (d) ``lakeshift migrate`` and (q) the prototype; reported as q/p, q/d, q/b and d/p.
+insert, (d) ``lakeshift migrate`` and (q) the prototype, reported as q/p, q/d, q/b and d/p;
+then lakeshift's own Arrow path as shipped (``write_path = "arrow"``): (r) into Iceberg with
+its validation (which rescans the source), and into Delta beside the naive Delta write (f)
+and lakeshift's Spark path into Delta (g): (t), reported as t/f and g/f.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_delta import _naive_delta
 from benchmarks.bench_migrate import _drop, _iceberg_like, pyarrow_copy
 from benchmarks.measure import timed
 from benchmarks.synthetic import SyntheticTable, drop_lake_table
@@ -173,6 +177,24 @@ def run(
             )
         ),
     )
+    # Delta: (f) the naive Delta write, (g) lakeshift's Spark path, (t) its Arrow path
+    naive_root = scratch / f"arrow-{shape}-naive-delta"
+    shutil.rmtree(naive_root, ignore_errors=True)
+    f = timed("f_naive_delta", rows, size, lambda: _naive_delta(spark, source, naive_root))
+    delta_rows = {}
+    for row, path in (("g_lakeshift_delta", "spark"), ("t_lakeshift_delta_arrow", "arrow")):
+        delta_target = f"{source}_delta_{path}"
+        delta_journal = scratch / f"arrow-{shape}-delta-{path}-journal.sqlite"
+        drop_lake_table(ctx.metastore, delta_target, delta_journal)
+        delta_settings = replace(settings, write_path=path)
+        options = MigrateOptions(target=delta_target, batch_rows=5_000_000, format="delta")
+
+        def delta_migrate(
+            chosen: Settings = delta_settings, opts: Any = options, j: Any = delta_journal
+        ) -> None:
+            migrate(spark, ctx.metastore, ctx.catalog, chosen, Journal(j), source, opts)
+
+        delta_rows[row] = timed(row, rows, size, delta_migrate)
     arrow_target = f"{source}_arrow"
     _drop(spark, arrow_target)
     _iceberg_like(spark, arrow_target, source)
@@ -207,6 +229,10 @@ def run(
         "ratio_q_over_d": round(q.seconds / d.seconds, 2),
         "ratio_q_over_b": round(q.seconds / b.seconds, 2),
         "ratio_d_over_p": round(d.seconds / physical.seconds, 2),
+        "f_naive_delta": f.to_json(),
+        **{name: timing.to_json() for name, timing in delta_rows.items()},
+        "ratio_g_over_f": round(delta_rows["g_lakeshift_delta"].seconds / f.seconds, 2),
+        "ratio_t_over_f": round(delta_rows["t_lakeshift_delta_arrow"].seconds / f.seconds, 2),
     }
 
 

@@ -173,28 +173,47 @@ def random_uuids(count: int) -> pa.Array:
     return pa.array(out.view("S36").ravel(), pa.binary()).cast(pa.string())
 
 
+@dataclass(frozen=True)
+class OutColumn:
+    """A column of the files the Arrow path writes: where its values come from (a data
+    column, a partition key, ``uuid`` or ``partitionpath``, by logical name), its name in the
+    file, its Parquet field ID, the Hive type the target holds, and (timestamps) whether the
+    target holds an instant."""
+
+    source: str
+    name: str
+    field_id: int
+    hive: str
+    zoned: bool = False
+
+
+def out_columns(
+    plan: ArrowPlan, names: dict[str, str], ids: dict[str, int], zoned: set[str]
+) -> list[OutColumn]:
+    """The file columns for the target columns ``ids`` names (logical name -> field ID), in
+    that order; ``names``: the name a column has in the files (else its logical name)."""
+    from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
+
+    types = (
+        dict(plan.data) | dict(plan.keys) | {UUID_COLUMN: "string", PARTITIONPATH_COLUMN: "string"}
+    )
+    return [
+        OutColumn(n, names.get(n, n), field_id, types[n], n in zoned) for n, field_id in ids.items()
+    ]
+
+
 def write_files(
-    spark: SparkSession,
-    plan: ArrowPlan,
-    fields: dict[str, tuple[int, bool]],
-    locations: list[str],
+    spark: SparkSession, plan: ArrowPlan, columns: list[OutColumn], locations: list[str]
 ) -> list[Written]:
-    """Write ``plan``'s files as Parquet in Spark tasks, the ``i``-th file's rows to
-    ``locations[i]``; ``fields``: the target's field ID per column name (and whether it holds
-    a timestamp as an instant). One Spark job; the files are not committed."""
+    """Write ``plan``'s files as Parquet with ``columns`` in Spark tasks, the ``i``-th file's
+    rows to ``locations[i]``. One Spark job; the files are not committed."""
     import pyarrow as pa
 
     from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 
-    names = [n for n, _ in plan.data] + [n for n, _ in plan.keys]
-    types = [t for _, t in plan.data] + [t for _, t in plan.keys]
-    order = [*names, UUID_COLUMN, PARTITIONPATH_COLUMN]
-    hive_types = dict(zip(names, types)) | {UUID_COLUMN: "string", PARTITIONPATH_COLUMN: "string"}
-    missing = [n for n in fields if n not in hive_types]
-    if missing:  # arrow_plan's caller checks the target's columns first
-        raise ValueError(f"target columns the Arrow path does not fill: {missing}")
     files = plan.files
-    data_count = len(plan.data)
+    data = {n: i for i, (n, _) in enumerate(plan.data)}
+    keys = {n: i for i, (n, _) in enumerate(plan.keys)}
 
     @in_task
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -204,11 +223,11 @@ def write_files(
         schema = pa.schema(
             [
                 pa.field(
-                    name,
-                    arrow_type(hive_types[name], fields[name][1]),
-                    metadata={"PARQUET:field_id": str(fields[name][0])},
+                    c.name,
+                    arrow_type(c.hive, c.zoned),
+                    metadata={"PARQUET:field_id": str(c.field_id)},
                 )
-                for name in order
+                for c in columns
             ]
         )
         for batch in batches:
@@ -222,20 +241,22 @@ def write_files(
                 if count == 0:  # no file for no rows, as Spark's writer
                     continue
                 arrays: list[pa.Array] = []
-                for position, field in enumerate(schema):
-                    if position < data_count:
-                        column = item.columns[position]
-                        if column is None:
+                for column, field in zip(columns, schema):
+                    if column.source in data:
+                        orc_column = item.columns[data[column.source]]
+                        if orc_column is None:
                             arrays.append(pa.nulls(count, field.type))
                         else:  # timestamps cut to microseconds as the Spark path writes them
-                            arrays.append(rows.column(column).cast(field.type, safe=False))
-                    elif position < len(names):
-                        value = item.keys[position - data_count]
+                            arrays.append(rows.column(orc_column).cast(field.type, safe=False))
+                    elif column.source in keys:
+                        value = item.keys[keys[column.source]]
                         arrays.append(pa.array([value] * count, field.type))
-                    elif field.name == UUID_COLUMN:
+                    elif column.source == UUID_COLUMN:
                         arrays.append(random_uuids(count))
-                    else:
+                    elif column.source == PARTITIONPATH_COLUMN:
                         arrays.append(pa.array([item.partition] * count, pa.string()))
+                    else:  # out_columns names only these
+                        raise ValueError(f"no values for column {column.source!r}")
                 out_fs, out_path = filesystem_for(locations[index])
                 out_fs.create_dir(out_path.rsplit("/", 1)[0], recursive=True)  # local disks
                 table = pa.Table.from_arrays(arrays, schema=schema)

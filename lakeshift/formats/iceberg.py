@@ -252,7 +252,7 @@ class IcebergFormat(TargetFormat):
         then one replace-partitions commit through Iceberg's Java API with lakeshift's commit
         record, each file's metrics read from its footer as Spark's writer does. None when the
         batch must take the Spark path (logged with the reason)."""
-        from lakeshift.formats.arrow_path import arrow_plan, file_name, write_files
+        from lakeshift.formats.arrow_path import arrow_plan, file_name, out_columns, write_files
         from lakeshift.migrate import faults
 
         plan, why = arrow_plan(inventory, mapping, partitions, self.target_type, key_mode)
@@ -265,10 +265,8 @@ class IcebergFormat(TargetFormat):
         )
         table.refresh()  # the schema and spec as committed now (sync may have evolved them)
         schema, spec = table.schema(), table.spec()
-        fields = {
-            str(f.name()): (int(f.fieldId()), str(f.type()) == "timestamptz")
-            for f in schema.columns()
-        }
+        fields = {str(f.name()): int(f.fieldId()) for f in schema.columns()}
+        zoned = {str(f.name()) for f in schema.columns() if str(f.type()) == "timestamptz"}
         wanted = {n for n, _ in (*plan.data, *plan.keys)} | {UUID_COLUMN, PARTITIONPATH_COLUMN}
         key_names = [n for n, _ in plan.keys]
         sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
@@ -302,7 +300,8 @@ class IcebergFormat(TargetFormat):
             for i, item in enumerate(plan.files)
         ]
         with profiling.phase("arrow write"):
-            written = write_files(self.spark, plan, fields, locations)
+            columns = out_columns(plan, {}, fields, zoned)
+            written = write_files(self.spark, plan, columns, locations)
         # files landed, not committed: a kill here leaves files no snapshot references
         faults.crash_point("before-log-commit", record.batch)
         with profiling.phase("commit"):

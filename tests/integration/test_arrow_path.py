@@ -1,7 +1,8 @@
-"""The Arrow write path (``write_path = "arrow"``, Iceberg): batches whose ORC files Hive reads
-as written go through pyarrow in Spark tasks and one Java-API commit; the rows equal what the
-Spark path writes (pyiceberg reads both), validation proves them by rescanning the source with
-the Spark reader, and any batch that needs a conversion takes the Spark path."""
+"""The Arrow write path (``write_path = "arrow"``, Iceberg and Delta): batches whose ORC files
+Hive reads as written go through pyarrow in Spark tasks and the format's own commit (Iceberg's
+Java API, lakeshift's Delta log commit); the rows equal what the Spark path writes (each format's
+own reader reads both), validation proves them by rescanning the source with the Spark reader,
+and any batch that needs a conversion takes the Spark path."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ import pytest
 from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
+from lakeshift.formats.registry import format_of
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.lake import delta_root, read_lake
 from tests.helpers.source_state import source_snapshot
 
 pytestmark = pytest.mark.slow
@@ -68,23 +71,32 @@ def source(client: MetastoreClient, tables_root: Path) -> str:
     return f"{b.db}.{b.name}"
 
 
-def _files(catalog: HiveCatalog, target: str) -> dict[str, list[str]]:
-    """Data file names per partition value of the target's current snapshot."""
-    files = catalog.load_table(target).inspect.files()
+def _files(client: MetastoreClient, catalog: HiveCatalog, target: str) -> dict[str, list[str]]:
+    """Data file names per partition value of the target's current snapshot or version."""
+    if format_of(client, target) == "iceberg":
+        files = catalog.load_table(target).inspect.files()
+        paths = files.column("file_path").to_pylist()
+        values = [str(p["dt"]) for p in files.column("partition").to_pylist()]
+    else:
+        from deltalake import DeltaTable
+
+        actions = DeltaTable(delta_root(client, target)).get_add_actions(flatten=True)
+        paths = actions.column("path").to_pylist()
+        values = [str(v) for v in actions.column("partition.dt").to_pylist()]
     out: dict[str, list[str]] = {}
-    for path, partition in zip(
-        files.column("file_path").to_pylist(), files.column("partition").to_pylist()
-    ):
-        out.setdefault(str(partition["dt"]), []).append(path.rsplit("/", 1)[1])
+    for path, value in zip(paths, values):
+        out.setdefault(value, []).append(path.rsplit("/", 1)[1])
     return out
 
 
-def _content(catalog: HiveCatalog, target: str) -> Counter[tuple[Any, ...]]:
-    rows = catalog.load_table(target).scan().to_arrow().drop_columns(["uuid"])
-    return Counter(tuple(r.values()) for r in rows.to_pylist())
+def _content(client: MetastoreClient, target: str) -> Counter[tuple[Any, ...]]:
+    rows = read_lake(client, target).drop_columns(["uuid"])
+    return Counter(tuple(sorted(r.items())) for r in rows.to_pylist())
 
 
+@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
 def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
+    fmt: str,
     spark: Any,
     client: MetastoreClient,
     settings: Settings,
@@ -93,10 +105,11 @@ def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
     source: str,
 ) -> None:
     catalog = HiveCatalog("arrowpath", uri=metastore_uri)
-    journal = Journal(lakeshift_home / "journal.sqlite")
+    # a journal per format: lakeshift refuses a second format for a source it journaled
+    journal = Journal(lakeshift_home / f"journal-arrow-{fmt}.sqlite")
     before = source_snapshot(client, *source.split("."))
     arrow = replace(settings, write_path="arrow")
-    targets = {"spark": f"{source}_spark", "arrow": f"{source}_arrow"}
+    targets = {"spark": f"{source}_{fmt}_spark", "arrow": f"{source}_{fmt}_arrow"}
     for path, target in targets.items():
         result = migrate(
             spark,
@@ -105,22 +118,23 @@ def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
             arrow if path == "arrow" else settings,
             journal,
             source,
-            MigrateOptions(target=target, batch_rows=1),  # a partition a batch
+            MigrateOptions(target=target, batch_rows=1, format=fmt),  # a partition a batch
         )
         assert result.ok
     assert source_snapshot(client, *source.split(".")) == before  # the source is untouched
 
     # The Arrow path wrote the eligible partitions' files; the drifted one took the Spark path
-    files = _files(catalog, targets["arrow"])
+    files = _files(client, catalog, targets["arrow"])
     assert all(n.startswith("arrow-") for n in files["2024-01-01"] + files["2024-01-02"])
     assert all(n.startswith("arrow-") for n in files["None"])
     assert not any(n.startswith("arrow-") for n in files["2024-01-03"])
-    assert not any(n.startswith("arrow-") for ns in _files(catalog, targets["spark"]).values()
+    assert not any(n.startswith("arrow-")
+                   for ns in _files(client, catalog, targets["spark"]).values()
                    for n in ns)  # fmt: skip
 
-    # pyiceberg reads the same rows (uuid aside) from both targets, every uuid unique
-    assert _content(catalog, targets["arrow"]) == _content(catalog, targets["spark"])
-    keys = catalog.load_table(targets["arrow"]).scan().to_arrow().column("uuid").to_pylist()
+    # The format's own reader reads the same rows (uuid aside) from both, every uuid unique
+    assert _content(client, targets["arrow"]) == _content(client, targets["spark"])
+    keys = read_lake(client, targets["arrow"]).column("uuid").to_pylist()
     assert len(set(keys)) == len(keys) == 660 and all(len(k) == 36 and k[14] == "4" for k in keys)
 
     # Validation proves it by the Spark reader: no checksum was observed by the Arrow path
@@ -146,4 +160,4 @@ def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
         ),
     )  # fmt: skip
     assert again.ok and again.backfilled == ["dt=2024-01-01"]
-    assert _content(catalog, targets["arrow"]) == _content(catalog, targets["spark"])
+    assert _content(client, targets["arrow"]) == _content(client, targets["spark"])

@@ -78,15 +78,16 @@ def _run(
         env["LAKESHIFT_FAULT"] = fault
     if case == "hudi-v8":
         env["LAKESHIFT_HUDI_TABLE_VERSION"] = "8"
-    if case == "iceberg-arrow":
+    if case.endswith("-arrow"):
         env["LAKESHIFT_WRITE_PATH"] = "arrow"
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
 
 
 FAULTS = {
     "iceberg": ["before-commit:2", "after-commit:2", "between-batches:1"],
-    # The Arrow write path: its tasks' files landed, the Java-API commit not yet made.
+    # The Arrow write path: its tasks' files landed, the commit not yet made.
     "iceberg-arrow": ["before-log-commit:2", "after-commit:2"],
+    "delta-arrow": ["before-log-commit:2", "after-commit:2"],
     # Delta adds the moment between Spark's files landing and the log commit that adds them.
     "delta": ["before-commit:2", "before-log-commit:2", "after-commit:2", "between-batches:1"],
     # Hudi: base files and markers in place, the instant requested and inflight, not completed.
@@ -98,6 +99,7 @@ FAULTS = {
 FAST = {
     ("iceberg", "after-commit:2"),
     ("iceberg-arrow", "before-log-commit:2"),
+    ("delta-arrow", "before-log-commit:2"),
     ("delta", "before-log-commit:2"),
     ("hudi", "before-log-commit:2"),
     ("hudi-v8", "before-log-commit:2"),
@@ -127,7 +129,7 @@ def test_crash_point_then_resume(
     tables_root: Path,
     tmp_path: Path,
 ) -> None:
-    b = _table(client, tables_root, nested=fmt != "iceberg-arrow")
+    b = _table(client, tables_root, nested=not fmt.endswith("-arrow"))
     source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_{fmt.replace('-', '_')}"
     before = source_snapshot(client, b.db, b.name)
     cmd = _command(tmp_path, metastore_uri, source, target, fmt)
@@ -141,18 +143,26 @@ def test_crash_point_then_resume(
     assert unique_keys(rows) and rows.num_rows == 660
     if fmt.startswith("hudi"):
         _assert_hudi_clean(client, target, 8 if fmt == "hudi-v8" else 6)
-    if fmt == "iceberg-arrow":  # the Arrow path wrote every file the target reads
-        _assert_arrow_files(metastore_uri, target)
+    if fmt.endswith("-arrow"):  # the Arrow path wrote every file the target reads
+        _assert_arrow_files(client, metastore_uri, target)
     if fault.startswith("after-commit"):
         # Batch 2 landed before the kill: it is reconciled from the snapshot, not redone.
         assert "2 partitions backfilled" in resumed.stdout and "4 unchanged" in resumed.stdout
 
 
-def _assert_arrow_files(metastore_uri: str, target: str) -> None:
+def _assert_arrow_files(client: MetastoreClient, metastore_uri: str, target: str) -> None:
+    from deltalake import DeltaTable
     from pyiceberg.catalog.hive import HiveCatalog
 
-    files = HiveCatalog("kill", uri=metastore_uri).load_table(target).inspect.files()
-    live = [p.rsplit("/", 1)[1] for p in files.column("file_path").to_pylist()]
+    from lakeshift.formats.registry import format_of
+    from tests.helpers.lake import delta_root
+
+    if format_of(client, target) == "iceberg":
+        files = HiveCatalog("kill", uri=metastore_uri).load_table(target).inspect.files()
+        paths = files.column("file_path").to_pylist()
+    else:
+        paths = DeltaTable(delta_root(client, target)).get_add_actions().column("path").to_pylist()
+    live = [p.rsplit("/", 1)[1] for p in paths]
     assert live and all(n.startswith("arrow-") for n in live)
 
 

@@ -273,6 +273,12 @@ class DeltaFormat(TargetFormat):
     ) -> BatchResult:
         with profiling.phase("read log"):
             state = self._require_state(target)
+        if self.services.settings.write_path == "arrow":
+            version = self._write_arrow(
+                target, state, inventory, mapping, partitions, key_mode, record
+            )
+            if version is not None:  # no observed checksum: validate rescans the source
+                return BatchResult(None, True, version)
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         cluster = self.batch_clustering(inventory, partitions, key_mode)
         with profiling.phase("source frame"):
@@ -293,6 +299,59 @@ class DeltaFormat(TargetFormat):
             cluster=False,  # clustered by batch_frame (a partition is one BATCH_PART)
         )
         return BatchResult(checksum(), True, version)
+
+    def _write_arrow(
+        self,
+        target: str,
+        state: delta_log.DeltaState,
+        inventory: TableInventory,
+        mapping: FieldMapping,
+        partitions: list[str],
+        key_mode: str,
+        record: CommitRecord,
+    ) -> int | None:
+        """The batch through the Arrow path (``arrow_path``): tasks write the Parquet files
+        (physical column names, field IDs, no partition columns, as the Spark path writes
+        them), then the same log commit. None when the batch must take the Spark path."""
+        from lakeshift.formats.arrow_path import arrow_plan, file_name, out_columns, write_files
+
+        plan, why = arrow_plan(inventory, mapping, partitions, self.target_type, key_mode)
+        keys = set(state.partition_columns)
+        fields = [f for f in state.schema["fields"] if f["name"] not in keys]
+        if plan is not None:
+            wanted = {n for n, _ in plan.data} | {UUID_COLUMN, PARTITIONPATH_COLUMN}
+            if {f["name"] for f in fields} != wanted or keys != {n for n, _ in plan.keys}:
+                plan, why = None, "the target has columns the source does not fill"
+        if plan is None:
+            log.info("%s: batch %s takes the Spark path: %s", target, record.batch, why)
+            return None
+        columns = out_columns(
+            plan,
+            {f["name"]: physical_name(f) for f in fields},
+            {f["name"]: int(f["metadata"][COLUMN_ID]) for f in fields},
+            {f["name"] for f in fields if f["type"] == "timestamp"},
+        )
+        batch_dir = f"{record.run_id}-b{record.batch:05d}"
+        number = {n: i for i, n in enumerate(partitions)}
+        relative = [
+            f"{batch_dir}/{BATCH_PART}={number[item.partition]}/"
+            f"{file_name(record.run_id, record.batch, i)}"
+            for i, item in enumerate(plan.files)
+        ]
+        base = self.location(target).rstrip("/")
+        with profiling.phase("arrow write"):
+            written = write_files(self.spark, plan, columns, [f"{base}/{r}" for r in relative])
+        values = _delta_values(inventory, partitions, mapping.hive_version)
+        by_location = {f"{base}/{r}": r for r in relative}
+        files = [delta_log.NewFile(by_location[w.path], values[w.partition]) for w in written]
+        return self._commit_files(
+            target,
+            state,
+            files,
+            values,
+            app=(f"lakeshift-{record.run_id}", record.batch),
+            metadata=commit_properties(record),
+        )
 
     def rewrite_partitions(
         self,
@@ -393,6 +452,21 @@ class DeltaFormat(TargetFormat):
                 for f in root.list_files(f"{batch_dir}/{BATCH_PART}={i}", recursive=False)
                 if f.name.endswith(".parquet")
             ]
+        return self._commit_files(target, state, files, values, app=app, metadata=metadata)
+
+    def _commit_files(
+        self,
+        target: str,
+        state: delta_log.DeltaState,
+        files: list[delta_log.NewFile],
+        values: dict[str, dict[str, str | None]],
+        *,
+        app: tuple[str, int],
+        metadata: dict[str, str],
+    ) -> int:
+        """Commit ``files`` in place of the current files of the partitions ``values`` names,
+        then bring the routing table in line."""
+        root = self.root(target)
         faults.crash_point("before-log-commit", app[1])
         with profiling.phase("log commit"):
             outcome = delta_log.commit_batch(
