@@ -65,10 +65,6 @@ class ArrowPlan:
     data: tuple[tuple[str, str], ...]
     keys: tuple[tuple[str, str], ...]
 
-    @property
-    def partitions(self) -> list[str]:
-        return sorted({f.partition for f in self.files})
-
 
 @dataclass(frozen=True)
 class Written:
