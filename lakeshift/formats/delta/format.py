@@ -338,7 +338,8 @@ class DeltaFormat(TargetFormat):
             f"{file_name(record.run_id, record.batch, i)}"
             for i, item in enumerate(plan.files)
         ]
-        base = self.location(target).rstrip("/")
+        root = self.root(target)
+        base = root.location.rstrip("/")
         with profiling.phase("arrow write"):
             written = write_files(self.spark, plan, columns, [f"{base}/{r}" for r in relative])
         values = _delta_values(inventory, partitions, mapping.hive_version)
@@ -346,6 +347,7 @@ class DeltaFormat(TargetFormat):
         files = [delta_log.NewFile(by_location[w.path], values[w.partition]) for w in written]
         return self._commit_files(
             target,
+            root,
             state,
             files,
             values,
@@ -452,11 +454,12 @@ class DeltaFormat(TargetFormat):
                 for f in root.list_files(f"{batch_dir}/{BATCH_PART}={i}", recursive=False)
                 if f.name.endswith(".parquet")
             ]
-        return self._commit_files(target, state, files, values, app=app, metadata=metadata)
+        return self._commit_files(target, root, state, files, values, app=app, metadata=metadata)
 
     def _commit_files(
         self,
         target: str,
+        root: Store,
         state: delta_log.DeltaState,
         files: list[delta_log.NewFile],
         values: dict[str, dict[str, str | None]],
@@ -466,7 +469,6 @@ class DeltaFormat(TargetFormat):
     ) -> int:
         """Commit ``files`` in place of the current files of the partitions ``values`` names,
         then bring the routing table in line."""
-        root = self.root(target)
         faults.crash_point("before-log-commit", app[1])
         with profiling.phase("log commit"):
             outcome = delta_log.commit_batch(
