@@ -471,6 +471,4 @@ def _java_value(jvm: Any, hive: str, value: Any) -> Any:
         return jvm.java.lang.Long.valueOf(str(micros))
     if kind.kind == "decimal":
         return jvm.java.math.BigDecimal(str(value)).setScale(kind.params[1])
-    if kind.kind == "binary":
-        return jvm.java.nio.ByteBuffer.wrap(bytes(value))
     return value  # booleans and strings: py4j's own conversion
