@@ -51,9 +51,9 @@ def sniff_format(handle: pa.NativeFile, size: int) -> str:
     return "text"
 
 
-def _tail(handle: pa.NativeFile, size: int, schema: pa.Schema) -> OrcTail:
+def _tail(handle: pa.NativeFile, size: int, dates: bool) -> OrcTail:
     try:
-        return read_tail(handle, size, dates=any(_has_dates(f.type) for f in schema))
+        return read_tail(handle, size, dates=dates)
     except (ValueError, IndexError, OSError, pa.ArrowException, zlib.error):
         return OrcTail(None, None)  # pyarrow read the footer; only these stay unknown
 
@@ -65,9 +65,11 @@ def _has_dates(kind: pa.DataType) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _columns(schema: pa.Schema) -> tuple[Column, ...]:
-    # The files of a table mostly share a few schemas: each is translated once.
-    return tuple(Column(f.name, str(from_arrow(f.type))) for f in schema)
+def _schema_facts(schema: pa.Schema) -> tuple[tuple[Column, ...], bool]:
+    """A file schema's columns as Hive types, and whether any date or timestamp is in it.
+    The files of a table mostly share a few schemas: each is translated once."""
+    columns = tuple(Column(f.name, str(from_arrow(f.type))) for f in schema)
+    return columns, any(_has_dates(f.type) for f in schema)
 
 
 #: Files up to this size are read whole, in one request, from object stores: reading a footer
@@ -99,11 +101,12 @@ def read_footer(
             fmt = sniff_format(handle, listed.size)
             if fmt == "orc":
                 reader = orc.ORCFile(handle)
-                tail = _tail(handle, listed.size, reader.schema)
+                columns, dates = _schema_facts(reader.schema)
+                tail = _tail(handle, listed.size, dates)
                 return FileInfo(
                     **base,
                     format="orc",
-                    columns=_columns(reader.schema),
+                    columns=columns,
                     rows=reader.nrows,
                     stripes=reader.nstripes,
                     compression=str(reader.compression),
@@ -119,7 +122,7 @@ def read_footer(
                 return FileInfo(
                     **base,
                     format="parquet",
-                    columns=_columns(meta.schema.to_arrow_schema()),
+                    columns=_schema_facts(meta.schema.to_arrow_schema())[0],
                     rows=meta.num_rows,
                     stripes=meta.num_row_groups,
                     writer=meta.created_by,

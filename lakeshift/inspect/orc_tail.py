@@ -79,8 +79,10 @@ def _fields(message: bytes, wanted: frozenset[int] | None = None) -> dict[int, l
     return out
 
 
+_POSTSCRIPT_FIELDS = frozenset({1, 2})  # footerLength, compression
 _FOOTER_FIELDS = frozenset({7, 11})  # statistics, calendar
 _COLUMN_FIELDS = frozenset({7, 9})  # DateStatistics, TimestampStatistics
+_DATE_KEY, _STAMP_KEY = bytes([7 << 3 | 2]), bytes([9 << 3 | 2])  # their one-byte keys
 _MINIMUM_FIELDS = frozenset({1, 3})  # minimum, minimumUtc
 _STAMP_FIELDS = frozenset({1, 3, 5, 6})  # minimum, minimumUtc, minimumNanos, maximumNanos
 
@@ -135,7 +137,12 @@ def _statistics(statistics: list[int | bytes]) -> tuple[bool, bool]:
     ORC 1.6+ writers record; older ones record none)."""
     early = finer = False
     for raw in statistics:
-        column = _fields(raw, _COLUMN_FIELDS) if isinstance(raw, bytes) else {}
+        # A field's key byte must occur in a message holding it: a column whose statistics
+        # have neither DateStatistics' (7, length-delimited) nor TimestampStatistics' (9) key
+        # byte holds neither, and is not decoded (most columns of a table; inspect's hot loop).
+        if not isinstance(raw, bytes) or (_DATE_KEY not in raw and _STAMP_KEY not in raw):
+            continue
+        column = _fields(raw, _COLUMN_FIELDS)
         for date in column.get(7, []):  # DateStatistics.minimum: sint32 days
             minimum = _fields(date, _MINIMUM_FIELDS).get(1) if isinstance(date, bytes) else None
             if minimum and _zigzag(int(minimum[0])) < SWITCH_DAY:  # type: ignore[arg-type]
@@ -159,7 +166,7 @@ def read_tail(handle: pa.NativeFile, size: int, *, dates: bool = True) -> OrcTai
     handle.seek(start)
     tail = handle.read(size - start)
     postscript_length = tail[-1]
-    postscript = _fields(tail[-1 - postscript_length : -1])
+    postscript = _fields(tail[-1 - postscript_length : -1], _POSTSCRIPT_FIELDS)
     footer_length = int(postscript.get(1, [0])[0])  # type: ignore[arg-type]
     kind = int(postscript.get(2, [0])[0])  # type: ignore[arg-type]
     end = len(tail) - 1 - postscript_length

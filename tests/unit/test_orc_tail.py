@@ -28,3 +28,40 @@ def test_statistics_show_sub_microsecond_timestamps(
         tail = read_tail(handle, path.stat().st_size)
     assert tail.sub_micros is finer
     assert tail.pre_gregorian is False
+
+
+@pytest.mark.parametrize(
+    ("column", "early"),
+    [
+        ("day", True),  # a top-level date before 1582-10-15
+        ("nested", True),  # a timestamp inside a struct, the last statistics entry
+        (None, False),
+    ],
+)
+def test_an_early_date_is_found_in_any_column(
+    tmp_path: Path, column: str | None, early: bool
+) -> None:
+    # Other columns' statistics are skipped unless they could hold date statistics; the string
+    # values hold the key bytes of date (":") and timestamp ("J") statistics, so those are
+    # decoded too, and must not be mistaken for dates.
+    import datetime as dt
+
+    late_day, late_stamp = dt.date(2020, 1, 1), dt.datetime(2020, 1, 1, 12)
+    day = dt.date(1500, 3, 1) if column == "day" else late_day
+    stamp = dt.datetime(1400, 1, 1) if column == "nested" else late_stamp
+    table = pa.table(
+        {
+            "id": pa.array([58, 74], pa.int64()),
+            "text": pa.array([":J:J", "J:"]),
+            "day": pa.array([day, late_day]),
+            "nested": pa.array(
+                [{"n": 1, "at": stamp}, {"n": 2, "at": late_stamp}],
+                pa.struct([("n", pa.int32()), ("at", pa.timestamp("us"))]),
+            ),
+        }
+    )
+    path = tmp_path / "f.orc"
+    orc.write_table(table, str(path))
+    with pa.OSFile(str(path)) as handle:
+        tail = read_tail(handle, path.stat().st_size)
+    assert tail.pre_gregorian is early
