@@ -131,9 +131,9 @@ class Settings:
         timestamp_precision: ``refuse`` (a partition whose ORC timestamps are finer than a
             microsecond, which targets cannot keep, validates as differing) or ``truncate``
             (accept the truncation; validation says so).
-        write_path: ``spark`` (Spark's writer) or ``arrow`` (Iceberg targets: batches whose
-            ORC files Hive reads as they are written by Spark tasks through Arrow, and
-            validated by the Spark reader; other batches take the Spark path).
+        write_path: ``spark`` (Spark's writer) or ``arrow`` (Iceberg and Delta targets:
+            batches whose ORC files Hive reads as they are written by Spark tasks through
+            Arrow, and validated by the Spark reader; other batches take the Spark path).
         catalog: where the tables are catalogued: ``hive`` (a Hive Metastore over Thrift,
             ``metastore_uri`` or the embedded one) or ``glue`` (the AWS Glue Data Catalog).
         glue_region: the Glue catalog's AWS region (default: the AWS environment's, then the

@@ -8,6 +8,7 @@ its format's own reader over S3, and the source's objects must be byte-identical
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import signal
@@ -192,18 +193,89 @@ def _put_orc(moto: MotoServer, key: str, table: pa.Table, bucket: str = s3.BUCKE
     moto.client().put_object(Bucket=bucket, Key=key, Body=sink.getvalue().to_pybytes())
 
 
-def _register(client: MetastoreClient, db: str, name: str, location: str, parts: list[str]) -> str:
-    """An external ORC table ``db.name`` (``id bigint``, partitioned by ``dt int``) at
-    ``location``, with one partition per entry of ``parts`` (its location); returns its name."""
+def _register(
+    client: MetastoreClient,
+    db: str,
+    name: str,
+    location: str,
+    parts: list[str],
+    columns: list[tuple[str, str]] | None = None,
+) -> str:
+    """An external ORC table ``db.name`` (``columns``, by default ``id bigint``, partitioned by
+    ``dt int``) at ``location``, with one partition per entry of ``parts`` (its location);
+    returns its name."""
     ddl.ensure_database(client, db, f"s3a://{s3.BUCKET}/warehouse/{db}.db")
     if client.table_exists(db, name):
         client.drop_table(db, name, delete_data=False)
-    columns, keys = [("id", "bigint")], [("dt", "int")]
+    columns, keys = columns or [("id", "bigint")], [("dt", "int")]
     client.create_table(ddl.external_table(db, name, columns, keys, location))
     client.add_partitions(
         [ddl.partition(db, name, [part.rsplit("dt=", 1)[1]], columns, part) for part in parts]
     )
     return f"{db}.{name}"
+
+
+@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+def test_the_arrow_write_path_on_s3(
+    fmt: str,
+    s3_home: Path,
+    metastore_uri: str,
+    moto: MotoServer,
+    client: MetastoreClient,
+    object_store_conf: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``write_path = "arrow"`` with source and target on S3: the Spark tasks read the ORC
+    objects and write the target's Parquet objects through pyarrow's S3 file system (the
+    driver's store options travel with each task), the format's commit adds them; both
+    validation levels prove every partition, the format's own reader reads every row once,
+    and the source's objects are untouched. (Hudi's writer is an Arrow path already.)"""
+    db, name = "s3_arrow", f"t_{fmt}"
+    prefix = f"arrow/{name}"
+    columns = [("id", "bigint"), ("name", "string"), ("day", "date"), ("at", "timestamp")]
+    ids = list(range(150))
+    first = dt.date(2020, 1, 1)
+    for p in range(3):
+        part = ids[p * 50 : p * 50 + 50]
+        rows = {
+            "id": pa.array(part, pa.int64()),
+            "name": pa.array([None if i % 7 == 0 else f"n{i}" for i in part]),
+            "day": pa.array([first + dt.timedelta(days=i) for i in part]),
+            "at": pa.array(
+                [dt.datetime(2021, 5, 1, 12) + dt.timedelta(seconds=i) for i in part],
+                pa.timestamp("us"),
+            ),
+        }
+        _put_orc(moto, f"{prefix}/dt={p}/000000_0", pa.table(rows))
+    location = f"s3a://{s3.BUCKET}/{prefix}"
+    parts = [f"{location}/dt={p}" for p in range(3)]
+    source = _register(client, db, name, location, parts, columns)
+    target = f"{source}_lake"
+    before = _objects(moto, f"{prefix}/")
+
+    monkeypatch.setenv("LAKESHIFT_WRITE_PATH", "arrow")
+    code, migrated = _run(
+        s3_home, metastore_uri, "migrate", source, "--target", target, "--format", fmt
+    )
+    assert code == 0, migrated
+    written = [
+        k for k in _objects(moto, f"warehouse/{db}.db/{name}_lake/") if k.endswith(".parquet")
+    ]
+    assert len(written) == 3, written  # one per source file, each named by the Arrow path
+    assert all(k.rsplit("/", 1)[1].startswith("arrow-") for k in written), written
+
+    for level in ("checksum", "independent"):
+        code, report = _run(
+            s3_home, metastore_uri, "validate", source, "--target", target, "--level", level
+        )
+        assert code == 0, report
+        assert report["totals"]["equal"] == 3, report["totals"]
+
+    lake = read_lake(client, target, StorageOptions.from_spark_conf(object_store_conf))
+    assert unique_keys(lake)
+    got = sorted(zip(*(lake.column(c).to_pylist() for c in ("id", "name", "day"))))
+    assert got == [(i, None if i % 7 == 0 else f"n{i}", first + dt.timedelta(days=i)) for i in ids]
+    assert _objects(moto, f"{prefix}/") == before
 
 
 def test_an_s3_listing_is_read_as_hive_reads_it(
