@@ -79,7 +79,8 @@ def _fields(message: bytes, wanted: frozenset[int] | None = None) -> dict[int, l
     return out
 
 
-_POSTSCRIPT_FIELDS = frozenset({1, 2})  # footerLength, compression
+_POSTSCRIPT_FIELDS = frozenset({1, 2, 3})  # footerLength, compression, compressionBlockSize
+_BLOCK_SIZE = 256 << 10  # ORC's default compressionBlockSize
 _FOOTER_FIELDS = frozenset({7, 11})  # statistics, calendar
 _COLUMN_FIELDS = frozenset({7, 9})  # DateStatistics, TimestampStatistics
 _DATE_KEY, _STAMP_KEY = bytes([7 << 3 | 2]), bytes([9 << 3 | 2])  # their one-byte keys
@@ -92,9 +93,21 @@ def _snappy(chunk: bytes) -> bytes:
     return pa.Codec("snappy").decompress(chunk, decompressed_size=size).to_pybytes()
 
 
-def _decompress(data: bytes, kind: int) -> bytes | None:
+def _zstd(chunk: bytes, block_size: int) -> bytes:
+    # Not pyarrow's codec: it needs the exact decompressed size, which ORC does not store (a
+    # chunk holds at most the PostScript's compressionBlockSize).
+    import zstandard
+
+    try:
+        return zstandard.ZstdDecompressor().decompress(chunk, max_output_size=block_size)
+    except zstandard.ZstdError as e:
+        raise ValueError(f"ZSTD chunk: {e}") from e
+
+
+def _decompress(data: bytes, kind: int, block_size: int = _BLOCK_SIZE) -> bytes | None:
     """ORC's chunked stream: 3-byte headers (length << 1 | original). None: codec not read
-    here (LZO, LZ4, ZSTD: their raw blocks do not carry their size)."""
+    here (LZO, LZ4: their raw blocks do not carry their size, and no installed library
+    decodes them without it)."""
     if kind == 0:
         return data
     out = bytearray()
@@ -111,6 +124,8 @@ def _decompress(data: bytes, kind: int) -> bytes | None:
             out += zlib.decompress(chunk, -15)
         elif kind == 2:
             out += _snappy(chunk)
+        elif kind == 5:
+            out += _zstd(chunk, block_size)
         else:
             return None
     return bytes(out)
@@ -169,13 +184,14 @@ def read_tail(handle: pa.NativeFile, size: int, *, dates: bool = True) -> OrcTai
     postscript = _fields(tail[-1 - postscript_length : -1], _POSTSCRIPT_FIELDS)
     footer_length = int(postscript.get(1, [0])[0])  # type: ignore[arg-type]
     kind = int(postscript.get(2, [0])[0])  # type: ignore[arg-type]
+    block_size = int(postscript.get(3, [_BLOCK_SIZE])[0])  # type: ignore[arg-type]
     end = len(tail) - 1 - postscript_length
     if footer_length > end:  # a footer larger than the tail read: read it whole
         handle.seek(size - 1 - postscript_length - footer_length)
         raw = handle.read(footer_length)
     else:
         raw = tail[end - footer_length : end]
-    footer = _decompress(raw, kind)
+    footer = _decompress(raw, kind, block_size)
     if footer is None:
         return OrcTail(None, None)
     fields = _fields(footer, _FOOTER_FIELDS)

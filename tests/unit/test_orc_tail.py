@@ -30,6 +30,7 @@ def test_statistics_show_sub_microsecond_timestamps(
     assert tail.pre_gregorian is False
 
 
+@pytest.mark.parametrize("compression", ["uncompressed", "zlib", "snappy", "zstd"])
 @pytest.mark.parametrize(
     ("column", "early"),
     [
@@ -39,7 +40,7 @@ def test_statistics_show_sub_microsecond_timestamps(
     ],
 )
 def test_an_early_date_is_found_in_any_column(
-    tmp_path: Path, column: str | None, early: bool
+    tmp_path: Path, column: str | None, early: bool, compression: str
 ) -> None:
     # Other columns' statistics are skipped unless they could hold date statistics; the string
     # values hold the key bytes of date (":") and timestamp ("J") statistics, so those are
@@ -61,7 +62,7 @@ def test_an_early_date_is_found_in_any_column(
         }
     )
     path = tmp_path / "f.orc"
-    orc.write_table(table, str(path))
+    orc.write_table(table, str(path), compression=compression)
     with pa.OSFile(str(path)) as handle:
         tail = read_tail(handle, path.stat().st_size)
     assert tail.pre_gregorian is early
