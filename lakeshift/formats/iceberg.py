@@ -280,15 +280,18 @@ class IcebergFormat(TargetFormat):
         if why:
             log.info("%s: batch %s takes the Spark path: %s", target, record.batch, why)
             return None
+        # Every class or package named through py4j is a round trip to the JVM: each is looked
+        # up once per batch, not per partition or file (1,000 small files: ~6 calls a file).
         iceberg = jvm.org.apache.iceberg
+        partition_data, partition_type = iceberg.PartitionData, spec.partitionType()
+        boxes = _JavaBoxes(jvm)
         by_partition: dict[str, Any] = {}
         for item in plan.files:
             if item.partition not in by_partition:
-                data = iceberg.PartitionData(spec.partitionType())
+                data = partition_data(partition_type)
                 for position, source in enumerate(sources):
                     index = key_names.index(source)
-                    value = _java_value(jvm, plan.keys[index][1], item.keys[index])
-                    data.set(position, value)
+                    data.set(position, boxes.value(plan.keys[index][1], item.keys[index]))
                 by_partition[item.partition] = data
         provider = table.locationProvider()
         locations = [
@@ -309,14 +312,14 @@ class IcebergFormat(TargetFormat):
             replace = table.newReplacePartitions()
             for key, value in commit_properties(record).items():
                 replace.set(key, value)
+            io, parquet_util = table.io(), iceberg.parquet.ParquetUtil
+            data_files, parquet = iceberg.DataFiles, iceberg.FileFormat.PARQUET
             for file in written:
-                metrics = iceberg.parquet.ParquetUtil.fileMetrics(
-                    table.io().newInputFile(file.path), config
-                )
+                metrics = parquet_util.fileMetrics(io.newInputFile(file.path), config)
                 replace.addFile(
-                    iceberg.DataFiles.builder(spec)
+                    data_files.builder(spec)
                     .withPath(file.path)
-                    .withFormat(iceberg.FileFormat.PARQUET)
+                    .withFormat(parquet)
                     .withFileSizeInBytes(file.size)
                     .withPartition(by_partition[file.partition])
                     .withMetrics(metrics)
@@ -449,26 +452,34 @@ class IcebergFormat(TargetFormat):
         return sorted(str(location) for location in result.orphanFileLocations())
 
 
-def _java_value(jvm: Any, hive: str, value: Any) -> Any:
-    """A partition value as Iceberg's Java API holds it internally (ints as Integer, longs as
-    Long, dates as days, timestamps as microseconds, decimals as BigDecimal)."""
-    if value is None:
-        return None
-    kind = parse_hive_type(hive)
-    if kind.kind in ("tinyint", "smallint", "int"):
-        return jvm.java.lang.Integer.valueOf(int(value))
-    if kind.kind == "bigint":
-        return jvm.java.lang.Long.valueOf(str(int(value)))
-    if kind.kind == "float":
-        return jvm.java.lang.Float.valueOf(repr(float(value)))
-    if kind.kind == "double":
-        return jvm.java.lang.Double.valueOf(repr(float(value)))
-    if kind.kind == "date":
-        return jvm.java.lang.Integer.valueOf((value - _EPOCH.date()).days)
-    if kind.kind == "timestamp":
-        delta = value - _EPOCH.replace(tzinfo=None)
-        micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-        return jvm.java.lang.Long.valueOf(str(micros))
-    if kind.kind == "decimal":
-        return jvm.java.math.BigDecimal(str(value)).setScale(kind.params[1])
-    return value  # booleans and strings: py4j's own conversion
+class _JavaBoxes:
+    """Java's boxed types, looked up once (each lookup through py4j is a round trip)."""
+
+    def __init__(self, jvm: Any) -> None:
+        lang = jvm.java.lang
+        self.integer, self.long, self.float = lang.Integer, lang.Long, lang.Float
+        self.double, self.decimal = lang.Double, jvm.java.math.BigDecimal
+
+    def value(self, hive: str, value: Any) -> Any:
+        """A partition value as Iceberg's Java API holds it internally (ints as Integer, longs
+        as Long, dates as days, timestamps as microseconds, decimals as BigDecimal)."""
+        if value is None:
+            return None
+        kind = parse_hive_type(hive)
+        if kind.kind in ("tinyint", "smallint", "int"):
+            return self.integer.valueOf(int(value))
+        if kind.kind == "bigint":
+            return self.long.valueOf(str(int(value)))
+        if kind.kind == "float":
+            return self.float.valueOf(repr(float(value)))
+        if kind.kind == "double":
+            return self.double.valueOf(repr(float(value)))
+        if kind.kind == "date":
+            return self.integer.valueOf((value - _EPOCH.date()).days)
+        if kind.kind == "timestamp":
+            delta = value - _EPOCH.replace(tzinfo=None)
+            micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+            return self.long.valueOf(str(micros))
+        if kind.kind == "decimal":
+            return self.decimal(str(value)).setScale(kind.params[1])
+        return value  # booleans and strings: py4j's own conversion
