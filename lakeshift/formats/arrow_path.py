@@ -19,7 +19,7 @@ from __future__ import annotations
 import binascii
 import os
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -127,6 +127,36 @@ def arrow_plan(
         return None, "no files"
     key_types = tuple((k.name, str(target_type(parse_hive_type(k.type)))) for k in keys)
     return ArrowPlan(tuple(files), data, key_types), ""
+
+
+#: The formats whose backfill has an Arrow path (Hudi's writer is one already).
+ARROW_FORMATS = frozenset({"iceberg", "delta"})
+
+
+def plan_notes(
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    batches: Sequence[Sequence[str]],
+    target_type: Any,
+    key_mode: str,
+) -> list[str]:
+    """The dry run's word on ``write_path = "arrow"``: how many of ``batches`` (each its
+    partition names) can take the Arrow path, and why the first that cannot takes the Spark
+    path (the target's own columns and partitioning are checked when the batch runs)."""
+    refused = []
+    for number, partitions in enumerate(batches, 1):
+        plan, why = arrow_plan(inventory, mapping, list(partitions), target_type, key_mode)
+        if plan is None:
+            refused.append(f"batch {number}, {why}")
+    if not batches:
+        return []
+    total = f"{len(batches)} batch" + ("es" if len(batches) > 1 else "")
+    note = f"write_path = arrow: {len(batches) - len(refused)} of {total} can take the Arrow path"
+    if refused:
+        verb = "takes" if len(refused) == 1 else "take"
+        first = refused[0] + (f"; and {len(refused) - 1} more" if len(refused) > 1 else "")
+        note += f"; {len(refused)} {verb} the Spark path ({first})"
+    return [note + "."]
 
 
 def arrow_type(hive: str, zoned: bool = False) -> pa.DataType:

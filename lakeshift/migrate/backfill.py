@@ -26,6 +26,7 @@ from lakeshift.formats import (
     format_of,
     target_format,
 )
+from lakeshift.formats.arrow_path import ARROW_FORMATS, plan_notes
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -237,7 +238,7 @@ def plan_migration(
         semantics=settings.hive,
     )
     done = fmt.backfilled(options.target) if exists else {}
-    return build_plan(
+    plan = build_plan(
         inventory,
         mapping,
         options.target,
@@ -253,6 +254,11 @@ def plan_migration(
         target_layout=fmt.describe(options.target),
         rebackfill=rebackfill_reasons(journal, inventory, options),
     )
+    if settings.write_path == "arrow" and fmt.name in ARROW_FORMATS:
+        batches = [b.partitions for b in plan.batches]
+        notes = plan_notes(inventory, mapping, batches, fmt.target_type, options.key_mode)
+        plan = replace(plan, notes=(*plan.notes, *notes))
+    return plan
 
 
 def migrate(

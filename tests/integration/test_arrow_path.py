@@ -18,10 +18,12 @@ import pytest
 from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
+from lakeshift.formats import FormatServices
 from lakeshift.formats.registry import format_of
+from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.migrate.backfill import MigrateOptions, migrate
+from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.migrate.journal import Journal
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
@@ -110,6 +112,20 @@ def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
     before = source_snapshot(client, *source.split("."))
     arrow = replace(settings, write_path="arrow")
     targets = {"spark": f"{source}_{fmt}_spark", "arrow": f"{source}_{fmt}_arrow"}
+
+    # The dry run says which batches will take the Arrow path, and why one will not
+    dry = plan_migration(
+        {},
+        FormatServices(spark, client, arrow, catalog),
+        inspect_table(client, source, arrow),
+        arrow,
+        MigrateOptions(target=targets["arrow"], batch_rows=1, format=fmt),
+        journal,
+    )
+    assert [n for n in dry.notes if n.startswith("write_path")] == [
+        "write_path = arrow: 3 of 4 batches can take the Arrow path; 1 takes the Spark path "
+        "(batch 3, partition dt=2024-01-03 column id is converted (int))."
+    ]
     for path, target in targets.items():
         result = migrate(
             spark,
