@@ -129,10 +129,6 @@ def arrow_plan(
     return ArrowPlan(tuple(files), data, key_types), ""
 
 
-#: The formats whose backfill has an Arrow path (Hudi's writer is one already).
-ARROW_FORMATS = frozenset({"iceberg", "delta"})
-
-
 def plan_notes(
     inventory: TableInventory,
     mapping: FieldMapping,
@@ -143,13 +139,13 @@ def plan_notes(
     """The dry run's word on ``write_path = "arrow"``: how many of ``batches`` (each its
     partition names) can take the Arrow path, and why the first that cannot takes the Spark
     path (the target's own columns and partitioning are checked when the batch runs)."""
+    if not batches:
+        return []
     refused = []
     for number, partitions in enumerate(batches, 1):
         plan, why = arrow_plan(inventory, mapping, list(partitions), target_type, key_mode)
         if plan is None:
             refused.append(f"batch {number}, {why}")
-    if not batches:
-        return []
     total = f"{len(batches)} batch" + ("es" if len(batches) > 1 else "")
     note = f"write_path = arrow: {len(batches) - len(refused)} of {total} can take the Arrow path"
     if refused:

@@ -146,6 +146,8 @@ class TargetFormat(ABC):
     #: Whether data files carry Parquet field IDs (Iceberg, Delta column mapping); else their
     #: columns are found by name (Hudi: lakeshift applies added columns only, names are stable).
     files_hold_field_ids: ClassVar[bool] = True
+    #: Whether ``write_path = "arrow"`` gives its backfill an Arrow path (``arrow_path``).
+    has_arrow_path: ClassVar[bool] = False
 
     def __init__(self, services: FormatServices) -> None:
         self.services = services

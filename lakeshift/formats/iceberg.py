@@ -119,6 +119,7 @@ class IcebergFormat(TargetFormat):
 
     name = "iceberg"
     label = "Iceberg table"
+    has_arrow_path = True
 
     def describe(self, target: str) -> str:
         return "Iceberg format v2, Parquet, identity partitions"

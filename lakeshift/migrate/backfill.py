@@ -26,7 +26,7 @@ from lakeshift.formats import (
     format_of,
     target_format,
 )
-from lakeshift.formats.arrow_path import ARROW_FORMATS, plan_notes
+from lakeshift.formats.arrow_path import plan_notes
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -254,7 +254,7 @@ def plan_migration(
         target_layout=fmt.describe(options.target),
         rebackfill=rebackfill_reasons(journal, inventory, options),
     )
-    if settings.write_path == "arrow" and fmt.name in ARROW_FORMATS:
+    if settings.write_path == "arrow" and fmt.has_arrow_path:
         batches = [b.partitions for b in plan.batches]
         notes = plan_notes(inventory, mapping, batches, fmt.target_type, options.key_mode)
         plan = replace(plan, notes=(*plan.notes, *notes))

@@ -110,6 +110,7 @@ class DeltaFormat(TargetFormat):
 
     name = "delta"
     label = "Delta table"
+    has_arrow_path = True
 
     def describe(self, target: str) -> str:
         return "Delta protocol 3/7, column mapping by name, Parquet"
