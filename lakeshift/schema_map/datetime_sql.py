@@ -19,10 +19,12 @@ from collections.abc import Callable
 
 from lakeshift.schema_map.calendar_sql import bind, julian_label_date
 from lakeshift.schema_map.hive_datetime import (
+    BARE_ZONES,
     FIRST_DAY,
     LAST_DAY,
     SWITCH_DAY,
     SWITCH_JDN,
+    TREE_ZONE_IDS,
     UNIX_JDN,
     ZONE,
 )
@@ -52,13 +54,17 @@ _ISO = (
     "'^([+-][0-9]{5,10}|-?[0-9]{4})-([0-9]{2})-([0-9]{2})"
     "T([0-9]{2}):([0-9]{2})(:([0-9]{2})([.]([0-9]{0,9}))?)?" + _END
 )
-# TimestampTZUtil: yyyy-MM-dd[ HH:mm:ss[.f]][ ]zone (zones as hive_datetime.ZONE reads them;
-# its groups do not capture, so the numbering below holds)
+# TimestampTZUtil: yyyy-MM-dd[ HH:mm:ss[.f]][ ]zone (the zone's text is group 10, checked
+# by _zone_known)
 _ZONED = (
     "'^([0-9]{4})-([0-9]{2})-([0-9]{2})( ([0-9]{2}):([0-9]{2}):([0-9]{2})([.]([0-9]{1,9}))?)? ?"
     + ZONE
     + _END
 )
+# java.time's zone parser: the texts it takes as they are (region ids of its tree, Z, UTC, GMT,
+# UT, GMT0), or an offset alone or after UTC, GMT or UT
+_ZONE_NAMES = ", ".join(f"'{z}'" for z in sorted(TREE_ZONE_IDS.union(BARE_ZONES)))
+_ZONE_OFFSET = "'^(UTC|GMT|UT)?[+-]([0-9]{2}):([0-9]{2})(:([0-9]{2}))?" + _END
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 
 
@@ -214,13 +220,49 @@ def _zoned(text: str) -> str:
         day = f"least({d}, {_month_days(y, mo)})"
         fraction = f"regexp_extract({t}, {_ZONED}, 9)"
         midnight = f"({h} = 24 AND {mi} = 0 AND {s} = 0 AND {_nanos(fraction)} = 0)"
-        ok = (
-            f"{t} RLIKE {_ZONED} AND {mo} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31 "
-            f"AND ({h} <= 23 OR {midnight}) AND {mi} <= 59 AND {s} <= 59"
-        )
-        return _if(ok, _fields(y, mo, day, (h, mi, s, _nanos(fraction))))
+
+        def zoned(z: str) -> str:
+            ok = (
+                f"{t} RLIKE {_ZONED} AND {_zone_known(z)} "
+                f"AND {mo} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31 "
+                f"AND ({h} <= 23 OR {midnight}) AND {mi} <= 59 AND {s} <= 59"
+            )
+            gap = _gap_seconds(y, mo, day, f"{h} * 3600 + {mi} * 60 + {s}", z)
+            return _if(ok, _fields(y, mo, day, (h, mi, f"{s} + {gap}", _nanos(fraction))))
+
+        return bind(f"regexp_extract({t}, {_ZONED}, 10)", zoned)
 
     return bind(padded, parse)
+
+
+def _gap_seconds(y: str, mo: str, d: str, seconds: str, zone: str) -> str:
+    """SQL: ``hive_datetime._gap_seconds`` with the JVM's time-zone rules: a wall clock in a
+    daylight-saving gap of a region ``zone`` moves later by the gap's length, as
+    ``ZonedDateTime.of`` moves it (Spark's ``to_utc_timestamp`` resolves a wall clock the same
+    way, and ``from_utc_timestamp`` shows the instant's wall clock again)."""
+    regions = ", ".join(f"'{z}'" for z in sorted(TREE_ZONE_IDS))
+    wall = f"timestamp_seconds(({_jdn(y, mo, d, julian=False)} - {UNIX_JDN}) * 86400 + {seconds})"
+    return bind(
+        wall,
+        lambda w: (
+            f"IF({zone} IN ({regions}), unix_seconds(from_utc_timestamp("
+            f"to_utc_timestamp({w}, {zone}), {zone})) - unix_seconds({w}), 0)"
+        ),
+    )
+
+
+def _zone_known(zone: str) -> str:
+    """SQL: ``hive_datetime.zone_known`` (an offset of at most 18 hours, minutes and seconds
+    under 60)."""
+
+    def known(z: str) -> str:
+        h, mi, s = (f"coalesce({_group(z, _ZONE_OFFSET, g)}, 0)" for g in (2, 3, 5))
+        return (
+            f"({z} IN ({_ZONE_NAMES}) OR ({z} RLIKE {_ZONE_OFFSET} AND {mi} <= 59 "
+            f"AND {s} <= 59 AND {h} * 3600 + {mi} * 60 + {s} <= 64800))"
+        )
+
+    return bind(zone, known)
 
 
 def _trimmed(text: str) -> str:

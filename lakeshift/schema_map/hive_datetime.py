@@ -28,6 +28,12 @@ the same rules is ``datetime_sql``, written separately.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
+from functools import cache
+from importlib import resources
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from lakeshift.schema_map.java_zones import JAVA_ZONE_IDS
 
 #: (year, month, day, hour, minute, second, nanosecond) as written, before resolution.
 Fields = tuple[int, int, int, int, int, int, int]
@@ -53,15 +59,16 @@ _ISO = re.compile(
     r"T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{0,9}))?)?",
     re.ASCII,
 )
-# TimestampTZUtil: yyyy-MM-dd[ HH:mm:ss[.f]][ ]zone (a zone is required to read a time).
-# Zones: Z, an offset (one-digit hours padded first, as Hive does), UTC/GMT/UT with or
-# without an offset, or an Area/Location region id, which is not checked against the
-# time-zone database (Hive reads an unknown one as no zone). Java also takes names without a
-# slash (CET, GMT0): read here as no zone (README "Limits").
-ZONE = (
-    r"(?:Z|(?:UTC|GMT|UT)(?:[+-][0-9]{2}:[0-9]{2})?|[+-][0-9]{1,2}:[0-9]{2}"
-    r"|[A-Z][A-Za-z]*(?:/[A-Za-z0-9_+-]+)+)"
-)
+# TimestampTZUtil: yyyy-MM-dd[ HH:mm:ss[.f]][ ]zone (a zone is required to read a time). The
+# zone's text is captured here and checked by ``zone_known``.
+ZONE = r"([A-Za-z0-9_/:+-]+)"
+# An offset as java.time's zone parser reads it ("+HH:MM:ss"), alone or after UTC, GMT or UT.
+_OFFSET = re.compile(r"(?:UTC|GMT|UT)?[+-]([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?", re.ASCII)
+#: The ids java.time's zone parser looks up in its tree of region ids: text starting with UT or
+#: GMT never reaches the tree (``ZoneIdPrinterParser`` reads it as a prefix and an offset).
+TREE_ZONE_IDS = frozenset(z for z in JAVA_ZONE_IDS if not z.startswith(("UT", "GMT")))
+#: Zone texts accepted as they are besides the tree's ids.
+BARE_ZONES = ("Z", "UTC", "GMT", "UT", "GMT0")
 _ZONED = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
     r"(?: ([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?)? ?" + ZONE,
@@ -207,20 +214,71 @@ def _iso(text: str) -> Fields | None:
     return fields if _valid(fields, hour_24=False) else None
 
 
+def zone_known(zone: str) -> bool:
+    """Whether java.time's zone parser (``ZoneIdPrinterParser``, as Hive's formatter calls it
+    through ``appendZoneText(TextStyle.NARROW)``) reads the whole of ``zone``: an offset of at
+    most 18 hours, UTC, GMT or UT alone or followed by one, GMT0, a region id of Java's
+    time-zone database (case-sensitive), or Z. Checked against JDK 17's own parser on 16,512
+    texts (every id and ~16,000 offset forms)."""
+    if zone in BARE_ZONES or zone in TREE_ZONE_IDS:
+        return True
+    match = _OFFSET.fullmatch(zone)
+    if not match:
+        return False
+    hours, minutes, seconds = int(match[1]), int(match[2]), int(match[3] or 0)
+    return minutes <= 59 and seconds <= 59 and hours * 3600 + minutes * 60 + seconds <= 64800
+
+
 def _zoned(text: str) -> Fields | None:
     """``TimestampTZUtil.parse``'s wall clock (SMART resolver: a day past the month's end is
-    its last day, ``24:00:00`` the next midnight); None without a zone."""
+    its last day, ``24:00:00`` the next midnight); None without a zone Java knows."""
     text = re.sub(r"([+-])([0-9]:[0-9]{2})", r"\g<1>0\g<2>", text, count=1)
     match = _ZONED.fullmatch(text)
-    if not match:
+    if not match or not zone_known(match[8]):
         return None
-    y, mo, d, h, mi, s, fraction = match.groups()
+    y, mo, d, h, mi, s, fraction, _ = match.groups()
     year, month, day = int(y), int(mo), int(d)
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
     day = min(day, _month_days(year, month))
     fields = (year, month, day, int(h or 0), int(mi or 0), int(s or 0), _nanos(fraction))
-    return fields if _valid(fields, hour_24=True) else None
+    if not _valid(fields, hour_24=True):
+        return None
+    gap = _gap_seconds(fields, match[8])
+    return (*fields[:5], fields[5] + gap, fields[6]) if gap else fields
+
+
+@cache
+def _zone_rules(zone: str) -> ZoneInfo | None:
+    """The zone's rules from the ``tzdata`` package (the same database on every executor;
+    ``ZoneInfo(zone)`` would prefer the OS's files), else the OS's."""
+    try:
+        with resources.files("tzdata.zoneinfo").joinpath(*zone.split("/")).open("rb") as data:
+            return ZoneInfo.from_file(data, key=zone)
+    except (OSError, ValueError):
+        pass
+    try:
+        return ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def _gap_seconds(fields: Fields, zone: str) -> int:
+    """How far ``ZonedDateTime.of`` moves a wall clock that falls in a daylight-saving gap of
+    the region ``zone`` (Hive shows the zoned reading's ``toLocalDateTime()``: later by the
+    gap's length); 0 outside gaps, for offsets, and for years Python's dates do not hold. The
+    rules are Python's time-zone database (``zoneinfo``); the Spark reader uses the JVM's."""
+    rules = _zone_rules(zone) if zone in TREE_ZONE_IDS else None
+    year, month, day, hour, minute, second, _ = fields
+    if rules is None or not 1 <= year <= 9999:
+        return 0
+    try:
+        wall = datetime(year, month, day) + timedelta(hours=hour, minutes=minute, seconds=second)
+        # fold=0 in a gap takes the offset before it, so the round trip lands past the gap
+        shown = wall.replace(tzinfo=rules).astimezone(timezone.utc).astimezone(rules)
+    except (OverflowError, ValueError):
+        return 0
+    return int((shown.replace(tzinfo=None) - wall).total_seconds())
 
 
 def _month_days(year: int, month: int) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -214,3 +215,109 @@ def _shown_text(text: str, kind: str) -> str | None:
         return None
     value = dt.datetime(1970, 1, 1) + dt.timedelta(days=found[0], microseconds=found[1])
     return str(value.date()) if kind == "date" else _printed(value)
+
+
+# The zone after a timestamp that Hive 3's and 4's converter reads (TimestampTZUtil): its
+# formatter, built here in the test session's JVM exactly as Hive 3.1.3 builds it
+# (common/src/java/org/apache/hadoop/hive/common/type/TimestampTZUtil.java, FORMATTER), is
+# the oracle for which zones Java reads.
+ZONE_TEXTS = [
+    "PST", "CEST", "EST", "HST", "MST", "ROC", "GMT+0", "IST", "Pacific Standard Time",
+    "europe/paris", "Europe/Parisx", "Foo/Bar", "utc", "z", "UTC0", "UT0", "GMTZ", "GMT00",
+    "US/Pacific-New", "America/Argentina/Buenos_Aires", "Etc/GMT+12",
+]  # fmt: skip
+
+
+# Wall clocks in daylight-saving gaps (and one in an overlap, kept) of region zones
+GAPS = [
+    "2020-03-08 02:30:00 America/New_York", "2020-11-01 01:30:00 America/New_York",
+    "2020-03-29 02:00:00 Europe/Paris", "2020-03-29 02:59:59.5 Europe/Paris",
+    "2018-11-04 00:30:00 America/Sao_Paulo", "2020-10-04 02:15:00 Australia/Lord_Howe",
+    "1916-05-01 00:00:00 Europe/Berlin", "2020-03-08 02:30:00 US/Pacific",
+    "2020-03-08 02:30:00 EST5EDT", "2011-12-30 10:00:00 Pacific/Apia",
+]  # fmt: skip
+
+
+def _java_zone_formatter(jvm: Any) -> Any:
+    build = jvm.java.time.format.DateTimeFormatterBuilder()
+    pattern = jvm.java.time.format.DateTimeFormatter.ofPattern
+    build.append(pattern("yyyy-MM-dd"))
+    build.optionalStart().appendLiteral(" ").append(pattern("HH:mm:ss")).optionalStart()
+    build.appendFraction(jvm.java.time.temporal.ChronoField.NANO_OF_SECOND, 1, 9, True)
+    build.optionalEnd().optionalEnd()
+    build.optionalStart().appendLiteral(" ").optionalEnd()
+    build.optionalStart().appendZoneText(jvm.java.time.format.TextStyle.NARROW).optionalEnd()
+    return build.toFormatter()
+
+
+def _zone_candidates(jvm: Any) -> list[str]:
+    zones = set(ZONE_TEXTS) | set(jvm.java.time.ZoneId.getAvailableZoneIds())
+    for prefix in ("", "UTC", "GMT", "UT", "Z"):
+        for sign in "+-":
+            for hours in ("0", "1", "01", "17", "18", "19", "001"):
+                for minutes in ("", ":00", ":0", ":59", ":60", "30"):
+                    for seconds in ("", ":00", ":59", ":60"):
+                        zones.add(prefix + sign + hours + minutes + seconds)
+    return sorted(zones)
+
+
+def test_zones_after_a_timestamp_are_the_zones_java_reads(spark: Any) -> None:
+    """Hive 3's and 4's converter read ``date time zone`` as the wall clock when Java's zone
+    parser reads the zone (a region id of its database, case-sensitive; an offset up to 18
+    hours, alone or after UTC, GMT or UT; Z), and as the date alone at midnight when it does
+    not (display names such as PST are not read: the formatter's NARROW style parses ids
+    only). Both readers against the JDK's own parser, on every id and ~1,700 offset forms."""
+    jvm = spark.sparkContext._jvm
+    formatter = _java_zone_formatter(jvm)
+
+    def java_reads(text: str) -> bool:
+        # TimestampTZUtil.handleSingleDigitHourOffset, then parse (the accessor's fallback:
+        # a date and a zone without a time is midnight in that zone)
+        text = re.sub(r"([+-])([0-9]:[0-9]{2})", r"\g<1>0\g<2>", text, count=1)
+        # (the whole text parsed, as parse() checks before resolving, without an exception
+        # through py4j for each text Java refuses; an offset out of range does throw)
+        position = jvm.java.text.ParsePosition(0)
+        try:
+            parsed = formatter.parseUnresolved(text, position)
+        except Exception:
+            return False
+        return parsed is not None and position.getIndex() == len(text)
+
+    def shown(text: str) -> str:
+        # what getTimestampFromString shows: the zoned reading's toLocalDateTime(), else the
+        # date alone (every text here has a valid date and time)
+        if not java_reads(text):
+            return text[:10] + " 00:00:00"
+        padded = re.sub(r"([+-])([0-9]:[0-9]{2})", r"\g<1>0\g<2>", text, count=1)
+        wall = jvm.java.time.ZonedDateTime.parse(padded, formatter).toLocalDateTime()
+        return str(_printed(dt.datetime.fromisoformat(str(wall.toString()))))
+
+    zones = _zone_candidates(jvm)
+    texts = [f"2020-01-01 10:00:00{sep}{zone}" for zone in zones for sep in (" ", "")]
+    texts += GAPS
+    expected = [shown(text) for text in texts]
+    # a wall clock in a daylight-saving gap is shown later by the gap (a skipped day in Apia)
+    assert expected[texts.index(GAPS[0])] == "2020-03-08 03:30:00"
+    assert expected[texts.index(GAPS[-1])] == "2011-12-31 10:00:00"
+    # not vacuous: region ids without a slash and long offsets are read, display names not
+    by_text = dict(zip(texts, expected, strict=True))
+    assert by_text["2020-01-01 10:00:00 CET"] == by_text["2020-01-01 10:00:00 GMT+01:00:59"]
+    assert by_text["2020-01-01 10:00:00 CET"] == "2020-01-01 10:00:00"
+    assert by_text["2020-01-01 10:00:00 PST"] == by_text["2020-01-01 10:00:00 Foo/Bar"]
+    assert by_text["2020-01-01 10:00:00 PST"] == "2020-01-01 00:00:00"
+    assert sum(e.endswith("10:00:00") for e in expected) > 1200
+    assert sum(e.endswith("00:00:00") for e in expected) > 1000
+
+    frame = spark.createDataFrame(list(enumerate(texts)), "i INT, s STRING")
+    how = {"text_file": False, "hive3_converters": True}
+    string, stamp = HiveType("string"), HiveType("timestamp")
+    for hive4 in (False, True):
+        expr = spark_convert("s", string, stamp, by_name=True, hive4_dates=hive4, **how)
+        rows = sorted(frame.selectExpr("i", f"{expr} AS t").collect(), key=lambda r: r["i"])
+        by_spark = [_printed(r["t"]) for r in rows]
+        mine = arrow_convert(pa.array(texts), string, stamp, by_name=True, hive4_dates=hive4,
+                             **how).to_pylist()  # fmt: skip
+        by_python = [_printed(v) for v in mine]
+        for reader, found in (("spark", by_spark), ("independent", by_python)):
+            differ = [(t, e, f) for t, e, f in zip(texts, expected, found, strict=True) if e != f]
+            assert differ == [], f"{reader} (hive4={hive4}): {len(differ)}, {differ[:10]}"
