@@ -15,12 +15,14 @@ Hand-written: Spark SQL has neither Java's lenient parsers nor the hybrid calend
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 from lakeshift.schema_map.calendar_sql import bind, julian_label_date
 from lakeshift.schema_map.hive_datetime import (
     BARE_ZONES,
     FIRST_DAY,
+    JAVA_DIGITS,
     LAST_DAY,
     SWITCH_DAY,
     SWITCH_JDN,
@@ -66,6 +68,7 @@ _ZONED = (
 _ZONE_NAMES = ", ".join(f"'{z}'" for z in sorted(TREE_ZONE_IDS.union(BARE_ZONES)))
 _ZONE_OFFSET = "'^(UTC|GMT|UT)?[+-]([0-9]{2}):([0-9]{2})(:([0-9]{2}))?" + _END
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+_AS_ASCII = "".join(str(unicodedata.digit(c)) for c in JAVA_DIGITS)
 
 
 def _floor_div(value: str, by: int) -> str:
@@ -101,11 +104,22 @@ def _month_days(y: str, mo: str) -> str:
     )
 
 
+def _ascii_digits(text: str) -> str:
+    """SQL: ``text`` with every digit ``Integer.parseInt`` reads (any decimal digit of the
+    Basic Multilingual Plane, ``hive_datetime.JAVA_DIGITS``) as its ASCII digit, so that the
+    patterns and casts below, which know ASCII digits only, read them as java.sql does."""
+    return f"translate({text}, '{JAVA_DIGITS}', '{_AS_ASCII}')"
+
+
 def sql_date(text: str) -> str:
     """``java.sql.Date.valueOf`` (not trimmed): month 1..12, day 1..31, resolved leniently."""
-    y, mo, d = (_group(text, _SQL_DATE, i) for i in (1, 2, 3))
-    ok = f"{text} RLIKE {_SQL_DATE} AND {mo} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31"
-    return _if(ok, _fields(y, mo, d))
+
+    def parse(t: str) -> str:
+        y, mo, d = (_group(t, _SQL_DATE, i) for i in (1, 2, 3))
+        ok = f"{t} RLIKE {_SQL_DATE} AND {mo} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31"
+        return _if(ok, _fields(y, mo, d))
+
+    return bind(_ascii_digits(text), parse)
 
 
 def sql_timestamp(text: str) -> str:
@@ -125,7 +139,7 @@ def sql_timestamp(text: str) -> str:
         fraction = f"regexp_extract({time}, {_SQL_TIME}, 5)"
         return _if(ok, _fields(y, mo, d, (h, mi, s, _nanos(fraction))))
 
-    return bind(_trimmed(text), parse)
+    return bind(_ascii_digits(_trimmed(text)), parse)
 
 
 def hive3_date(text: str) -> str:

@@ -28,6 +28,7 @@ the same rules is ``datetime_sql``, written separately.
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime, timedelta, timezone
 from functools import cache
 from importlib import resources
@@ -41,7 +42,11 @@ Fields = tuple[int, int, int, int, int, int, int]
 Instant = tuple[int, int]
 
 _BLANKS = "".join(chr(c) for c in range(0x21))  # String.trim: every char <= ' '
-_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)  # Integer.parseInt (which takes any Unicode digit)
+#: The digits ``Character.digit(c, 10)`` reads, which ``Integer.parseInt`` (java.sql's
+#: parsers) takes: every decimal digit (Unicode Nd) of the Basic Multilingual Plane (a digit
+#: beyond it is two UTF-16 chars to Java, neither a digit). ``int()`` reads each as Java does.
+JAVA_DIGITS = "".join(chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) == "Nd")
+_INT = re.compile(f"[+-]?[{JAVA_DIGITS}]+")  # Integer.parseInt
 _INT_RANGE = range(-(2**31), 2**31)
 # Hive 3's Date/Timestamp formatter: year 1..10 digits, other fields 1..2, '-' signs allowed
 # (SignStyle.NORMAL in a strict parse), an optional " h:m:s[.f{1,9}]", the whole text.
@@ -138,7 +143,7 @@ def sql_timestamp(text: str) -> Fields | None:
     nanos = 0
     if 0 < period < len(time) - 1:
         fraction = time[period + 1 :]
-        if len(fraction) > 9 or not fraction[0].isdigit() or _java_int(fraction) is None:
+        if len(fraction) > 9 or fraction[0] not in JAVA_DIGITS or _java_int(fraction) is None:
             return None
         seconds = _java_int(time[second + 1 : period])
         nanos = int(fraction) * 10 ** (9 - len(fraction))

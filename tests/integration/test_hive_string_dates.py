@@ -54,6 +54,11 @@ FIXED = [
     # where Hive 4 reads apart: a date at the start of any text, ten characters, a time alone
     "2020-01-01T10:00:00Z", "2023-08-0316:02:00", "03-08-2023", "10:00:00", "23:59",
     "2020-01-01 10:00:00.1234567891+05:00", "2020-01-01 24:00:00 UTC", "2020-1-1 1:2",
+    # decimal digits beyond ASCII, which java.sql's Integer.parseInt reads (BMP only)
+    "\uff12\uff10\uff12\uff10-\uff10\uff11-\uff10\uff12",
+    "\u0968\u0966\u0968\u0966-\u0966\u0967-\u0966\u0968 \u0967\u0966:00:00.\u096b",
+    "2020-\u06601-0\uff12 1\u0660:0\uff10:0\u0660", "\U0001d7d0020-01-01",
+    "\u00b2020-01-01",
 ]  # fmt: skip
 
 

@@ -189,7 +189,14 @@ SQL_TEXTS = [*DATE_TEXTS, "2020-1-1", "2020-01-01 ", " 2020-01-01", "+2020-01-01
              "2020-+1-+1 +1:+2:+3", "2020-01-01 1:2:3.5", "2020-06-15 00:00:00.000000001",
              "2020-06-15 10:00:00.1234567891", "NULL", "2020-01-01 10:00:00.", "99-01-01",
              "1500-03-01 23:00:00", "2019-02-29 24:00:00", "2020-12-31 00:00:-1", "2021-2-29",
-             "2020-04-31", "9999-12-31", "2020-12-1"]  # fmt: skip
+             "2020-04-31", "9999-12-31", "2020-12-1",
+             # Integer.parseInt reads any decimal digit of the BMP (fullwidth, Devanagari,
+             # Arabic-Indic, mixed), not one beyond it (mathematical bold) nor a superscript
+             "\uff12\uff10\uff12\uff10-\uff10\uff11-\uff10\uff12",
+             "\u0968\u0966\u0968\u0966-\u0966\u0967-\u0966\u0968 \u0967\u0966:00:00.\u096b",
+             "\u0662\u0660\u0662\u0660-\u0660\u0663-\u0660\u0664",
+             "2020-\u06601-0\uff12 1\u0660:0\uff10:0\u0660", "\U0001d7d0020-01-01",
+             "\u00b2020-01-01", "2020-01-01 10:00:00.\uff15"]  # fmt: skip
 
 
 def _java_sql(jvm: Any, kind: str, text: str) -> str | None:
@@ -249,6 +256,9 @@ def test_orc_strings_read_as_dates_by_java_sql(
     assert sum(d is None for d, _ in expected.values()) > 5
     assert sum(d is not None for d, _ in expected.values()) > 5
     assert expected[SQL_TEXTS.index("2020-02-30")][0] == "2020-03-01"
+    assert expected[SQL_TEXTS.index("\uff12\uff10\uff12\uff10-\uff10\uff11-\uff10\uff12")][0] == (
+        "2020-01-02"
+    )
     differ = []
     for reader, rows in readers.items():
         assert len(rows) == len(SQL_TEXTS)
