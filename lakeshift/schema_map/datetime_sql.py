@@ -104,7 +104,7 @@ def _month_days(y: str, mo: str) -> str:
     )
 
 
-def _ascii_digits(text: str) -> str:
+def ascii_digits(text: str) -> str:
     """SQL: ``text`` with every digit ``Integer.parseInt`` reads (any decimal digit of the
     Basic Multilingual Plane, ``hive_datetime.JAVA_DIGITS``) as its ASCII digit, so that the
     patterns and casts below, which know ASCII digits only, read them as java.sql does."""
@@ -119,7 +119,7 @@ def sql_date(text: str) -> str:
         ok = f"{t} RLIKE {_SQL_DATE} AND {mo} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31"
         return _if(ok, _fields(y, mo, d))
 
-    return bind(_ascii_digits(text), parse)
+    return bind(ascii_digits(text), parse)
 
 
 def sql_timestamp(text: str) -> str:
@@ -139,7 +139,7 @@ def sql_timestamp(text: str) -> str:
         fraction = f"regexp_extract({time}, {_SQL_TIME}, 5)"
         return _if(ok, _fields(y, mo, d, (h, mi, s, _nanos(fraction))))
 
-    return bind(_ascii_digits(_trimmed(text)), parse)
+    return bind(ascii_digits(_trimmed(text)), parse)
 
 
 def hive3_date(text: str) -> str:

@@ -2,8 +2,9 @@
 
 Hive converts the partition spec's text with its ObjectInspector converters from a Java string
 (``FetchOperator.createPartValue``, ``MapOperator``), whose rules are Java's parsers, not SQL
-casts: integers by ``Integer.parseInt``/``Long.parseLong`` (no blanks, no fraction; tinyint and
-smallint parsed as int and narrowed with wrap-around), floating point by
+casts: integers by ``Integer.parseInt``/``Long.parseLong`` (no blanks, no fraction, any decimal
+digit of the BMP; tinyint and smallint parsed as int and narrowed with wrap-around), floating
+point by
 ``Double.parseDouble``/``Float.parseFloat`` (blanks trimmed, ``NaN``/``Infinity``), decimals by
 ``HiveDecimal`` (trimmed, HALF_UP to the scale, NULL past the precision), dates and timestamps by
 ``getDate``/``getTimestampFromString`` (``hive_datetime``: java.sql's parsers in the hybrid
@@ -31,9 +32,10 @@ import numpy as np
 from lakeshift.schema_map import hive_datetime
 from lakeshift.schema_map.hive_types import HiveType
 
-_JAVA_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_JAVA_INT = re.compile(f"[+-]?[{hive_datetime.JAVA_DIGITS}]+")  # any decimal digit of the BMP
 _JAVA_BLANKS = "".join(chr(c) for c in range(0x21))  # String.trim: every char <= ' '
-_JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[fFdD]?)", re.ASCII)
+# Double.parseDouble: NaN and Infinity exactly (no suffix), or a number with an optional suffix
+_JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
 _JAVA_HEX = re.compile(
     r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?", re.ASCII
 )

@@ -15,7 +15,7 @@ from typing import Any
 from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map.calendar_sql import hybrid_label
 from lakeshift.schema_map.conversions import unreadable
-from lakeshift.schema_map.datetime_sql import hive_string_to, hive_text_field
+from lakeshift.schema_map.datetime_sql import ascii_digits, hive_string_to, hive_text_field
 from lakeshift.schema_map.hive_types import HiveType
 
 _SIMPLE = {
@@ -99,6 +99,27 @@ _NUMBERS = frozenset({*_INTEGRAL, *_FRACTIONAL})
 HIVE_FALSE_WORDS = ("false", "off", "no", "0", "")
 
 
+#: The end of the text in a pattern: Java's ``$`` also matches before a final line break,
+#: which none of the parsers below accepts.
+_END = r"\\z"
+#: Spark's CAST reads these words (any case, blanks trimmed) as infinity and NaN after Java's
+#: ``Double.parseDouble``/``Float.parseFloat``, which Hive's readers call, refused them.
+_SPARK_FLOAT_WORDS = "'inf', '+inf', 'infinity', '+infinity', '-inf', '-infinity', 'nan'"
+_JAVA_FLOAT_WORDS = "'NaN', '+NaN', '-NaN', 'Infinity', '+Infinity', '-Infinity'"
+_JAVA_TRIM = r"'^[\\x00-\\x20]+|[\\x00-\\x20]+\\z'"
+
+
+def _java_floating(expr: str, dst: HiveType) -> str:
+    """A string read as a float or double by Java's parsers: Spark's CAST (which is Java's
+    parser, then its own words for infinity and NaN), without those words. Only a value that
+    came out infinite or NaN is looked at again."""
+    cast = f"CAST({expr} AS {spark_type(dst)})"
+    trimmed = f"regexp_replace({expr}, {_JAVA_TRIM}, '')"
+    word = f"lower({trimmed}) IN ({_SPARK_FLOAT_WORDS}) AND NOT {trimmed} IN ({_JAVA_FLOAT_WORDS})"
+    special = f"(isnan({cast}) OR abs({cast}) = CAST('Infinity' AS {spark_type(dst)}))"
+    return f"IF({special} AND {word}, NULL, {cast})"
+
+
 def _fits(value: str, bits: int) -> str:
     low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
     return f"({value} BETWEEN {low} AND {high})"
@@ -112,8 +133,9 @@ def _orc_integral(expr: str, src: HiveType, dst: HiveType) -> str | None:
     ``value != 0`` of that long. None: no difference from Spark's CAST."""
     if dst.kind != "boolean" and dst.kind not in _INTEGRAL:
         return None
-    if src.kind in _STRING_KINDS:
-        as_long = f"IF({expr} RLIKE '^[+-]?[0-9]+$', CAST({expr} AS BIGINT), NULL)"
+    if src.kind in _STRING_KINDS:  # Long.parseLong reads any decimal digit of the BMP
+        digits = ascii_digits(expr)
+        as_long = f"IF({digits} RLIKE '^[+-]?[0-9]+{_END}', CAST({digits} AS BIGINT), NULL)"
     elif src.kind in ("float", "double"):
         as_long = (
             f"IF(isnan({expr}) OR {expr} >= 9.223372036854775807E18 OR "
@@ -142,7 +164,7 @@ _MILLIS_LIMIT = 9_223_372_036_854_775
 
 
 _ORC_DATE = "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
-_ORC_TIME = " [0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{0,9})?$"
+_ORC_TIME = " [0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{0,9})?" + _END
 
 
 def _orc_day(expr: str) -> str:
@@ -165,7 +187,7 @@ def _orc_from_string(expr: str, dst: HiveType) -> str | None:
     ORC 1.9's ``DateFromStringGroupTreeReader``/``TimestampFromStringGroupTreeReader`` parse
     them (Hive 2.3.9 here shows ``2020-1-1`` and ``2020-01-01`` as a timestamp as NULL)."""
     if dst.kind == "date":
-        return f"IF({expr} RLIKE '{_ORC_DATE}$', {_orc_day(expr)}, NULL)"
+        return f"IF({expr} RLIKE '{_ORC_DATE}{_END}', {_orc_day(expr)}, NULL)"
     if dst.kind == "timestamp":
         clock = f"CAST(concat('1970-01-01', substring({expr}, 11)) AS TIMESTAMP_NTZ)"
         days = f"date_diff({_orc_day(expr)}, DATE'1970-01-01')"
@@ -192,7 +214,7 @@ def _decimal_text(expr: str) -> str:
     return f"IF(instr({text}, '.') > 0, {trimmed}, {text})"
 
 
-_LAZY_INTEGER = "^([+-]?[0-9]+)([.][0-9]*)?$"
+_LAZY_INTEGER = "^([+-]?[0-9]+)([.][0-9]*)?" + _END
 
 
 def _converter(
@@ -281,6 +303,8 @@ def _primitive(
         # Spark casts no TIMESTAMP_NTZ to a number; as an instant in the UTC session it
         # counts the seconds of its wall clock, as Hive does.
         return f"CAST(CAST({expr} AS TIMESTAMP) AS {spark_type(dst)})"
+    if src.kind in _STRING_KINDS and dst.kind in ("float", "double"):
+        return _java_floating(expr, dst)
     if dst.kind == "char":
         width = dst.params[0]
         return f"rpad(substring(CAST({expr} AS STRING), 1, {width}), {width}, ' ')"

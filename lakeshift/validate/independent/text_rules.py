@@ -17,20 +17,19 @@ from typing import Any
 
 import numpy as np
 
+from lakeshift.schema_map.hive_datetime import JAVA_DIGITS
+
 _EDGES = "".join(chr(c) for c in range(0x21)) + "\x7f"  # whitespace and ISO control bytes
-_INTEGER = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?")
-_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[fFdD]?")
-_JAVA_HEX = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?")
-_SPECIAL = {
-    "inf": float("inf"),
-    "+inf": float("inf"),
-    "infinity": float("inf"),
-    "+infinity": float("inf"),
-    "-inf": float("-inf"),
-    "-infinity": float("-inf"),
-    "nan": float("nan"),
-}
+# Java's number parsers know ASCII digits only (Python's \d is any Unicode digit), except
+# Integer.parseInt/Long.parseLong: java_long.
+_INTEGER = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?", re.ASCII)
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+# Double.parseDouble: NaN and Infinity exactly (a sign allowed, no suffix), or a number with
+# an optional f/F/d/D suffix.
+_JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
+_JAVA_HEX = re.compile(
+    r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?", re.ASCII
+)
 _TRUE = frozenset({"t", "true", "y", "yes", "1"})
 _FALSE = frozenset({"f", "false", "n", "no", "0"})
 EPOCH = dt.date(1970, 1, 1)
@@ -74,15 +73,17 @@ def parse_boolean(text: str) -> bool | None:
 
 
 def parse_floating(text: str) -> float | None:
-    """Java's ``Double.parseDouble`` grammar, then the special words inf/infinity/nan."""
+    """Java's ``Double.parseDouble`` (blanks trimmed; ``NaN``, ``Infinity``, decimal and
+    hexadecimal forms with an optional f/d suffix), which every Hive reader of text calls
+    (``inf`` or ``nan``, which Spark's CAST would read, are NULL)."""
     stripped = text.strip("".join(chr(c) for c in range(0x21)))
     if _JAVA_FLOAT.fullmatch(stripped):
         body = stripped.rstrip("fFdD") if stripped[-1:] in "fFdD" else stripped
-        return float(body)
+        return float(body.replace("Infinity", "inf"))
     if _JAVA_HEX.fullmatch(stripped):
         body = stripped.rstrip("fFdD") if stripped[-1:] in "fFdD" else stripped
         return float.fromhex(body)
-    return _SPECIAL.get(text.strip().lower())
+    return None
 
 
 def fit_decimal(value: Decimal, precision: int, scale: int) -> Decimal | None:
@@ -206,14 +207,15 @@ def saturate(value: float, bits: int) -> int:
     return int(value)
 
 
-_JAVA_LONG = re.compile(r"[+-]?[0-9]+")
+_JAVA_LONG = re.compile(f"[+-]?[{JAVA_DIGITS}]+")
 #: Strings Hive's ObjectInspector converters read as false (any case); every other is true.
 HIVE_FALSE_WORDS = frozenset({"false", "off", "no", "0", ""})
 
 
 def java_long(text: str) -> int | None:
-    """Java's ``Long.parseLong``: optional sign and ASCII digits only (no blanks, no fraction),
-    within 64 bits; None otherwise (ORC's schema evolution reads such a value as NULL)."""
+    """Java's ``Long.parseLong``: optional sign and digits (any decimal digit of the BMP, as
+    ``Character.digit`` reads them; no blanks, no fraction), within 64 bits; None otherwise
+    (ORC's schema evolution reads such a value as NULL)."""
     if not _JAVA_LONG.fullmatch(text):
         return None
     value = int(text)
