@@ -305,6 +305,10 @@ def _primitive(
         return f"CAST(CAST({expr} AS TIMESTAMP) AS {spark_type(dst)})"
     if src.kind in _STRING_KINDS and dst.kind in ("float", "double"):
         return _java_floating(expr, dst)
+    if src.kind in _STRING_KINDS and dst.kind == "decimal":
+        # HiveDecimal parses the text's bytes (ASCII digits only); Spark's CAST goes through
+        # Java's BigDecimal, which also reads other decimal digits (fullwidth, Arabic-Indic)
+        return f"IF({expr} RLIKE '[^\\\\x00-\\\\x7f]', NULL, CAST({expr} AS {spark_type(dst)}))"
     if dst.kind == "char":
         width = dst.params[0]
         return f"rpad(substring(CAST({expr} AS STRING), 1, {width}), {width}, ' ')"

@@ -32,6 +32,11 @@ pytestmark = pytest.mark.slow
 TEXTS = ["12", " 7 ", "1.9", "+3", "-0", "2147483648", "", "abc", "1e3", "NaN",
          "1.005", "2020-01-01", " 2020-01-01 ", "2020-1-1", "2020-02-30",
          "2020-01-01 10:00:00", "2020-01-01 10:00:00.123", "true", "0"]  # fmt: skip
+# Java's parsers, not Spark's CAST: no inf/nan words (Double.parseDouble); Long.parseLong (ORC)
+# takes any decimal digit of the BMP, LazyInteger (text) ASCII only
+MORE_TEXTS = ["inf", "-nan", "-Infinity", "NaNd", "\uff11\uff12", "-\u0663", "+Infinity",
+              "INFINITY", " nan ", "0x10p0", "1e400", "-1e400", "1.5f", "\u0663.\u0665",
+              "9223372036854775807", "\uff11", "+NaN", "nan", "Infinity"]  # fmt: skip
 DOUBLES = [1.5, -2.5, 1.005, 1e20, float("nan"), 0.1, -0.0, 123456.789, None, 3.0,
            2147483647.9, -1e-7, 7.0, 1e10, 0.5, 99.995, -99.995, 1.0, 2.0]  # fmt: skip
 # Strings that Java's lenient parsers (Hive's converters) and ORC's strict ones read apart
@@ -75,6 +80,7 @@ CASES: list[tuple[str, pa.Array, list[str]]] = [
      ["string", "int", "double", "varchar(3)", "char(6)"]),
     ("double", pa.array(DOUBLES, pa.float64()), ["varchar(4)"]),
     ("string", pa.array(DATE_TEXTS), ["date", "timestamp"]),
+    ("string", pa.array(MORE_TEXTS), ["int", "bigint", "double", "float", "decimal(5,2)"]),
 ]  # fmt: skip
 
 
