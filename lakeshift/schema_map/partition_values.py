@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,9 @@ _JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[
 _JAVA_HEX = re.compile(
     r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?", re.ASCII
 )
+#: Python's default context holds 28 digits; a decimal(38, s) needs 38 (and more before
+#: rounding).
+_DIGITS_38 = Context(prec=80)
 
 
 def _integral(text: str, bits: int) -> int | None:
@@ -70,7 +73,7 @@ def _decimal(text: str, precision: int, scale: int) -> Decimal | None:
         return None
     if abs(value) >= Decimal(10) ** (precision - scale):  # too large even before rounding
         return None
-    rounded = value.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, _DIGITS_38)
     return rounded if abs(rounded) < Decimal(10) ** (precision - scale) else None
 
 

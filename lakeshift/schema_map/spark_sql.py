@@ -142,7 +142,12 @@ def _orc_integral(expr: str, src: HiveType, dst: HiveType) -> str | None:
             f"{expr} < -9.223372036854775808E18, NULL, CAST({expr} AS BIGINT))"
         )
     elif src.kind == "decimal":
-        as_long = f"IF({_fits(expr, 64)}, CAST({expr} AS BIGINT), NULL)"
+        if dst.kind == "boolean":  # AnyIntegerFromDecimal: its signum, not its long
+            return f"({expr} <> 0)"
+        whole = f"IF({expr} >= 0, floor({expr}), ceil({expr}))"  # (a narrow decimal type)
+        as_long = f"IF({_fits(whole, 64)}, CAST({whole} AS BIGINT), NULL)"
+    elif src.kind == "timestamp":  # AnyIntegerFromTimestamp: whole seconds (floored)
+        as_long = f"unix_seconds(CAST({expr} AS TIMESTAMP))"
     elif src.kind in _INTEGRAL:
         if dst.kind == "boolean" or _INTEGRAL[dst.kind] >= _INTEGRAL[src.kind]:
             return None
@@ -196,25 +201,44 @@ def _orc_from_string(expr: str, dst: HiveType) -> str | None:
     return None
 
 
-def _orc_to_string(expr: str, src: HiveType) -> str | None:
+def _orc_to_string(expr: str, src: HiveType, legacy_orc: bool = True) -> str | None:
     """ORC's schema evolution writing a value as text where it differs from Spark's CAST:
-    booleans as ``TRUE``/``FALSE``, a NaN double as NULL."""
+    booleans as ``TRUE``/``FALSE``, a NaN double as NULL, binary as lower-case hex bytes
+    parted by spaces (``StringGroupFromBinaryTreeReader``), and a float by ``Float.toString``
+    in ORC 1.3-1.5 (``legacy_orc``), by the text of its double in ORC 1.6+."""
     if src.kind == "boolean":
         return f"CASE WHEN {expr} THEN 'TRUE' WHEN NOT {expr} THEN 'FALSE' END"
+    if src.kind == "binary":
+        return f"regexp_replace(lower(hex({expr})), '(..)(?=.)', '$1 ')"
+    if src.kind == "float" and not legacy_orc:
+        return f"IF(isnan({expr}), NULL, CAST(CAST({expr} AS DOUBLE) AS STRING))"
     if src.kind in ("float", "double"):
         return f"IF(isnan({expr}), NULL, CAST({expr} AS STRING))"
     return None
 
 
-def _decimal_text(expr: str) -> str:
-    """A decimal as Hive prints it (``HiveDecimal`` drops trailing zeros: 8641.960 is
-    ``8641.96``, 5.000 is ``5``)."""
-    text = f"CAST({expr} AS STRING)"
-    trimmed = f"regexp_replace(regexp_replace({text}, '0+$', ''), '[.]$', '')"
-    return f"IF(instr({text}, '.') > 0, {trimmed}, {text})"
+def _decimal_text(expr: str, src: HiveType) -> str:
+    """A decimal as Hive prints it: plain digits, never an exponent (Spark's CAST writes
+    ``1.7E-11``), trailing zeros dropped (``HiveDecimal``: 8641.960 is ``8641.96``, 5.000 is
+    ``5``)."""
+    scale = src.params[1] if len(src.params) > 1 else 0
+    text = f"replace(format_number({expr}, {scale}), ',', '')"
+    if scale == 0:
+        return text
+    return f"regexp_replace(regexp_replace({text}, '0+{_END}', ''), '[.]{_END}', '')"
 
 
-_LAZY_INTEGER = "^([+-]?[0-9]+)([.][0-9]*)?" + _END
+#: HiveDecimal's text (FastHiveDecimalImpl.fastSetFromBytes with trimBlanks): spaces (only)
+#: around it, ASCII digits, an exponent of at most two digits past its leading zeros.
+_HIVE_DECIMAL = "'^ *[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?0*[0-9]{1,2})? *" + _END + "'"
+
+
+def _hive_decimal(text: str, dst: HiveType) -> str:
+    """A string read as a decimal by ``HiveDecimal.create``, rounded half up to the type."""
+    return f"IF({text} RLIKE {_HIVE_DECIMAL}, CAST({text} AS {spark_type(dst)}), NULL)"
+
+
+_LAZY_INTEGER = "^([+-]?[0-9]*)([.][0-9]*)?" + _END
 
 
 def _converter(
@@ -229,13 +253,27 @@ def _converter(
     if src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp"):
         return hive_string_to(expr, dst.kind, hive3, hive4)
     if src.kind in _STRING_KINDS and dst.kind in _INTEGRAL:
+        # LazyLong.parseLong for a bigint, else LazyInteger.parseInt narrowed with wrap-around
+        # (getByte is (byte) getInt); digits may be absent around the dropped fraction
         bits = _INTEGRAL[dst.kind]
-        value = f"CAST(regexp_extract({expr}, '{_LAZY_INTEGER}', 1) AS DECIMAL(38,0))"
-        fits = _fits(value, bits)
-        return (
-            f"IF({expr} RLIKE '{_LAZY_INTEGER}' AND {fits}, CAST({value} AS "
-            f"{spark_type(dst)}), NULL)"
+        wide = 64 if bits == 64 else 32
+        number = f"regexp_extract({expr}, '{_LAZY_INTEGER}', 1)"
+        value = f"CAST(IF({number} RLIKE '[0-9]', {number}, '0') AS DECIMAL(38,0))"
+        ok = (
+            f"{expr} RLIKE '{_LAZY_INTEGER}' AND NOT {expr} IN ('', '+', '-') "
+            f"AND {_fits(value, wide)}"
         )
+        whole = f"CAST({value} AS {'BIGINT' if wide == 64 else 'INT'})"
+        narrowed = whole if bits >= 32 else f"CAST({whole} AS {spark_type(dst)})"
+        return f"IF({ok}, {narrowed}, NULL)"
+    if src.kind == "decimal" and dst.kind in _INTEGRAL:
+        # HiveDecimal.isByte/isShort/isInt/isLong: the whole part must fit, else NULL
+        whole = f"IF({expr} >= 0, floor({expr}), ceil({expr}))"
+        return f"IF({_fits(whole, _INTEGRAL[dst.kind])}, CAST({expr} AS {spark_type(dst)}), NULL)"
+    if src.kind == "bigint" and dst.kind == "boolean":  # getBoolean: (int) value != 0
+        return f"(CAST({expr} AS INT) <> 0)"
+    if src.kind == "timestamp" and dst.kind == "boolean":  # its whole seconds != 0
+        return f"(unix_seconds(CAST({expr} AS TIMESTAMP)) <> 0)"
     if src.kind in ("float", "double") and dst.kind == "boolean":
         return f"(CAST({expr} AS BIGINT) <> 0)"
     if src.kind == "boolean" and dst.kind in _STRING_KINDS:
@@ -243,21 +281,60 @@ def _converter(
     return None
 
 
-def _number_to_timestamp(expr: str, src: HiveType, orc_file: bool) -> str:
+def _timestamp_to_fraction(expr: str, dst: HiveType, exact: bool = False) -> str:
+    """A timestamp read as seconds with a fraction, as Hive counts them (``TimestampWritable.
+    getDouble``, ``TimestampUtils.getDouble``): the whole seconds, plus the nanoseconds over
+    1e9, added in doubles (Spark divides the microseconds, which past 2^53 lose digits first);
+    a decimal from that double's text (Hive's converter, ORC 1.3-1.5), or ``exact`` (ORC
+    1.6+)."""
+    micros = f"unix_micros(CAST({expr} AS TIMESTAMP))"
+    seconds = f"(({micros} - pmod({micros}, 1000000)) div 1000000)"
+    fraction = f"CAST(pmod({micros}, 1000000) * 1000 AS DOUBLE) / 1000000000"
+    double = f"(CAST({seconds} AS DOUBLE) + {fraction})"
+    if dst.kind == "decimal" and exact:
+        return f"CAST(CAST({micros} AS DECIMAL(20,0)) / 1000000 AS {spark_type(dst)})"
+    if dst.kind == "decimal":  # getHiveDecimal: HiveDecimal.create(Double.toString(seconds))
+        return _hive_decimal(f"CAST({double} AS STRING)", dst)
+    return double if dst.kind == "double" else f"CAST({double} AS FLOAT)"
+
+
+def _number_to_timestamp(expr: str, src: HiveType, millis_rounded: bool, orc_file: bool) -> str:
     """A number read as a timestamp: ORC's schema evolution counts seconds since the epoch
     (``TimestampFromAnyIntegerTreeReader``; doubles and decimals with their fraction); Hive's
     converter counts an integer as milliseconds (``hive.int.timestamp.conversion.in.seconds``
-    is false by default) and a double or decimal as seconds. The wall clock of that instant in
-    UTC, as the session reads it."""
+    is false by default) and a double or decimal as seconds. A double's fraction is its
+    ``Double.toString`` digits (``TimestampUtils.doubleToTimestamp``: Hive's converter and ORC
+    1.3-1.5), or, in ORC 1.6+ (``millis_rounded``), the seconds rounded to a millisecond. The
+    wall clock of that instant in UTC, as the session reads it."""
     value = f"CAST({expr} AS INT)" if src.kind == "boolean" else expr
     whole = src.kind in _INTEGRAL or src.kind == "boolean"
     if whole and not orc_file:
         fn, limit = "timestamp_millis", _MILLIS_LIMIT
     else:
         fn, limit = "timestamp_seconds", _SECONDS_LIMIT
-    guard = f"abs({value}) > {limit}"
+    guard = f"NOT ({value} BETWEEN -{limit} AND {limit})"  # (abs of the least long is negative)
     if src.kind in ("float", "double"):
         guard = f"isnan({value}) OR {guard}"
+    if src.kind == "decimal":
+        # Hive's decimalToTimestamp: nanoseconds cut toward zero, then the microsecond that
+        # holds them (Spark's timestamp_seconds refuses a decimal finer than a microsecond)
+        nanos = f"IF({value} >= 0, floor({value} * 1000000000), ceil({value} * 1000000000))"
+        micros = f"CAST(floor({nanos} / 1000) AS BIGINT)"
+        return f"IF({guard}, NULL, CAST(timestamp_micros({micros}) AS TIMESTAMP_NTZ))"
+    if src.kind in ("float", "double"):
+        double = f"CAST({value} AS DOUBLE)"  # a float widened exactly, as Java does
+        if millis_rounded:  # Math.round(seconds * 1000)
+            millis = f"CAST(floor({double} * 1000 + 0.5) AS BIGINT)"
+            return f"IF({guard}, NULL, CAST(timestamp_millis({millis}) AS TIMESTAMP_NTZ))"
+        # doubleToTimestamp: whole seconds by (long), nanoseconds from the text, cut to zero;
+        # then the microsecond that holds them
+        seconds = f"CAST({double} AS BIGINT)"
+        nanos = (
+            f"CAST((CAST(CAST({double} AS STRING) AS DECIMAL(38,18)) - {seconds}) "
+            "* 1000000000 AS BIGINT)"
+        )
+        micros = f"({seconds} * 1000000 + ({nanos} - pmod({nanos}, 1000)) div 1000)"
+        return f"IF({guard}, NULL, CAST(timestamp_micros({micros}) AS TIMESTAMP_NTZ))"
     return f"IF({guard}, NULL, CAST({fn}({value}) AS TIMESTAMP_NTZ))"
 
 
@@ -284,7 +361,7 @@ def _primitive(
         if evolved is None and src.kind in _STRING_KINDS:
             evolved = _orc_from_string(expr, dst)
         if evolved is None and dst.kind in _STRING_KINDS and src.kind != dst.kind:
-            text = _orc_to_string(expr, src)
+            text = _orc_to_string(expr, src, orc_sql_dates)
             if text is not None and dst.kind != "string":  # then cut (and padded) to width
                 text = _primitive(text, HiveType("string"), dst, False)
             evolved = text
@@ -296,9 +373,16 @@ def _primitive(
         words = ", ".join(string_literal(w) for w in HIVE_FALSE_WORDS)
         return f"IF({expr} IS NULL, NULL, NOT (lower({expr}) IN ({words})))"
     if dst.kind == "timestamp" and (src.kind in _INTEGRAL or src.kind in _FRACTIONAL):
-        return _number_to_timestamp(expr, src, orc_file)
+        return _number_to_timestamp(expr, src, orc_file and not orc_sql_dates, orc_file)
     if src.kind == "decimal" and dst.kind in _STRING_KINDS:
-        expr = _decimal_text(expr)
+        expr = _decimal_text(expr, src)
+    if src.kind == "timestamp" and dst.kind in ("float", "double", "decimal"):
+        return _timestamp_to_fraction(expr, dst, exact=orc_file and not orc_sql_dates)
+    if src.kind in ("float", "double") and dst.kind == "decimal":
+        # getHiveDecimal and ORC 1.3-1.5: HiveDecimal.create(Float.toString / Double.toString),
+        # whose text Spark's CAST to STRING writes alike; ORC 1.6+ reads a float as its double
+        number = f"CAST({expr} AS DOUBLE)" if orc_file and not orc_sql_dates else expr
+        return _hive_decimal(f"CAST({number} AS STRING)", dst)
     if src.kind == "timestamp" and not src_physical and dst.kind in _NUMBERS:
         # Spark casts no TIMESTAMP_NTZ to a number; as an instant in the UTC session it
         # counts the seconds of its wall clock, as Hive does.
@@ -306,9 +390,9 @@ def _primitive(
     if src.kind in _STRING_KINDS and dst.kind in ("float", "double"):
         return _java_floating(expr, dst)
     if src.kind in _STRING_KINDS and dst.kind == "decimal":
-        # HiveDecimal parses the text's bytes (ASCII digits only); Spark's CAST goes through
-        # Java's BigDecimal, which also reads other decimal digits (fullwidth, Arabic-Indic)
-        return f"IF({expr} RLIKE '[^\\\\x00-\\\\x7f]', NULL, CAST({expr} AS {spark_type(dst)}))"
+        # HiveDecimal's grammar (Spark's CAST trims any blank, takes any exponent and, through
+        # Java's BigDecimal, fullwidth and Arabic-Indic digits)
+        return _hive_decimal(expr, dst)
     if dst.kind == "char":
         width = dst.params[0]
         return f"rpad(substring(CAST({expr} AS STRING), 1, {width}), {width}, ' ')"

@@ -45,11 +45,13 @@ CASES = [
     (["é€xyz"], "string", "varchar(2)", ["é€"]),  # characters, not bytes
     ([Decimal("1.005"), Decimal("123456.7")], "decimal(9,3)", "decimal(6,2)",
      [Decimal("1.01"), None]),
-    # numbers from a string by Hive's converter (LazyInteger): no blanks, a fraction dropped,
-    # overflow is NULL (Hive 2.3.9's own answers: tests/integration/test_orc_conversions.py)
-    ([" 7 ", "1.9", "-", "", "+3", "2147483648", ".", "1e3"], "string", "int",
-     [None, 1, None, None, 3, None, None, None]),
-    (["300", "-128"], "string", "tinyint", [None, -128]),
+    # numbers from a string by Hive's converter (LazyInteger): no blanks, a fraction dropped
+    # (digits around it may be absent: "." and "-.5" are 0), overflow of an int NULL, a
+    # tinyint or smallint the int narrowed with wrap-around (getByte is (byte) getInt) (Hive
+    # 2.3.9's own answers: tests/integration/test_orc_conversions.py)
+    ([" 7 ", "1.9", "-", "", "+3", "2147483648", ".", "1e3", "-.5"], "string", "int",
+     [None, 1, None, None, 3, None, 0, None, 0]),
+    (["300", "-128", "32768"], "string", "tinyint", [44, -128, 0]),
     # Java's Double.parseDouble: Hive 2.3.9 shows inf and nan (Spark's CAST words) as NULL
     (["1.5", " -2e3 ", "NaN", "inf", "1.5d", "0x1p3", "abc", "-Infinity", "NaNd", "nan"],
      "string", "double",

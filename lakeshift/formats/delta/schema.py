@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import Any
 
 from lakeshift.errors import RefusedInput, SchemaMappingError
@@ -335,7 +335,8 @@ def canonical_partition_value(value: str | None, delta: DeltaType) -> str | None
             return datetime.fromisoformat(value).isoformat(sep=" ")
         if isinstance(delta, str) and delta.startswith("decimal("):
             scale = int(delta[:-1].split(",")[1])
-            return format(Decimal(value).quantize(Decimal(1).scaleb(-scale)), "f")
+            exact = Context(prec=80)  # the default 28 digits cannot hold a decimal(38, s)
+            return format(Decimal(value).quantize(Decimal(1).scaleb(-scale), context=exact), "f")
     except (ValueError, KeyError, ArithmeticError) as e:
         raise RefusedInput(f"partition value {value!r} is not a valid {type_string(delta)}.") from e
     return value

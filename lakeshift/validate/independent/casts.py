@@ -50,14 +50,22 @@ def _with_nulls(values: np.ndarray, like: pa.Array, to: pa.DataType) -> pa.Array
 
 
 def to_text(
-    array: pa.Array, src: HiveType, orc_file: bool = False, converter: bool = False
+    array: pa.Array,
+    src: HiveType,
+    orc_file: bool = False,
+    converter: bool = False,
+    legacy_orc: bool = True,
 ) -> pa.Array:
     """Values as Hive prints them when a column becomes a string (``orc_file``: as ORC's
-    schema evolution writes them: booleans ``TRUE``/``FALSE``, a NaN double NULL;
-    ``converter``: as Hive's converter does, booleans ``TRUE``/``FALSE``)."""
+    schema evolution writes them: booleans ``TRUE``/``FALSE``, a NaN double NULL, binary as
+    lower-case hex bytes parted by spaces, a float by ``Float.toString`` in ORC 1.3-1.5
+    (``legacy_orc``) and by its double's text in ORC 1.6+; ``converter``: as Hive's converter
+    does, booleans ``TRUE``/``FALSE``)."""
     kind = src.kind
     if kind in STRINGS:
         return array
+    if kind == "binary" and orc_file:
+        return _each(array, lambda v: " ".join(f"{b:02x}" for b in v), pa.string())
     if kind == "binary":
         return array.view(pa.string())
     if kind == "boolean":
@@ -66,7 +74,7 @@ def to_text(
     if kind in _BITS:
         return array.cast(pa.string())
     if kind in ("float", "double"):
-        single = kind == "float"
+        single = kind == "float" and not (orc_file and not legacy_orc)
         return _each(
             array,
             lambda v: None if orc_file and v != v else rules.java_float_text(v, single),
@@ -81,10 +89,18 @@ def to_text(
     raise _unsupported(src, HiveType("string"))
 
 
+def _whole_seconds(array: pa.Array) -> pa.Array:
+    """A timestamp's whole seconds since the epoch, floored (Hive's ``getSeconds``)."""
+    seconds = np.floor_divide(_numpy(_ints(array), np.int64), 1_000_000)
+    return _with_nulls(seconds, array, pa.int64())
+
+
 def _orc_long(array: pa.Array, src: HiveType) -> pa.Array | None:
     """ORC schema evolution's long for an integral or boolean target (None: the same as the
     converters' rule): strict ``Long.parseLong`` for strings, NULL for doubles and decimals
-    outside a long, truncation otherwise."""
+    outside a long, a timestamp's whole seconds (floored), truncation otherwise."""
+    if src.kind == "timestamp":
+        return _whole_seconds(array)
     if src.kind in STRINGS:
         return _each(array, rules.java_long, pa.int64())
     if src.kind in ("float", "double"):
@@ -99,6 +115,8 @@ def _orc_long(array: pa.Array, src: HiveType) -> pa.Array | None:
 def _to_boolean(
     array: pa.Array, src: HiveType, orc_file: bool = False, hive3_converters: bool = True
 ) -> pa.Array:
+    if orc_file and src.kind == "decimal":  # AnyIntegerFromDecimal: its signum
+        return _each(array, lambda v: v != 0, pa.bool_())
     if orc_file:
         wide = _orc_long(array, src)
         if wide is not None:
@@ -108,7 +126,11 @@ def _to_boolean(
         return _each(array, rule, pa.bool_())
     if src.kind == "decimal":
         return _each(array, lambda v: v != 0, pa.bool_())
-    if src.kind in (*_BITS, "float", "double", "timestamp"):
+    if src.kind == "bigint":  # getBoolean: (int) value != 0, the low 32 bits
+        return _each(array, lambda v: rules.wrap(v, 32) != 0, pa.bool_())
+    if src.kind == "timestamp":  # its whole seconds (floored) != 0
+        return pc.not_equal(_whole_seconds(array), 0)
+    if src.kind in (*_BITS, "float", "double"):
         return pc.not_equal(_ints(array), 0)
     raise _unsupported(src, HiveType("boolean"))
 
@@ -128,8 +150,8 @@ def _to_integer(array: pa.Array, src: HiveType, dst: HiveType, orc_file: bool = 
     if src.kind in ("float", "double"):  # to int or long first (saturating), then narrowed
         wide = 64 if bits == 64 else 32
         return _each(array, lambda v: rules.wrap(rules.saturate(v, wide), bits), to)
-    if src.kind == "decimal":
-        return _each(array, lambda v: rules.wrap(rules.wrap(int(v), 64), bits), to)
+    if src.kind == "decimal":  # HiveDecimal.isByte/isShort/isInt/isLong, else NULL
+        return _each(array, lambda v: rules.fits(int(v), bits), to)
     if src.kind == "timestamp":
         return _each(_ints(array), lambda v: rules.wrap(v // 1_000_000, bits), to)
     raise _unsupported(src, dst)
@@ -146,7 +168,11 @@ def _to_floating(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
     if src.kind == "decimal":
         return _each(array, lambda v: float(v), pa.float64()).cast(to)
     if src.kind == "timestamp":
-        return pc.divide(_ints(array).cast(pa.float64()), 1e6).cast(to)
+        # Hive's TimestampWritable.getDouble: whole seconds plus nanoseconds over 1e9, in doubles
+        micros = _numpy(_ints(array), np.int64)
+        seconds, rest = np.divmod(micros, 1_000_000)
+        values = seconds.astype(np.float64) + (rest * 1000).astype(np.float64) / 1e9
+        return _with_nulls(values.astype(np.float32) if single else values, array, to)
     if src.kind in (*_BITS, "boolean", "float", "double"):
         values = _numpy(array.cast(pa.int8()) if src.kind == "boolean" else array, np.float64)
         return _with_nulls(values.astype(np.float32 if single else np.float64), array, to)
@@ -157,7 +183,9 @@ def _single(value: float | None) -> float | None:
     return None if value is None else float(np.float32(value))
 
 
-def _to_decimal(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
+def _to_decimal(
+    array: pa.Array, src: HiveType, dst: HiveType, modern_orc: bool = False
+) -> pa.Array:
     precision, scale = dst.params
     to = arrow_type(dst)
 
@@ -170,11 +198,22 @@ def _to_decimal(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
         return _each(array, lambda v: fit(Decimal(int(v))), to)
     if src.kind in _BITS or src.kind == "decimal":
         return _each(array, lambda v: fit(Decimal(v)), to)
-    if src.kind in ("float", "double"):  # through the double's shortest text
-        # Hive's HiveDecimal.create(double) parses Double.toString's text, as Spark's CAST does
-        return _each(array, lambda v: fit(Decimal(rules.java_float_text(float(v), False))), to)
-    if src.kind == "timestamp":
-        return _each(_ints(array), lambda v: fit(Decimal(repr(v / 1e6))), to)
+    if src.kind in ("float", "double"):  # through Java's text of the value
+        # getHiveDecimal and ORC 1.3-1.5: HiveDecimal.create(Float.toString / Double.toString);
+        # ORC 1.6+ (``modern_orc``) reads a float as its double
+        single = src.kind == "float" and not modern_orc
+        return _each(
+            array,
+            lambda v: rules.parse_decimal(rules.java_float_text(float(v), single), *dst.params),
+            to,
+        )
+    if src.kind == "timestamp" and modern_orc:  # its seconds exactly
+        return _each(_ints(array), lambda v: fit(Decimal(v).scaleb(-6)), to)
+    if src.kind == "timestamp":  # getHiveDecimal: the text of TimestampWritable.getDouble()
+        seconds = _to_floating(array, src, HiveType("double"))
+        return _each(
+            seconds, lambda v: rules.parse_decimal(rules.java_float_text(v, False), *dst.params), to
+        )
     raise _unsupported(src, dst)
 
 
@@ -217,11 +256,17 @@ _MILLIS_LIMIT = 9_223_372_036_854_775
 
 
 def _to_timestamp(
-    array: pa.Array, src: HiveType, rule: str, hive3: bool, hive4: bool = False
+    array: pa.Array,
+    src: HiveType,
+    rule: str,
+    hive3: bool,
+    hive4: bool = False,
+    millis_rounded: bool = False,
 ) -> pa.Array:
     """Strings parsed by ``rule`` (``_string_days``); dates at midnight; numbers as ORC counts
     them (seconds since the epoch, fractions kept) or, through Hive's converter, integers as
-    milliseconds."""
+    milliseconds; a double's fraction by its text (``doubleToTimestamp``), or in ORC 1.6+
+    (``millis_rounded``) rounded to a millisecond."""
     to = pa.timestamp("us")
     orc_file = rule == "orc"
     if src.kind in STRINGS:
@@ -232,7 +277,15 @@ def _to_timestamp(
         mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
         mask |= np.abs(whole) > limit
         return pa.array(np.where(mask, 0, whole) * factor, pa.int64(), mask=mask).view(to)
-    if src.kind in ("float", "double", "decimal"):
+    if src.kind in ("float", "double") and millis_rounded:
+        return _each(
+            array, lambda v: rules.rounded_millis_micros(v, _SECONDS_LIMIT), pa.int64()
+        ).view(to)
+    if src.kind in ("float", "double"):
+        return _each(array, lambda v: rules.double_text_micros(v, _SECONDS_LIMIT), pa.int64()).view(
+            to
+        )
+    if src.kind == "decimal":
         return _each(array, lambda v: rules.seconds_to_micros(v, _SECONDS_LIMIT), pa.int64()).view(
             to
         )
@@ -240,6 +293,14 @@ def _to_timestamp(
         micros = _numpy(_ints(array), np.int64) * _DAY_MICROS
         return _with_nulls(micros, array, pa.int64()).view(to)
     raise _unsupported(src, HiveType("timestamp"))
+
+
+def _valid_utf8(array: pa.Array) -> bool:
+    try:
+        array.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 def _unsupported(src: HiveType, dst: HiveType) -> SchemaMappingError:
@@ -272,13 +333,18 @@ def convert_primitive(
         return pa.nulls(len(array), to)
     if dst.kind in ("char", "varchar"):  # truncated to the length; CHAR padded with spaces
         width = dst.params[0]
-        text = pc.utf8_slice_codeunits(to_text(array, src, orc_file, converter), 0, width)
+        text = to_text(array, src, orc_file, converter, orc_sql_dates)
+        if src.kind == "binary" and not _valid_utf8(text):
+            # bytes that are no UTF-8 have no characters to count: each invalid sequence is
+            # one U+FFFD here (the partition may then differ from the Spark reader's bytes)
+            text = _each(array, lambda v: v.decode("utf-8", "replace"), pa.string())
+        text = pc.utf8_slice_codeunits(text, 0, width)
         return pc.utf8_rpad(text, width=width, padding=" ") if dst.kind == "char" else text
     if src == dst or (src.kind in STRINGS and dst.kind == "string"):
         return array
     kind = dst.kind
     if kind == "string":
-        return to_text(array, src, orc_file, converter)
+        return to_text(array, src, orc_file, converter, orc_sql_dates)
     if kind == "boolean":
         if converter and src.kind in ("float", "double"):  # by its long: 0.5 is false
             return pc.not_equal(_each(array, lambda v: rules.saturate(v, 64), pa.int64()), 0)
@@ -291,7 +357,7 @@ def convert_primitive(
     if kind in ("float", "double"):
         return _to_floating(array, src, dst)
     if kind == "decimal":
-        return _to_decimal(array, src, dst)
+        return _to_decimal(array, src, dst, modern_orc=orc_file and not orc_sql_dates)
     rule = "orc" if orc_file else "converter" if converter else "text"
     if orc_file and orc_sql_dates and src.kind in STRINGS:
         # ORC 1.3-1.5: java.sql's Date.valueOf / Timestamp.valueOf, which are Hive 2's
@@ -300,7 +366,8 @@ def convert_primitive(
     if kind == "date":
         return _to_date(array, src, rule, hive3_converters, hive4_dates)
     if kind == "timestamp":
-        return _to_timestamp(array, src, rule, hive3_converters, hive4_dates)
+        millis = orc_file and not orc_sql_dates
+        return _to_timestamp(array, src, rule, hive3_converters, hive4_dates, millis)
     if kind == "binary" and src.kind in STRINGS:
         return array.cast(pa.binary())
     raise _unsupported(src, dst)

@@ -11,8 +11,9 @@ again from those rules, not from the Spark reader's code.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
@@ -34,23 +35,31 @@ _TRUE = frozenset({"t", "true", "y", "yes", "1"})
 _FALSE = frozenset({"f", "false", "n", "no", "0"})
 EPOCH = dt.date(1970, 1, 1)
 _LIMITS = {8: 2**7, 16: 2**15, 32: 2**31, 64: 2**63}
+#: Python's default context holds 28 digits; a decimal(38, s) needs 38 (and more before
+#: rounding).
+_DIGITS_38 = Context(prec=80)
 
 
 def trimmed(text: str) -> str:
     return text.strip(_EDGES)
 
 
-_LAZY_INTEGER = re.compile(r"([+-]?[0-9]+)(?:\.[0-9]*)?", re.ASCII)
+_LAZY_INTEGER = re.compile(r"([+-]?)([0-9]*)(?:\.[0-9]*)?", re.ASCII)
 
 
 def lazy_integer(text: str, bits: int) -> int | None:
-    """A string read as an integer by Hive's converter (``LazyInteger``/``LazyLong``): no
-    blanks, a fraction dropped, a value outside the type NULL."""
+    """A string read as an integer by Hive's converter: ``LazyLong.parseLong`` for a bigint,
+    else ``LazyInteger.parseInt`` narrowed with wrap-around (``getByte`` is ``(byte) getInt``).
+    No blanks; digits may be absent around a dropped fraction (``.5`` and ``-.`` are 0); a
+    value outside the long or int NULL."""
     match = _LAZY_INTEGER.fullmatch(text)
-    if not match:
+    if not match or text in ("", "+", "-"):
         return None
-    value = int(match.group(1))
-    return value if -_LIMITS[bits] <= value < _LIMITS[bits] else None
+    value = int(match.group(1) + (match.group(2) or "0"))
+    wide = 64 if bits == 64 else 32
+    if not -_LIMITS[wide] <= value < _LIMITS[wide]:
+        return None
+    return wrap(value, bits)
 
 
 def parse_integer(text: str, bits: int) -> int | None:
@@ -88,18 +97,26 @@ def parse_floating(text: str) -> float | None:
 
 def fit_decimal(value: Decimal, precision: int, scale: int) -> Decimal | None:
     """Rounded half up to ``scale``; None when it does not fit ``precision``."""
-    if not value.is_finite():
-        return None
-    rounded = value.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+    if not value.is_finite() or abs(value) >= Decimal(10) ** (precision - scale):
+        return None  # (rounding only grows a value; quantize cannot hold a huge one)
+    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, _DIGITS_38)
     if abs(rounded) >= Decimal(10) ** (precision - scale):
         return None
     return rounded
 
 
+#: HiveDecimal's text (FastHiveDecimalImpl.fastSetFromBytes with trimBlanks): spaces (only)
+#: around it, ASCII digits, an exponent of at most two digits past its leading zeros.
+_HIVE_DECIMAL = re.compile(r" *([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?0*\d{1,2})?) *", re.ASCII)
+
+
 def parse_decimal(text: str, precision: int, scale: int) -> Decimal | None:
-    stripped = text.strip("".join(chr(c) for c in range(0x21)))
-    if not _DECIMAL.fullmatch(stripped):
+    """``HiveDecimal.create(text)``, then rounded half up to ``scale`` and NULL past
+    ``precision``."""
+    match = _HIVE_DECIMAL.fullmatch(text)
+    if not match:
         return None
+    stripped = match.group(1)
     try:
         return fit_decimal(Decimal(stripped), precision, scale)
     except InvalidOperation:
@@ -282,11 +299,34 @@ def decimal_text(value: Decimal) -> str:
 
 
 def seconds_to_micros(value: Any, limit: int) -> int | None:
-    """Seconds since the epoch (a double or a decimal) as microseconds, the fraction cut
-    toward zero as Spark's ``timestamp_seconds`` does; NaN and values past ``limit`` NULL."""
+    """Seconds since the epoch (a double or a decimal) as microseconds; NaN and values past
+    ``limit`` NULL. A double's fraction is cut toward zero as Spark's ``timestamp_seconds``
+    does; a decimal's as Hive's ``decimalToTimestamp`` does: its nanoseconds cut toward zero,
+    then the microsecond that holds them (a timestamp's digits past the sixth dropped)."""
     if value != value or abs(value) > limit:
         return None
-    return int(value * 1_000_000)  # float: in doubles, as the JVM multiplies; decimal: exact
+    if isinstance(value, Decimal):
+        return int(value.scaleb(9)) // 1000
+    return int(value * 1_000_000)  # in doubles, as the JVM multiplies
+
+
+def double_text_micros(value: float, limit: int) -> int | None:
+    """``TimestampUtils.doubleToTimestamp`` (Hive's converter, ORC 1.3-1.5): the whole seconds
+    by Java's ``(long)``, the nanoseconds from ``Double.toString``'s digits cut toward zero;
+    then the microsecond that holds them. NaN and values past ``limit`` NULL."""
+    if value != value or abs(value) > limit:
+        return None
+    seconds = int(value)
+    nanos = int((Decimal(java_float_text(value, False)) - seconds).scaleb(9))
+    return seconds * 1_000_000 + nanos // 1000
+
+
+def rounded_millis_micros(value: float, limit: int) -> int | None:
+    """ORC 1.6+'s ``TimestampFromDoubleTreeReader``: the seconds rounded to a millisecond
+    (``Math.round``, half up). NaN and values past ``limit`` NULL."""
+    if value != value or abs(value) > limit:
+        return None
+    return math.floor(value * 1000 + 0.5) * 1000
 
 
 def hive2_boolean(text: str) -> bool:
