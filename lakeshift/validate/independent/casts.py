@@ -275,7 +275,7 @@ def _to_timestamp(
         whole = _numpy(array.cast(pa.int64()) if src.kind == "boolean" else array, np.int64)
         limit, factor = (_SECONDS_LIMIT, 1_000_000) if orc_file else (_MILLIS_LIMIT, 1_000)
         mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
-        mask |= np.abs(whole) > limit
+        mask |= (whole < -limit) | (whole > limit)  # (abs of the least long is negative)
         return pa.array(np.where(mask, 0, whole) * factor, pa.int64(), mask=mask).view(to)
     if src.kind in ("float", "double") and millis_rounded:
         return _each(
