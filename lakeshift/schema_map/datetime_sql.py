@@ -66,6 +66,7 @@ _ZONED = (
 # java.time's zone parser: the texts it takes as they are (region ids of its tree, Z, UTC, GMT,
 # UT, GMT0), or an offset alone or after UTC, GMT or UT
 _ZONE_NAMES = ", ".join(f"'{z}'" for z in sorted(TREE_ZONE_IDS.union(BARE_ZONES)))
+_REGION_NAMES = ", ".join(f"'{z}'" for z in sorted(TREE_ZONE_IDS))  # zones with rules
 _ZONE_OFFSET = "'^(UTC|GMT|UT)?[+-]([0-9]{2}):([0-9]{2})(:([0-9]{2}))?" + _END
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _AS_ASCII = "".join(str(unicodedata.digit(c)) for c in JAVA_DIGITS)
@@ -254,12 +255,11 @@ def _gap_seconds(y: str, mo: str, d: str, seconds: str, zone: str) -> str:
     daylight-saving gap of a region ``zone`` moves later by the gap's length, as
     ``ZonedDateTime.of`` moves it (Spark's ``to_utc_timestamp`` resolves a wall clock the same
     way, and ``from_utc_timestamp`` shows the instant's wall clock again)."""
-    regions = ", ".join(f"'{z}'" for z in sorted(TREE_ZONE_IDS))
     wall = f"timestamp_seconds(({_jdn(y, mo, d, julian=False)} - {UNIX_JDN}) * 86400 + {seconds})"
     return bind(
         wall,
         lambda w: (
-            f"IF({zone} IN ({regions}), unix_seconds(from_utc_timestamp("
+            f"IF({zone} IN ({_REGION_NAMES}), unix_seconds(from_utc_timestamp("
             f"to_utc_timestamp({w}, {zone}), {zone})) - unix_seconds({w}), 0)"
         ),
     )

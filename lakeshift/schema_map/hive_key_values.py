@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
 
 from lakeshift.schema_map import hive_datetime
-from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.schema_map.hive_types import DECIMAL_38, HiveType
 
 _JAVA_INT = re.compile(f"[+-]?[{hive_datetime.JAVA_DIGITS}]+")  # any decimal digit of the BMP
 _JAVA_BLANKS = "".join(chr(c) for c in range(0x21))  # String.trim: every char <= ' '
@@ -42,9 +42,6 @@ _JAVA_HEX = re.compile(
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 HIVE3_FALSE = frozenset({"false", "off", "no", "0", ""})
-#: Python's default context holds 28 digits; a decimal(38, s) needs 38 (and more before
-#: rounding).
-_DIGITS_38 = Context(prec=80)
 
 
 def _wrap(value: int, bits: int) -> int:
@@ -87,7 +84,7 @@ def _hive_decimal(text: str, precision: int, scale: int) -> Decimal | None:
     limit = Decimal(10) ** (precision - scale)
     if abs(value) >= limit:  # too large even before rounding
         return None
-    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, _DIGITS_38)
+    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, DECIMAL_38)
     return rounded if abs(rounded) < limit else None
 
 

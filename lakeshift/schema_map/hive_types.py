@@ -7,6 +7,7 @@ Hand-written: no maintained Python library parses Hive's type grammar
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Context
 from functools import lru_cache
 
 import pyarrow as pa
@@ -40,6 +41,10 @@ _ALIASES = {
     "short": "smallint",
     "byte": "tinyint",
 }
+
+#: Decimal arithmetic wide enough for any decimal(38, s) value and its rounding (Python's
+#: default context holds 28 digits).
+DECIMAL_38 = Context(prec=80)
 
 
 @dataclass(frozen=True)

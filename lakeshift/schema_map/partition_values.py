@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
 
 from lakeshift.schema_map.hive_key_values import hive_value
-from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.schema_map.hive_types import DECIMAL_38, parse_hive_type
 
 _EDGES = "".join(chr(c) for c in range(0x21)) + "\x7f"  # UTF8String.trimAll: blanks, controls
 _TRUE = frozenset({"t", "true", "y", "yes", "1"})
@@ -44,9 +44,6 @@ _JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[
 _JAVA_HEX = re.compile(
     r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?", re.ASCII
 )
-#: Python's default context holds 28 digits; a decimal(38, s) needs 38 (and more before
-#: rounding).
-_DIGITS_38 = Context(prec=80)
 
 
 def _integral(text: str, bits: int) -> int | None:
@@ -73,7 +70,7 @@ def _decimal(text: str, precision: int, scale: int) -> Decimal | None:
         return None
     if abs(value) >= Decimal(10) ** (precision - scale):  # too large even before rounding
         return None
-    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, _DIGITS_38)
+    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, DECIMAL_38)
     return rounded if abs(rounded) < Decimal(10) ** (precision - scale) else None
 
 

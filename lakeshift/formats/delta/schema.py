@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
-from decimal import Context, Decimal
+from decimal import Decimal
 from typing import Any
 
 from lakeshift.errors import RefusedInput, SchemaMappingError
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.hive_types import DECIMAL_38, HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping, TargetField
 
 #: Table property (``metaData.configuration``) holding ``FieldMapping.to_json()`` as JSON.
@@ -335,8 +335,8 @@ def canonical_partition_value(value: str | None, delta: DeltaType) -> str | None
             return datetime.fromisoformat(value).isoformat(sep=" ")
         if isinstance(delta, str) and delta.startswith("decimal("):
             scale = int(delta[:-1].split(",")[1])
-            exact = Context(prec=80)  # the default 28 digits cannot hold a decimal(38, s)
-            return format(Decimal(value).quantize(Decimal(1).scaleb(-scale), context=exact), "f")
+            step = Decimal(1).scaleb(-scale)
+            return format(Decimal(value).quantize(step, context=DECIMAL_38), "f")
     except (ValueError, KeyError, ArithmeticError) as e:
         raise RefusedInput(f"partition value {value!r} is not a valid {type_string(delta)}.") from e
     return value

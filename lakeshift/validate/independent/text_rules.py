@@ -13,12 +13,13 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
 
 from lakeshift.schema_map.hive_datetime import JAVA_DIGITS
+from lakeshift.schema_map.hive_types import DECIMAL_38
 
 _EDGES = "".join(chr(c) for c in range(0x21)) + "\x7f"  # whitespace and ISO control bytes
 # Java's number parsers know ASCII digits only (Python's \d is any Unicode digit), except
@@ -35,9 +36,6 @@ _TRUE = frozenset({"t", "true", "y", "yes", "1"})
 _FALSE = frozenset({"f", "false", "n", "no", "0"})
 EPOCH = dt.date(1970, 1, 1)
 _LIMITS = {8: 2**7, 16: 2**15, 32: 2**31, 64: 2**63}
-#: Python's default context holds 28 digits; a decimal(38, s) needs 38 (and more before
-#: rounding).
-_DIGITS_38 = Context(prec=80)
 
 
 def trimmed(text: str) -> str:
@@ -99,7 +97,7 @@ def fit_decimal(value: Decimal, precision: int, scale: int) -> Decimal | None:
     """Rounded half up to ``scale``; None when it does not fit ``precision``."""
     if not value.is_finite() or abs(value) >= Decimal(10) ** (precision - scale):
         return None  # (rounding only grows a value; quantize cannot hold a huge one)
-    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, _DIGITS_38)
+    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, DECIMAL_38)
     if abs(rounded) >= Decimal(10) ** (precision - scale):
         return None
     return rounded
