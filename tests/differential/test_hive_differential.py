@@ -24,16 +24,12 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
-from lakeshift.formats.iceberg import iceberg_hive_type
-from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.mapping import build_mapping
-from lakeshift.schema_map.reader import read_partitions
-from lakeshift.validate.independent import independent_frame
 from tests.helpers.hive_oracle import hive_answers
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.readers import both_readers
 from tests.integration.test_orc_conversions import _same, _shown, _text
 
 pytestmark = [pytest.mark.differential, pytest.mark.slow]
@@ -158,13 +154,7 @@ def test_readers_read_random_conversions_as_hive_2_3_9_does(
     differ = []
     for (name, chunk), hive in zip(tables, answers, strict=True):
         expected = {(r[-1], int(r[0])): r for r in hive}
-        inventory = inspect_table(client, name, settings)
-        mapping = build_mapping(inventory, None, settings.hive)
-        names = [p.name for p in inventory.partitions]
-        frames = {
-            "spark": read_partitions(spark, inventory, mapping),
-            "independent": independent_frame(spark, inventory, mapping, names, iceberg_hive_type),
-        }
+        frames = both_readers(spark, client, name, settings)
         stamps = {n for n, _, t, _ in chunk if parse_hive_type(t).kind == "timestamp"}
         for reader, frame in frames.items():
             # timestamps as Spark prints them: a year past 9999 has no Python datetime

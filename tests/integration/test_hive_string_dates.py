@@ -19,17 +19,13 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
-from lakeshift.formats.iceberg import iceberg_hive_type
-from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.schema_map.hive_types import HiveType
-from lakeshift.schema_map.mapping import build_mapping
-from lakeshift.schema_map.reader import read_partitions
 from lakeshift.schema_map.spark_sql import convert as spark_convert
-from lakeshift.validate.independent import independent_frame
 from lakeshift.validate.independent.convert import convert as arrow_convert
 from tests.helpers.hive_oracle import hive_answers
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.readers import both_readers
 from tests.unit.test_hive_datetime import HIVE
 
 pytestmark = pytest.mark.slow
@@ -160,13 +156,7 @@ def test_text_fields_read_as_hive_reads_them(
     expected = {int(r[0]): (r[1], r[2]) for r in hive}
     assert sorted(expected) == list(range(len(TEXT_FIELDS)))
     settings = replace(settings, hive_version="2.3")  # the oracle's own version
-    inventory = inspect_table(client, text_dates, settings)
-    mapping = build_mapping(inventory, None, settings.hive)
-    names = [p.name for p in inventory.partitions]
-    readers = {
-        "spark": read_partitions(spark, inventory, mapping),
-        "independent": independent_frame(spark, inventory, mapping, names, iceberg_hive_type),
-    }
+    readers = both_readers(spark, client, text_dates, settings)
     for reader, frame in readers.items():
         found = {r["rid"]: (_printed(r["d"]), _printed(r["ts"])) for r in frame.collect()}
         differ = [
@@ -183,16 +173,10 @@ def test_text_fields_read_as_hive_4_reads_them(
     """The same text partition under hive_version 4: both readers follow Hive 4's strict
     classes (expectations: tests/unit/test_hive_datetime.py HIVE4, Hive 4.0's own output)."""
     settings = replace(settings, hive_version="4")
-    inventory = inspect_table(client, text_dates, settings)
-    mapping = build_mapping(inventory, None, settings.hive)
-    names = [p.name for p in inventory.partitions]
     expected = {
         i: (_shown_text(t, "date"), _shown_text(t, "timestamp")) for i, t in enumerate(TEXT_FIELDS)
     }
-    readers = {
-        "spark": read_partitions(spark, inventory, mapping),
-        "independent": independent_frame(spark, inventory, mapping, names, iceberg_hive_type),
-    }
+    readers = both_readers(spark, client, text_dates, settings)
     for reader, frame in readers.items():
         found = {r["rid"]: (_printed(r["d"]), _printed(r["ts"])) for r in frame.collect()}
         assert found == expected, reader

@@ -18,14 +18,10 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
-from lakeshift.formats.iceberg import iceberg_hive_type
-from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.schema_map.mapping import build_mapping
-from lakeshift.schema_map.reader import read_partitions
-from lakeshift.validate.independent import independent_frame
 from tests.helpers.hive_oracle import hive_answers, hive_text
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.readers import both_readers
 
 pytestmark = pytest.mark.slow
 
@@ -190,13 +186,9 @@ def test_orc_conversions_are_what_hive_shows(
     # ORC 1.6+ read strings as dates by exact forms; Hive 2.3's own ORC 1.3.4 by java.sql's
     # parsers (test_orc_strings_read_as_dates_by_java_sql below)
     settings = replace(settings, hive_version="2.3", orc_date_parser="exact")
-    inventory = inspect_table(client, converted, settings)
-    mapping = build_mapping(inventory, None, settings.hive)
-    names = [p.name for p in inventory.partitions]
-    frame = read_partitions(spark, inventory, mapping)
-    spark_rows = {(r["dt"], r["rid"]): r.asDict() for r in frame.collect()}
-    independent = independent_frame(spark, inventory, mapping, names, iceberg_hive_type)
-    second = {(r["dt"], r["rid"]): r.asDict() for r in independent.collect()}
+    frames = both_readers(spark, client, converted, settings)
+    spark_rows = {(r["dt"], r["rid"]): r.asDict() for r in frames["spark"].collect()}
+    second = {(r["dt"], r["rid"]): r.asDict() for r in frames["independent"].collect()}
     differ = []
     for index, (name, file_type, table_type, values) in enumerate(_columns(), start=1):
         for key in sorted(expected):
@@ -271,14 +263,8 @@ def test_orc_strings_read_as_dates_by_java_sql(
     b.add_partition(["1"], {"000000_0": pa.table({"rid": rid, "d": texts, "ts": texts})})
     settings = replace(settings, hive_version=version)
     assert settings.hive.orc_sql_dates
-    inventory = inspect_table(client, f"{b.db}.{b.name}", settings)
-    mapping = build_mapping(inventory, None, settings.hive)
-    names = [p.name for p in inventory.partitions]
-    readers = {
-        "spark": read_partitions(spark, inventory, mapping).collect(),
-        "independent": independent_frame(spark, inventory, mapping, names, iceberg_hive_type)
-        .collect(),
-    }  # fmt: skip
+    frames = both_readers(spark, client, f"{b.db}.{b.name}", settings)
+    readers = {reader: frame.collect() for reader, frame in frames.items()}
     jvm = spark.sparkContext._jvm
     expected = {
         i: (_java_sql(jvm, "date", t), _java_sql(jvm, "timestamp", t))
@@ -312,13 +298,11 @@ def test_orc_1_5_conversions_print_floats_and_time_doubles_by_their_text(
     differs in all four). No Hive with those ORC releases runs here: both readers must agree,
     and on the values that rule gives."""
     settings = replace(settings, hive_version="2.3", orc_date_parser="java.sql")
-    inventory = inspect_table(client, converted, settings)
-    mapping = build_mapping(inventory, None, settings.hive)
-    names = [p.name for p in inventory.partitions]
-    spark_rows = {r["rid"]: r.asDict() for r in read_partitions(spark, inventory, mapping)
-                  .where("dt = '1'").collect()}  # fmt: skip
-    independent = independent_frame(spark, inventory, mapping, names, iceberg_hive_type)
-    second = {r["rid"]: r.asDict() for r in independent.where("dt = '1'").collect()}
+    frames = both_readers(spark, client, converted, settings)
+    spark_rows, second = (
+        {r["rid"]: r.asDict() for r in frames[reader].where("dt = '1'").collect()}
+        for reader in ("spark", "independent")
+    )
     columns = {f"{f}->{t}": n for n, f, t, _ in _columns()}
     for rows in (spark_rows, second):
         assert rows[0][columns["float->string"]] == "123456.79"  # Float.toString

@@ -1,0 +1,27 @@
+"""Both of lakeshift's readers of one Hive table, for tests that hold them against Hive."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lakeshift.config import Settings
+from lakeshift.formats.iceberg import iceberg_hive_type
+from lakeshift.inspect.inspector import inspect_table
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.schema_map.mapping import build_mapping
+from lakeshift.schema_map.reader import read_partitions
+from lakeshift.validate.independent import independent_frame
+
+
+def both_readers(
+    spark: Any, client: MetastoreClient, table: str, settings: Settings
+) -> dict[str, Any]:
+    """The table's rows as the Spark reader (``spark``) and the independent reader
+    (``independent``) read them under ``settings``' Hive semantics (DataFrames)."""
+    inventory = inspect_table(client, table, settings)
+    mapping = build_mapping(inventory, None, settings.hive)
+    names = [p.name for p in inventory.partitions]
+    return {
+        "spark": read_partitions(spark, inventory, mapping),
+        "independent": independent_frame(spark, inventory, mapping, names, iceberg_hive_type),
+    }
