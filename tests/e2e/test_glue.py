@@ -34,6 +34,7 @@ from lakeshift.storage import StorageOptions
 from tests.helpers import glue, s3
 from tests.helpers.lake import read_lake, unique_keys
 from tests.helpers.s3 import MotoServer
+from tests.helpers.sample import one_partition_per_feature
 
 pytestmark = pytest.mark.slow
 
@@ -127,11 +128,19 @@ def _load(catalog: GlueCatalog, fmt: str, home: Path, storage: StorageOptions) -
     return load_sample(
         catalog,
         home,
+        source=_sample(home),
         location=f"s3://{s3.BUCKET}/glue-source/{fmt}/click_log",
         database=f"glue_{fmt}",
         warehouse=f"s3://{s3.BUCKET}/glue-warehouse",
         storage=storage,
     )
+
+
+def _sample(home: Path) -> Path:
+    """The sample, one partition per feature (tests.helpers.sample): every command here goes
+    through moto's S3 and Glue."""
+    staged = home / "sample-source"
+    return staged if staged.exists() else one_partition_per_feature(staged)
 
 
 def _check_registered(fmt: str, entry: dict[str, Any], endpoint: str) -> None:
@@ -423,7 +432,11 @@ def test_an_inventory_from_glue_is_the_one_from_the_hive_metastore(
     bulk file's [catalog] section chooses Glue for its run."""
     storage = StorageOptions.from_spark_conf(object_store_conf)
     where = f"s3://{s3.BUCKET}/glue-inventory/click_log"
-    common = {"location": where, "warehouse": f"s3://{s3.BUCKET}/glue-warehouse"}
+    common = {
+        "location": where,
+        "warehouse": f"s3://{s3.BUCKET}/glue-warehouse",
+        "source": _sample(glue_home),
+    }
     source = load_sample(catalog, glue_home, database="glue_inv", storage=storage, **common)
     hive_home = _toml(tmp_path / "hive", object_store_conf)
     load_sample(client, hive_home, database="hms_inv", storage=storage, **common)

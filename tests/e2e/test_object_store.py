@@ -35,6 +35,7 @@ from tests.helpers import s3
 from tests.helpers.cli import lakeshift_command
 from tests.helpers.lake import read_lake, unique_keys
 from tests.helpers.s3 import MotoServer
+from tests.helpers.sample import one_partition_per_feature
 
 pytestmark = pytest.mark.slow
 
@@ -67,10 +68,15 @@ def _run(home: Path, uri: str, *args: str) -> tuple[int, Any]:
         return result.exit_code, result.output
 
 
-def _source(context: Context, fmt: str, storage: StorageOptions) -> LoadResult:
+def _source(context: Context, fmt: str, storage: StorageOptions, home: Path) -> LoadResult:
+    """The sample, one partition per feature (tests.helpers.sample), on S3; staged in ``home``."""
+    staged = home / "sample-source"
+    if not staged.exists():
+        one_partition_per_feature(staged)
     return load_sample(
         context.metastore,
-        context.home,
+        home,
+        source=staged,
         location=f"s3a://{s3.BUCKET}/source/{fmt}/click_log",
         database=f"s3_{fmt}",
         warehouse=f"s3a://{s3.BUCKET}/warehouse",
@@ -90,7 +96,7 @@ def test_every_command_on_s3(
     spark: Any,
 ) -> None:
     storage = StorageOptions.from_spark_conf(object_store_conf)
-    source = _source(context, fmt, storage)
+    source = _source(context, fmt, storage, s3_home)
     table, target = f"s3_{fmt}.click_log", f"s3_{fmt}.click_log_lake"
     before = _objects(moto, f"source/{fmt}/")
     assert len(before) > source.partitions  # every data file, on S3
