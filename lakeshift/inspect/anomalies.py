@@ -420,12 +420,16 @@ def _retyped(
     return out
 
 
-def _unreadable(src: str, dst: str, by_name: bool, case_sensitive: bool) -> str | None:
+def _unreadable(
+    src: str, dst: str, by_name: bool, case_sensitive: bool, converter: bool = False
+) -> str | None:
     try:
         source, declared = parse_hive_type(src), parse_hive_type(dst)
     except RefusedInput as e:
         return str(e)
-    return unreadable(source, declared, by_name=by_name, case_sensitive=case_sensitive)
+    return unreadable(
+        source, declared, by_name=by_name, case_sensitive=case_sensitive, converter=converter
+    )
 
 
 def _declared_columns_ignored(
@@ -502,7 +506,7 @@ def _partition_vs_table(p: PartitionInfo, table_columns: Sequence[Column]) -> li
     for pc, tc in zip(p.columns, table_columns):
         if pc.type == tc.type:
             continue
-        reason = _unreadable(pc.type, tc.type, False, False)
+        reason = _unreadable(pc.type, tc.type, False, False, converter=True)
         if reason:
             incompatible.append(f"{pc.name}: {reason}")
         else:

@@ -39,16 +39,30 @@ def _primitive(src: HiveType, dst: HiveType) -> bool:
 
 
 def unreadable(
-    src: HiveType, dst: HiveType, *, by_name: bool, case_sensitive: bool = False, at: str = ""
+    src: HiveType,
+    dst: HiveType,
+    *,
+    by_name: bool,
+    case_sensitive: bool = False,
+    at: str = "",
+    converter: bool = False,
 ) -> str | None:
     """Why Hive cannot read a value of type ``src`` as ``dst``, or ``None`` when it can.
 
     Struct fields are matched by name when ``by_name`` (ORC schema evolution of named files),
     else by position (positional files; the partition-to-table step). ``at`` names the nested
-    field in the reason (``.a.b``, ``[]``, ``.key``).
+    field in the reason (``.a.b``, ``[]``, ``.key``). ``converter``: the partition-to-table
+    step (Hive's ObjectInspector converters), whose ``getBoolean`` has no case for CHAR and
+    VARCHAR (Hive 2.3 and 3.1 ``PrimitiveObjectInspectorUtils``): every query of such a
+    partition fails with "unsupported conversion" (seen in Hive 2.3.9).
     """
     where = f" at {at}" if at else ""
     if src.is_primitive and dst.is_primitive:
+        if converter and src.kind in ("char", "varchar") and dst.kind == "boolean":
+            return (
+                f"{src} cannot be read as {dst}{where} (Hive's converter has no such "
+                "conversion: every query of the partition fails)"
+            )
         if _primitive(src, dst):
             return None
         return f"{src} cannot be read as {dst}{where} (Hive's reader has no such conversion)"
@@ -73,7 +87,12 @@ def unreadable(
         )
     for inner_src, inner_dst, inner_at in pairs:
         reason = unreadable(
-            inner_src, inner_dst, by_name=by_name, case_sensitive=case_sensitive, at=inner_at
+            inner_src,
+            inner_dst,
+            by_name=by_name,
+            case_sensitive=case_sensitive,
+            at=inner_at,
+            converter=converter,
         )
         if reason:
             return reason

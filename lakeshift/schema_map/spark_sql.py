@@ -252,6 +252,18 @@ def _converter(
     ``hive4``: Hive 4's strict ones)."""
     if src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp"):
         return hive_string_to(expr, dst.kind, hive3, hive4)
+    if src.kind in ("char", "varchar") and dst.kind in _INTEGRAL:
+        # getInt/getLong: Integer.parseInt/Long.parseLong of the text (a CHAR's trailing
+        # spaces stripped; BMP digits, no blanks, no fraction, NULL out of range), a tinyint
+        # or smallint that int narrowed with wrap-around
+        bits = _INTEGRAL[dst.kind]
+        wide = 64 if bits == 64 else 32
+        digits = ascii_digits(f"rtrim({expr})" if src.kind == "char" else expr)
+        value = f"CAST({digits} AS DECIMAL(38,0))"
+        ok = f"{digits} RLIKE '^[+-]?[0-9]+{_END}' AND {_fits(value, wide)}"
+        whole = f"CAST({value} AS {'BIGINT' if wide == 64 else 'INT'})"
+        narrowed = whole if bits >= 32 else f"CAST({whole} AS {spark_type(dst)})"
+        return f"IF({ok}, {narrowed}, NULL)"
     if src.kind in _STRING_KINDS and dst.kind in _INTEGRAL:
         # LazyLong.parseLong for a bigint, else LazyInteger.parseInt narrowed with wrap-around
         # (getByte is (byte) getInt); digits may be absent around the dropped fraction

@@ -92,6 +92,14 @@ def _value(rng: random.Random, hive: str) -> Any:
     return bytes(rng.randint(0, 255) for _ in range(rng.randint(0, 6)))
 
 
+def _declared(rng: random.Random, file_type: str) -> str:
+    """The text partition's own type for a column: a string field is often declared CHAR or
+    VARCHAR, which Hive's text reader cuts (and pads) before the converter reads it."""
+    if file_type == "string" and rng.random() < 0.5:
+        return f"{rng.choice(['char', 'varchar'])}({rng.randint(1, 12)})"
+    return file_type
+
+
 def _column(rng: random.Random, hive: str) -> pa.Array:
     values = [None if rng.random() < 0.08 else _value(rng, hive) for _ in range(ROWS)]
     kind = parse_hive_type(hive)
@@ -135,7 +143,16 @@ def test_readers_read_random_conversions_as_hive_2_3_9_does(
     while len(columns) < wanted:
         file_type, table_type = _type(rng, True), _type(rng, False)
         if not unreadable(parse_hive_type(file_type), parse_hive_type(table_type), by_name=True):
-            columns.append((f"c{len(columns)}", file_type, table_type, _column(rng, file_type)))
+            declared = _declared(rng, file_type)
+            text_reads = unreadable(
+                parse_hive_type(declared),
+                parse_hive_type(table_type),
+                by_name=False,
+                converter=True,
+            )
+            if not text_reads:
+                values = _column(rng, file_type)
+                columns.append((f"c{len(columns)}", declared, table_type, values))
     tables = []
     for chunk in (columns[i : i + 8] for i in range(0, len(columns), 8)):
         b = HiveTableBuilder(client, tables_root, "differential", unique_name("t"),

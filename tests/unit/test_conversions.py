@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 
 from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.hive_types import parse_hive_type as t
 from lakeshift.schema_map.spark_sql import convert
+from lakeshift.validate.independent.casts import convert_primitive
 
 
 @pytest.mark.parametrize(
@@ -59,3 +61,38 @@ def test_the_reader_applies_the_same_rule() -> None:
         convert("x", t("array<int>"), t("int"), by_name=True, where="t partition dt=1 column x")
     with pytest.raises(SchemaMappingError, match="date cannot be read as int"):
         convert("x", t("date"), t("int"), by_name=True)
+
+
+def test_hive_s_converter_reads_no_char_or_varchar_as_boolean() -> None:
+    """PrimitiveObjectInspectorUtils.getBoolean (Hive 2.3 and 3.1) has no CHAR or VARCHAR
+    case: Hive 2.3.9 fails every query of a text partition declaring one for a boolean
+    column. ORC's schema evolution does read them (it parses a number)."""
+    for src in ("char(4)", "varchar(4)", "struct<a:varchar(2)>"):
+        dst = "boolean" if not src.startswith("struct") else "struct<a:boolean>"
+        reason = unreadable(t(src), t(dst), by_name=False, converter=True)
+        assert reason is not None and "converter" in reason
+        assert unreadable(t(src), t(dst), by_name=False) is None
+    assert unreadable(t("string"), t("boolean"), by_name=False, converter=True) is None
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "texts", "expected"),
+    [
+        # Integer.parseInt of the text, a CHAR's trailing spaces stripped (Hive 2.3.9 shows
+        # these in `make differential`): no fraction, BMP digits, no leading blank
+        ("char(9)", "tinyint", ["12       ", "1.7976931", "-0       ", "-\uff11\uff12      "],
+         [12, None, 0, -12]),
+        ("varchar(2)", "smallint", ["0.", "\uff11\uff12", "5.", "\u0661\u0662", " 1"],
+         [None, 12, None, 12, None]),
+        ("varchar(12)", "tinyint", ["300", "2147483648"], [44, None]),  # (byte) of the int
+        ("varchar(20)", "bigint", ["9223372036854775807", "1.0"], [2**63 - 1, None]),
+    ],
+)  # fmt: skip
+def test_char_and_varchar_become_integers_by_java_s_parsers(
+    src: str, dst: str, texts: list[str], expected: list[int | None]
+) -> None:
+    array = convert_primitive(pa.array(texts), t(src), t(dst), converter=True)
+    assert array.to_pylist() == expected
+    # a STRING keeps LazyInteger's rule (a fraction dropped)
+    lazy = convert_primitive(pa.array(["5."]), t("string"), t(dst), converter=True)
+    assert lazy.to_pylist() == [5]

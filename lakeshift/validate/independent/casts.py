@@ -157,6 +157,16 @@ def _to_integer(array: pa.Array, src: HiveType, dst: HiveType, orc_file: bool = 
     raise _unsupported(src, dst)
 
 
+def _java_integer(text: str, src: HiveType, bits: int) -> int | None:
+    """A CHAR or VARCHAR as Hive's converter reads it as an integer (``PrimitiveObjectInspector
+    Utils.getInt``/``getLong``): Java's ``Integer.parseInt`` (``Long.parseLong`` for a bigint)
+    of the text, a CHAR's trailing spaces stripped; no blanks, no fraction, NULL out of range;
+    a tinyint or smallint is that int narrowed with wrap-around (``(byte) getInt``)."""
+    wide = 64 if bits == 64 else 32
+    value = rules.fits(rules.java_long(text.rstrip(" ") if src.kind == "char" else text), wide)
+    return None if value is None else rules.wrap(value, bits)
+
+
 def _to_floating(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
     to = arrow_type(dst)
     single = dst.kind == "float"
@@ -350,6 +360,9 @@ def convert_primitive(
             return pc.not_equal(_each(array, lambda v: rules.saturate(v, 64), pa.int64()), 0)
         return _to_boolean(array, src, orc_file, hive3_converters)
     if kind in _BITS:
+        if converter and src.kind in ("char", "varchar"):  # Integer.parseInt, Long.parseLong
+            bits = _BITS[dst.kind]
+            return _each(array, lambda v: _java_integer(v, src, bits), arrow_type(dst))
         if converter and src.kind in STRINGS:
             bits = _BITS[dst.kind]
             return _each(array, lambda v: rules.lazy_integer(v, bits), arrow_type(dst))
