@@ -125,6 +125,14 @@ def _fits(value: str, bits: int) -> str:
     return f"({value} BETWEEN {low} AND {high})"
 
 
+def _java_long(text: str) -> str:
+    """Java's ``Long.parseLong``: optional sign and digits (any decimal digit of the BMP), no
+    blanks, no fraction, within 64 bits; NULL otherwise (Spark's CAST of more digits is
+    NULL)."""
+    digits = ascii_digits(text)
+    return f"IF({digits} RLIKE '^[+-]?[0-9]+{_END}', CAST({digits} AS BIGINT), NULL)"
+
+
 def _orc_integral(expr: str, src: HiveType, dst: HiveType) -> str | None:
     """ORC schema evolution into an integral or boolean type (ConvertTreeReaderFactory), where
     it differs from Spark's CAST: strings parse as Java's ``Long.parseLong`` (no blanks, no
@@ -133,9 +141,8 @@ def _orc_integral(expr: str, src: HiveType, dst: HiveType) -> str | None:
     ``value != 0`` of that long. None: no difference from Spark's CAST."""
     if dst.kind != "boolean" and dst.kind not in _INTEGRAL:
         return None
-    if src.kind in _STRING_KINDS:  # Long.parseLong reads any decimal digit of the BMP
-        digits = ascii_digits(expr)
-        as_long = f"IF({digits} RLIKE '^[+-]?[0-9]+{_END}', CAST({digits} AS BIGINT), NULL)"
+    if src.kind in _STRING_KINDS:
+        as_long = _java_long(expr)
     elif src.kind in ("float", "double"):
         as_long = (
             f"IF(isnan({expr}) OR {expr} >= 9.223372036854775807E18 OR "
@@ -257,13 +264,9 @@ def _converter(
         # spaces stripped; BMP digits, no blanks, no fraction, NULL out of range), a tinyint
         # or smallint that int narrowed with wrap-around
         bits = _INTEGRAL[dst.kind]
-        wide = 64 if bits == 64 else 32
-        digits = ascii_digits(f"rtrim({expr})" if src.kind == "char" else expr)
-        value = f"CAST({digits} AS DECIMAL(38,0))"
-        ok = f"{digits} RLIKE '^[+-]?[0-9]+{_END}' AND {_fits(value, wide)}"
-        whole = f"CAST({value} AS {'BIGINT' if wide == 64 else 'INT'})"
-        narrowed = whole if bits >= 32 else f"CAST({whole} AS {spark_type(dst)})"
-        return f"IF({ok}, {narrowed}, NULL)"
+        value = _java_long(f"rtrim({expr})" if src.kind == "char" else expr)
+        whole = value if bits == 64 else f"IF({_fits(value, 32)}, CAST({value} AS INT), NULL)"
+        return whole if bits >= 32 else f"CAST({whole} AS {spark_type(dst)})"
     if src.kind in _STRING_KINDS and dst.kind in _INTEGRAL:
         # LazyLong.parseLong for a bigint, else LazyInteger.parseInt narrowed with wrap-around
         # (getByte is (byte) getInt); digits may be absent around the dropped fraction

@@ -128,19 +128,12 @@ def _load(catalog: GlueCatalog, fmt: str, home: Path, storage: StorageOptions) -
     return load_sample(
         catalog,
         home,
-        source=_sample(home),
+        source=one_partition_per_feature(home / "sample-source"),  # moto serves every request
         location=f"s3://{s3.BUCKET}/glue-source/{fmt}/click_log",
         database=f"glue_{fmt}",
         warehouse=f"s3://{s3.BUCKET}/glue-warehouse",
         storage=storage,
     )
-
-
-def _sample(home: Path) -> Path:
-    """The sample, one partition per feature (tests.helpers.sample): every command here goes
-    through moto's S3 and Glue."""
-    staged = home / "sample-source"
-    return staged if staged.exists() else one_partition_per_feature(staged)
 
 
 def _check_registered(fmt: str, entry: dict[str, Any], endpoint: str) -> None:
@@ -435,7 +428,7 @@ def test_an_inventory_from_glue_is_the_one_from_the_hive_metastore(
     common = {
         "location": where,
         "warehouse": f"s3://{s3.BUCKET}/glue-warehouse",
-        "source": _sample(glue_home),
+        "source": one_partition_per_feature(glue_home / "sample-source"),
     }
     source = load_sample(catalog, glue_home, database="glue_inv", storage=storage, **common)
     hive_home = _toml(tmp_path / "hive", object_store_conf)

@@ -70,13 +70,10 @@ def _run(home: Path, uri: str, *args: str) -> tuple[int, Any]:
 
 def _source(context: Context, fmt: str, storage: StorageOptions, home: Path) -> LoadResult:
     """The sample, one partition per feature (tests.helpers.sample), on S3; staged in ``home``."""
-    staged = home / "sample-source"
-    if not staged.exists():
-        one_partition_per_feature(staged)
     return load_sample(
         context.metastore,
         home,
-        source=staged,
+        source=one_partition_per_feature(home / "sample-source"),
         location=f"s3a://{s3.BUCKET}/source/{fmt}/click_log",
         database=f"s3_{fmt}",
         warehouse=f"s3a://{s3.BUCKET}/warehouse",

@@ -37,7 +37,9 @@ def _features(partition: dict[str, Any], table_location: str) -> set[str]:
 
 
 def one_partition_per_feature(dest: Path) -> Path:
-    """Write the reduced sample (files and manifest) to ``dest`` and return it."""
+    """Write the reduced sample (files and manifest) to ``dest``, once, and return it."""
+    if (dest / MANIFEST).is_file():
+        return dest
     source = bundled_sample_dir()
     assert source is not None, "the tests run from a source checkout (sample_data/)"
     manifest = json.loads((source / MANIFEST).read_text())
