@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakeshift.config import Settings
-from lakeshift.errors import EnvironmentProblem
+from lakeshift.errors import ConfigError, EnvironmentProblem
 from lakeshift.platform.jars import iceberg_runtime_jar
 from lakeshift.platform.java import find_java
 from lakeshift.platform.pyfiles import build_package_zip, package_zip_path
@@ -33,6 +35,12 @@ logger.iceberg.level = warn
 
 PYFILES = "spark.submit.pyFiles"
 PYSPARK_PYTHON = "spark.pyspark.python"
+SESSION_TIME_ZONE = "spark.sql.session.timeZone"
+DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+EXECUTOR_JAVA_OPTIONS = "spark.executor.extraJavaOptions"
+JAVA_OPTIONS = (DRIVER_JAVA_OPTIONS, EXECUTOR_JAVA_OPTIONS)
+#: Names of UTC itself that a user may write for the zone lakeshift requires.
+UTC_NAMES = frozenset({"UTC", "Etc/UTC", "GMT", "Etc/GMT", "Z"})
 
 
 def is_local_master(master: str) -> bool:
@@ -73,13 +81,13 @@ def spark_conf(
         "spark.app.name": "lakeshift",
         "spark.jars": str(iceberg_runtime_jar()),
         "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-        "spark.sql.session.timeZone": "UTC",
+        SESSION_TIME_ZONE: "UTC",
         # The default INFER_AND_SAVE writes into the source table's metastore entry.
         "spark.sql.hive.caseSensitiveInferenceMode": "NEVER_INFER",
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.driver.memory": settings.spark_driver_memory,
-        "spark.driver.extraJavaOptions": java_opts,
-        "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
+        DRIVER_JAVA_OPTIONS: java_opts,
+        EXECUTOR_JAVA_OPTIONS: "-Duser.timezone=UTC",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.adaptive.enabled": "true",
@@ -113,13 +121,44 @@ def spark_conf(
     if not is_local_master(settings.spark_master):
         conf[PYFILES] = str(package_zip_path(settings.home / "spark"))
     shipped = {k: conf[k] for k in ("spark.jars", PYFILES) if k in conf}
+    jvm = {k: conf[k] for k in JAVA_OPTIONS}
+    _refuse_other_time_zones(settings.spark_conf)
     conf.update(settings.spark_conf)
     # Files the user ships as well are added to lakeshift's, never replace them.
     for key, ours in shipped.items():
         theirs = settings.spark_conf.get(key)
         if theirs and ours not in theirs.split(","):
             conf[key] = f"{ours},{theirs}"
+    # So are JVM options: the user's go after lakeshift's (the JVM takes the last of a repeated
+    # -D), so their own log4j file, agents or GC flags win, and UTC stays (checked above).
+    for key, ours in jvm.items():
+        theirs = settings.spark_conf.get(key, "").strip()
+        if theirs:
+            conf[key] = f"{ours} {theirs}"
     return conf
+
+
+def _refuse_other_time_zones(user_conf: Mapping[str, str]) -> None:
+    """Refuse a ``[spark_conf]`` that moves the JVM or Spark session off UTC.
+
+    lakeshift reads and writes timestamps as Hive stores them (wall-clock values with no zone);
+    a driver or executor in another zone would shift every value it turns into an instant.
+    """
+    for key in JAVA_OPTIONS:
+        for option in shlex.split(user_conf.get(key, "")):
+            name, _, value = option.partition("=")
+            if name == "-Duser.timezone" and value not in UTC_NAMES:
+                raise ConfigError(
+                    f"[spark_conf] {key} sets {option}: lakeshift runs every JVM in UTC",
+                    hint=f"Remove -Duser.timezone from {key}; lakeshift adds -Duser.timezone=UTC "
+                    "itself and keeps the rest of your options.",
+                )
+    zone = user_conf.get(SESSION_TIME_ZONE)
+    if zone is not None and zone not in UTC_NAMES:
+        raise ConfigError(
+            f"[spark_conf] {SESSION_TIME_ZONE} = {zone!r}: lakeshift runs Spark in UTC",
+            hint=f"Remove {SESSION_TIME_ZONE} from [spark_conf]; lakeshift sets it to UTC.",
+        )
 
 
 def create_spark_session(

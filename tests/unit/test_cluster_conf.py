@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -10,9 +11,18 @@ from pathlib import Path
 import pytest
 
 from lakeshift.config import load_settings
+from lakeshift.errors import ConfigError
 from lakeshift.platform.jars import iceberg_runtime_jar
 from lakeshift.platform.pyfiles import build_package_zip, package_zip_path
-from lakeshift.platform.spark import PYFILES, PYSPARK_PYTHON, is_local_master, spark_conf
+from lakeshift.platform.spark import (
+    DRIVER_JAVA_OPTIONS,
+    EXECUTOR_JAVA_OPTIONS,
+    PYFILES,
+    PYSPARK_PYTHON,
+    SESSION_TIME_ZONE,
+    is_local_master,
+    spark_conf,
+)
 
 URI = "thrift://127.0.0.1:9083"
 
@@ -60,6 +70,39 @@ def test_cluster_master_ships_code_and_keeps_the_users_files(
     assert conf[PYFILES] == f"{ours},/opt/deps.zip"
     assert conf["spark.jars"] == f"{iceberg_runtime_jar()},/opt/extra.jar"
     assert conf[PYSPARK_PYTHON] == "/usr/bin/python3"
+
+
+def test_the_users_jvm_options_follow_lakeshifts_and_keep_utc(tmp_path: Path) -> None:
+    users = {
+        DRIVER_JAVA_OPTIONS: "-Dlog4j.configurationFile=file:/etc/mine.properties -Xss4m",
+        EXECUTOR_JAVA_OPTIONS: " -XX:+UseG1GC ",
+    }
+    conf = spark_conf(load_settings({"home": tmp_path, "spark_conf": users}, env={}), URI, None)
+    driver = conf[DRIVER_JAVA_OPTIONS].split()
+    # lakeshift's first, the user's after: the JVM keeps the last -D, so their log4j file wins.
+    assert driver[0] == "-Duser.timezone=UTC"
+    assert driver[-2:] == ["-Dlog4j.configurationFile=file:/etc/mine.properties", "-Xss4m"]
+    assert conf[EXECUTOR_JAVA_OPTIONS] == "-Duser.timezone=UTC -XX:+UseG1GC"
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        (DRIVER_JAVA_OPTIONS, "-Xss4m -Duser.timezone=Europe/Paris"),
+        (EXECUTOR_JAVA_OPTIONS, "-Duser.timezone=America/New_York"),
+        (SESSION_TIME_ZONE, "Asia/Tokyo"),
+    ],
+)
+def test_a_zone_other_than_utc_is_refused_by_name(tmp_path: Path, key: str, value: str) -> None:
+    settings = load_settings({"home": tmp_path, "spark_conf": {key: value}}, env={})
+    with pytest.raises(ConfigError, match=re.escape(key)):
+        spark_conf(settings, URI, None)
+
+
+def test_utc_by_another_name_is_accepted(tmp_path: Path) -> None:
+    users = {DRIVER_JAVA_OPTIONS: "-Duser.timezone=Etc/UTC", SESSION_TIME_ZONE: "UTC"}
+    conf = spark_conf(load_settings({"home": tmp_path, "spark_conf": users}, env={}), URI, None)
+    assert conf[DRIVER_JAVA_OPTIONS].endswith("-Duser.timezone=Etc/UTC")
 
 
 def test_the_zip_holds_the_package_and_imports_without_site_packages(tmp_path: Path) -> None:
