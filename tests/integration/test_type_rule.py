@@ -74,3 +74,55 @@ def test_an_unreadable_file_type_refuses_its_partition_and_nulled_values_are_cou
     assert by_name["dt=2"].truncated == {"note": 1}
     assert "1 value(s) cut to their VARCHAR/CHAR width" in by_name["dt=2"].detail
     assert by_name["dt=0"].nulled == {} and by_name["dt=0"].truncated == {} and not report.ok
+
+
+def test_a_char_or_varchar_partition_column_under_a_boolean_table_column_is_refused(
+    client: MetastoreClient,
+    settings: Settings,
+    spark: Any,
+    metastore_uri: str,
+    tables_root: Path,
+    lakeshift_home: Path,
+) -> None:
+    """Hive's converter reads a STRING partition column as a boolean, but has no case for CHAR
+    or VARCHAR: ``PrimitiveObjectInspectorUtils.getBoolean`` (Hive 2.3.7 and 3.1.3) throws
+    "unsupported conversion", so every query of such a partition fails in Hive, and lakeshift
+    refuses it rather than invent values."""
+    b = HiveTableBuilder(
+        client,
+        tables_root,
+        "type_rule",
+        unique_name("b"),
+        [("id", "int"), ("flag", "boolean")],
+    )
+    lines = b"1\x01true\n2\x01false\n"
+    b.add_partition(
+        ["0"],
+        {"000000_0": pa.table({"id": pa.array([1], pa.int32()), "flag": pa.array([True])})},
+    )
+    b.add_partition(["1"], {"000000_0": lines}, columns=[("id", "int"), ("flag", "varchar(5)")],
+                    fmt="text")  # fmt: skip
+    b.add_partition(["2"], {"000000_0": lines}, columns=[("id", "int"), ("flag", "char(5)")],
+                    fmt="text")  # fmt: skip
+    b.add_partition(["3"], {"000000_0": lines}, columns=[("id", "int"), ("flag", "string")],
+                    fmt="text")  # fmt: skip
+    source, target = f"{b.db}.{b.name}", f"{b.db}.{b.name}_ice"
+
+    inventory = inspect_table(client, source, settings)
+    codes = {p.name: {a.code: a.severity for a in p.anomalies} for p in inventory.partitions}
+    for name in ("dt=1", "dt=2"):
+        assert codes[name]["partition-type-incompatible"] == "error"
+    assert "partition-type-incompatible" not in codes["dt=3"]
+
+    journal = Journal(lakeshift_home / "char-boolean-journal.sqlite")
+    catalog = HiveCatalog("t", uri=metastore_uri)
+    result = migrate(spark, client, catalog, settings, journal, source, MigrateOptions(target))
+    assert sorted(result.backfilled) == ["dt=0", "dt=3"] and not result.failed
+    assert sorted(result.refused) == ["dt=1", "dt=2"]
+    assert "varchar(5)" in result.refused["dt=1"] and "char(5)" in result.refused["dt=2"]
+    rows = spark.sql(f"SELECT id, flag FROM {target} WHERE partitionpath = 'dt=3'").collect()
+    assert sorted(rows) == [(1, True), (2, False)]
+
+    report = validate_table(spark, client, catalog, settings, journal, source, target)
+    status = {p.partition: p.status for p in report.partitions}
+    assert status == {"dt=0": EQUAL, "dt=1": NOT_MIGRATED, "dt=2": NOT_MIGRATED, "dt=3": EQUAL}
