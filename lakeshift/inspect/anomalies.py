@@ -27,7 +27,7 @@ from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
 from lakeshift.schema_map import projection
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.hive_semantics import HiveSemantics
-from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.text.layout import read_as_text
 
 
@@ -343,6 +343,11 @@ def _file_anomalies(
             "Not migrated (Hive fails on this partition too): rewrite the file or fix the "
             "declared type in Hive, then inspect again.",
         ),
+        TIMESTAMP_FROM_NUMBER: (
+            SEVERITY_WARNING,
+            "numbers read as timestamps, whose digits Hive shows to the nanosecond",
+            _FINER_ACTION,
+        ),
     }
     for code, entries in diffs.items():
         severity, what, action = texts[code]
@@ -404,7 +409,7 @@ def _retyped(
     """``file-type-differs`` for changes Hive converts; ``file-type-incompatible`` for those
     its reader cannot (the one rule in ``lakeshift.schema_map.conversions``)."""
     out: list[tuple[str, str]] = []
-    changed, broken = [], []
+    changed, broken, finer = [], [], []
     for file_type, column in pairs:
         if file_type == column.type:
             continue
@@ -413,10 +418,47 @@ def _retyped(
             broken.append(f"{column.name}: {reason}")
         else:
             changed.append(f"{column.name}: {file_type} -> {column.type}")
+            finer.extend(numbers_as_timestamps(column.name, file_type, column.type))
     if changed:
         out.append(("file-type-differs", "; ".join(changed)))
     if broken:
         out.append(("file-type-incompatible", "; ".join(broken)))
+    if finer:
+        out.append((TIMESTAMP_FROM_NUMBER, "; ".join(finer)))
+    return out
+
+
+#: A float, double or decimal read as a timestamp: Hive's converter and ORC's schema evolution
+#: take the nanoseconds from the number's digits, the targets keep microseconds.
+TIMESTAMP_FROM_NUMBER = "timestamp-from-number"
+_FINER_ACTION = (
+    "Migrated at microseconds. Neither validation level compares digits past a microsecond "
+    "of a number read as a timestamp: check these columns if they hold fractions of a "
+    "microsecond (README, 'Timestamps finer than a microsecond')."
+)
+
+
+def numbers_as_timestamps(name: str, source: str, target: str) -> list[str]:
+    """``name: source -> target`` for each field (at any depth) where a float, double or a
+    decimal with more than six fraction digits becomes a timestamp (struct fields paired by
+    position, as Hive's converter pairs them; under ORC's by-name evolution a struct whose
+    fields moved may be named where it holds no such field, or missed)."""
+    try:
+        return _numbers_as_timestamps(name, parse_hive_type(source), parse_hive_type(target))
+    except RefusedInput:
+        return []
+
+
+def _numbers_as_timestamps(path: str, source: HiveType, target: HiveType) -> list[str]:
+    if target.kind == "timestamp":
+        scale = source.params[1] if source.kind == "decimal" and len(source.params) > 1 else 0
+        finer = source.kind in ("float", "double") or scale > 6
+        return [f"{path}: {source} -> {target}"] if finer else []
+    if source.kind != target.kind or source.is_primitive:
+        return []
+    out: list[str] = []
+    for (_, inner), (name, wanted) in zip(source.fields, target.fields):
+        out.extend(_numbers_as_timestamps(f"{path}.{name}", inner, wanted))
     return out
 
 
@@ -502,7 +544,7 @@ def _partition_vs_table(p: PartitionInfo, table_columns: Sequence[Column]) -> li
                 renames=[list(r) for r in renamed],
             )
         )
-    retyped, incompatible = [], []
+    retyped, incompatible, finer = [], [], []
     for pc, tc in zip(p.columns, table_columns):
         if pc.type == tc.type:
             continue
@@ -511,6 +553,7 @@ def _partition_vs_table(p: PartitionInfo, table_columns: Sequence[Column]) -> li
             incompatible.append(f"{pc.name}: {reason}")
         else:
             retyped.append(f"{pc.name}: {pc.type} -> {tc.type}")
+            finer.extend(numbers_as_timestamps(pc.name, pc.type, tc.type))
     if incompatible:
         found.append(
             _anomaly(
@@ -534,6 +577,18 @@ def _partition_vs_table(p: PartitionInfo, table_columns: Sequence[Column]) -> li
                 + "; ".join(retyped),
                 "Converted as Hive converts on read.",
                 changes=retyped,
+            )
+        )
+    if finer:
+        found.append(
+            _anomaly(
+                p,
+                TIMESTAMP_FROM_NUMBER,
+                SEVERITY_WARNING,
+                "numbers the table reads as timestamps, whose digits Hive shows to the "
+                "nanosecond: " + "; ".join(finer),
+                _FINER_ACTION,
+                changes=finer,
             )
         )
     return found

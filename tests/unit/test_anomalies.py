@@ -285,3 +285,30 @@ def test_plan_note_names_version_sensitive_partitions_and_columns() -> None:
     assert len(notes) == 1
     assert "1 partition(s)" in notes[0] and "column(s) name" in notes[0] and "dt=1" in notes[0]
     assert "Hive 2.x/3.1 NULL" in notes[0] and "Read as Hive 3.1" in notes[0]
+
+
+def test_numbers_read_as_timestamps_are_named_where_digits_may_pass_a_microsecond() -> None:
+    # Hive's TimestampUtils.doubleToTimestamp and decimalToTimestamp (2.3.7, 3.1.3) and ORC's
+    # TimestampFromDouble/DecimalTreeReader take a timestamp's nanoseconds from the number's
+    # digits; Iceberg, Delta and Hudi keep microseconds.
+    table = (Column("id", "bigint"), Column("at", "timestamp"), Column("s", "struct<t:timestamp>"))
+
+    def finer(file_types: tuple[str, str, str], rules: Rules = DEFAULT_RULES) -> list[str]:
+        columns = tuple(Column(c.name, t) for c, t in zip(table, file_types))
+        partition = _partition((_file("f", columns),), columns=columns)
+        found = classify_partition(partition, table, "orc", rules)
+        return [a.message for a in found if a.code == "timestamp-from-number"]
+
+    (message,) = finer(("bigint", "double", "struct<t:decimal(20,9)>"))
+    assert "at: double -> timestamp" in message and "s.t: decimal(20,9) -> timestamp" in message
+    # Integers and decimals of at most six fraction digits hold no finer digits.
+    assert finer(("bigint", "decimal(12,6)", "struct<t:bigint>")) == []
+    assert finer(("bigint", "timestamp", "struct<t:float>")) != []
+    # Hive 1.2 reads by the partition's declared types and converts those to the table's.
+    declared = (Column("id", "bigint"), Column("at", "float"), Column("s", "struct<t:timestamp>"))
+    partition = _partition((_file("f", declared),), columns=declared)
+    found = classify_partition(partition, table, "orc", HIVE_12)
+    assert [a.message for a in found if a.code == "timestamp-from-number"] == [
+        "numbers the table reads as timestamps, whose digits Hive shows to the nanosecond: "
+        "at: float -> timestamp"
+    ]
