@@ -19,6 +19,7 @@ from lakeshift.migrate.journal import Journal
 from lakeshift.validate.model import EQUAL, NOT_MIGRATED
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.readers import both_readers
 
 pytestmark = pytest.mark.slow
 
@@ -126,3 +127,34 @@ def test_a_char_or_varchar_partition_column_under_a_boolean_table_column_is_refu
     report = validate_table(spark, client, catalog, settings, journal, source, target)
     status = {p.partition: p.status for p in report.partitions}
     assert status == {"dt=0": EQUAL, "dt=1": NOT_MIGRATED, "dt=2": NOT_MIGRATED, "dt=3": EQUAL}
+
+
+def test_char_and_varchar_partition_columns_become_integers_by_java_s_parsers(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+) -> None:
+    """Hive's converter reads CHAR/VARCHAR as integers by ``Integer.parseInt``/
+    ``Long.parseLong`` of ``getString`` (a CHAR's trailing spaces stripped by
+    ``getStrippedValue``; no fraction, no leading blank, any BMP digits), and a tinyint as
+    ``(byte)`` of the int (PrimitiveObjectInspectorUtils.getInt/getLong, Hive 2.3.7 and
+    3.1.3; the values are Hive 2.3.9's own answers in ``make differential``). Both readers."""
+    b = HiveTableBuilder(
+        client,
+        tables_root,
+        "type_rule",
+        unique_name("p"),
+        [("id", "int"), ("n", "tinyint"), ("m", "bigint")],
+    )
+    texts = [
+        ("12", "9223372036854775807"),
+        ("-0", "1.0"),
+        ("1.7976931", "5."),
+        ("300", " 1"),
+        ("-\uff11\uff12", "\u0661\u0662"),
+    ]
+    lines = "".join(f"{i}\x01{n}\x01{m}\n" for i, (n, m) in enumerate(texts))
+    b.add_partition(["0"], {"000000_0": lines.encode()}, fmt="text",
+                    columns=[("id", "int"), ("n", "char(9)"), ("m", "varchar(20)")])  # fmt: skip
+    expected = [(0, 12, 2**63 - 1), (1, 0, None), (2, None, None), (3, 44, None), (4, -12, 12)]
+    for reader, frame in both_readers(spark, client, f"{b.db}.{b.name}", settings).items():
+        rows = sorted((r["id"], r["n"], r["m"]) for r in frame.collect())
+        assert rows == expected, reader
