@@ -25,9 +25,9 @@ from lakeshift.inspect.version_sensitivity import version_sensitivity
 from lakeshift.listing import first_few
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
 from lakeshift.schema_map import projection
-from lakeshift.schema_map.conversions import unreadable
+from lakeshift.schema_map.conversions import numbers_as_timestamps, unreadable
 from lakeshift.schema_map.hive_semantics import HiveSemantics
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.text.layout import read_as_text
 
 
@@ -43,6 +43,16 @@ class Rules:
     @property
     def calendar(self) -> str:  # whose reading of dates before 1582 is reproduced
         return self.hive.calendar
+
+
+#: A float, double or decimal read as a timestamp: Hive's converter and ORC's schema evolution
+#: take the nanoseconds from the number's digits, the targets keep microseconds.
+TIMESTAMP_FROM_NUMBER = "timestamp-from-number"
+_FINER_ACTION = (
+    "Migrated at microseconds. Neither validation level compares digits past a microsecond "
+    "of a number read as a timestamp: check these columns if they hold fractions of a "
+    "microsecond (README, 'Timestamps finer than a microsecond')."
+)
 
 
 _DRIFT = frozenset(
@@ -418,7 +428,7 @@ def _retyped(
             broken.append(f"{column.name}: {reason}")
         else:
             changed.append(f"{column.name}: {file_type} -> {column.type}")
-            finer.extend(numbers_as_timestamps(column.name, file_type, column.type))
+            finer.extend(_finer(column.name, file_type, column.type, by_name, case_sensitive))
     if changed:
         out.append(("file-type-differs", "; ".join(changed)))
     if broken:
@@ -428,38 +438,15 @@ def _retyped(
     return out
 
 
-#: A float, double or decimal read as a timestamp: Hive's converter and ORC's schema evolution
-#: take the nanoseconds from the number's digits, the targets keep microseconds.
-TIMESTAMP_FROM_NUMBER = "timestamp-from-number"
-_FINER_ACTION = (
-    "Migrated at microseconds. Neither validation level compares digits past a microsecond "
-    "of a number read as a timestamp: check these columns if they hold fractions of a "
-    "microsecond (README, 'Timestamps finer than a microsecond')."
-)
-
-
-def numbers_as_timestamps(name: str, source: str, target: str) -> list[str]:
-    """``name: source -> target`` for each field (at any depth) where a float, double or a
-    decimal with more than six fraction digits becomes a timestamp (struct fields paired by
-    position, as Hive's converter pairs them; under ORC's by-name evolution a struct whose
-    fields moved may be named where it holds no such field, or missed)."""
-    try:
-        return _numbers_as_timestamps(name, parse_hive_type(source), parse_hive_type(target))
-    except RefusedInput:
-        return []
-
-
-def _numbers_as_timestamps(path: str, source: HiveType, target: HiveType) -> list[str]:
-    if target.kind == "timestamp":
-        scale = source.params[1] if source.kind == "decimal" and len(source.params) > 1 else 0
-        finer = source.kind in ("float", "double") or scale > 6
-        return [f"{path}: {source} -> {target}"] if finer else []
-    if source.kind != target.kind or source.is_primitive:
-        return []
-    out: list[str] = []
-    for (_, inner), (name, wanted) in zip(source.fields, target.fields):
-        out.extend(_numbers_as_timestamps(f"{path}.{name}", inner, wanted))
-    return out
+def _finer(name: str, src: str, dst: str, by_name: bool, case_sensitive: bool) -> list[str]:
+    """``numbers_as_timestamps`` of a readable column's type strings (which parse)."""
+    return numbers_as_timestamps(
+        parse_hive_type(src),
+        parse_hive_type(dst),
+        by_name=by_name,
+        case_sensitive=case_sensitive,
+        at=name,
+    )
 
 
 def _unreadable(
@@ -553,7 +540,7 @@ def _partition_vs_table(p: PartitionInfo, table_columns: Sequence[Column]) -> li
             incompatible.append(f"{pc.name}: {reason}")
         else:
             retyped.append(f"{pc.name}: {pc.type} -> {tc.type}")
-            finer.extend(numbers_as_timestamps(pc.name, pc.type, tc.type))
+            finer.extend(_finer(pc.name, pc.type, tc.type, False, False))
     if incompatible:
         found.append(
             _anomaly(

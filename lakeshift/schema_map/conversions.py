@@ -68,24 +68,11 @@ def unreadable(
         return f"{src} cannot be read as {dst}{where} (Hive's reader has no such conversion)"
     if src.kind != dst.kind:
         return f"{src} cannot be read as {dst}{where} (Hive converts no complex type to another)"
-    pairs: list[tuple[HiveType, HiveType, str]] = []
-    if dst.kind == "struct":
-        for position, (name, dst_type) in enumerate(dst.fields):
-            found = _field(src, name, position, by_name, case_sensitive)
-            if found is not None:
-                pairs.append((found, dst_type, f"{at}.{name}"))
-    elif dst.kind == "array":
-        pairs.append((src.fields[0][1], dst.fields[0][1], f"{at}[]"))
-    elif dst.kind == "map":
-        pairs.append((src.fields[0][1], dst.fields[0][1], f"{at}.key"))
-        pairs.append((src.fields[1][1], dst.fields[1][1], f"{at}.value"))
-    else:  # uniontype: by position, as Hive's union converter does
-        if len(src.fields) != len(dst.fields):
-            return f"{src} cannot be read as {dst}{where} (different union arity)"
-        pairs.extend(
-            (s, d, f"{at}.{name}") for (_, s), (name, d) in zip(src.fields, dst.fields, strict=True)
-        )
-    for inner_src, inner_dst, inner_at in pairs:
+    if dst.kind == "uniontype" and len(src.fields) != len(dst.fields):
+        return f"{src} cannot be read as {dst}{where} (different union arity)"
+    for inner_src, inner_dst, inner_at in nested_pairs(
+        src, dst, by_name=by_name, case_sensitive=case_sensitive, at=at
+    ):
         reason = unreadable(
             inner_src,
             inner_dst,
@@ -97,6 +84,56 @@ def unreadable(
         if reason:
             return reason
     return None
+
+
+def nested_pairs(
+    src: HiveType, dst: HiveType, *, by_name: bool, case_sensitive: bool = False, at: str = ""
+) -> list[tuple[HiveType, HiveType, str]]:
+    """The (source, declared, path) pairs one level inside two complex types of one kind, as
+    Hive's reader pairs them: struct fields by name when ``by_name`` else by position (a
+    declared field the source lacks has no pair), array elements, map keys and values, union
+    members by position."""
+    if dst.kind == "struct":
+        pairs = []
+        for position, (name, dst_type) in enumerate(dst.fields):
+            found = _field(src, name, position, by_name, case_sensitive)
+            if found is not None:
+                pairs.append((found, dst_type, f"{at}.{name}"))
+        return pairs
+    if dst.kind == "array":
+        return [(src.fields[0][1], dst.fields[0][1], f"{at}[]")]
+    if dst.kind == "map":
+        return [
+            (src.fields[0][1], dst.fields[0][1], f"{at}.key"),
+            (src.fields[1][1], dst.fields[1][1], f"{at}.value"),
+        ]
+    # uniontype: by position, as Hive's union converter does
+    return [(s, d, f"{at}.{name}") for (_, s), (name, d) in zip(src.fields, dst.fields)]
+
+
+def numbers_as_timestamps(
+    src: HiveType, dst: HiveType, *, by_name: bool, case_sensitive: bool = False, at: str = ""
+) -> list[str]:
+    """``path: source -> timestamp`` for each field (at any depth, paired as Hive's reader
+    pairs them) where a float, double or a decimal of more than six fraction digits is read
+    as a timestamp: Hive's converter and ORC's schema evolution take the nanoseconds from the
+    number's digits, the targets keep microseconds."""
+    if dst.kind == "timestamp":
+        scale = src.params[1] if src.kind == "decimal" and len(src.params) > 1 else 0
+        finer = src.kind in ("float", "double") or scale > 6
+        return [f"{at}: {src} -> {dst}"] if finer else []
+    if src.kind != dst.kind or src.is_primitive:
+        return []
+    out: list[str] = []
+    for inner_src, inner_dst, inner_at in nested_pairs(
+        src, dst, by_name=by_name, case_sensitive=case_sensitive, at=at
+    ):
+        out.extend(
+            numbers_as_timestamps(
+                inner_src, inner_dst, by_name=by_name, case_sensitive=case_sensitive, at=inner_at
+            )
+        )
+    return out
 
 
 def _field(
