@@ -145,7 +145,11 @@ def _refuse_other_time_zones(user_conf: Mapping[str, str]) -> None:
     a driver or executor in another zone would shift every value it turns into an instant.
     """
     for key in JAVA_OPTIONS:
-        for option in shlex.split(user_conf.get(key, "")):
+        try:
+            options = shlex.split(user_conf.get(key, ""))
+        except ValueError as e:  # an unclosed quote
+            raise ConfigError(f"[spark_conf] {key} cannot be split into options: {e}") from e
+        for option in options:
             name, _, value = option.partition("=")
             if name == "-Duser.timezone" and value not in UTC_NAMES:
                 raise ConfigError(

@@ -91,9 +91,12 @@ def test_the_users_jvm_options_follow_lakeshifts_and_keep_utc(tmp_path: Path) ->
         (DRIVER_JAVA_OPTIONS, "-Xss4m -Duser.timezone=Europe/Paris"),
         (EXECUTOR_JAVA_OPTIONS, "-Duser.timezone=America/New_York"),
         (SESSION_TIME_ZONE, "Asia/Tokyo"),
+        (DRIVER_JAVA_OPTIONS, '-Dname="unclosed'),
     ],
 )
-def test_a_zone_other_than_utc_is_refused_by_name(tmp_path: Path, key: str, value: str) -> None:
+def test_a_zone_other_than_utc_or_unreadable_options_are_refused_by_name(
+    tmp_path: Path, key: str, value: str
+) -> None:
     settings = load_settings({"home": tmp_path, "spark_conf": {key: value}}, env={})
     with pytest.raises(ConfigError, match=re.escape(key)):
         spark_conf(settings, URI, None)
