@@ -134,7 +134,8 @@ VERSION_NOTES = {
     "timestamp-nanoseconds": "partition(s) with timestamps finer than the microseconds "
     "targets keep (validation reports them unless timestamp_precision = truncate)",
     "timestamp-from-number": "partition(s) with numbers read as timestamps, whose digits past "
-    "a microsecond Hive shows and the targets do not keep (validation does not compare them)",
+    "a microsecond Hive shows and the targets do not keep (validation counts them in "
+    "top-level columns)",
 }
 
 

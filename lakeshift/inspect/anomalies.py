@@ -49,9 +49,10 @@ class Rules:
 #: take the nanoseconds from the number's digits, the targets keep microseconds.
 TIMESTAMP_FROM_NUMBER = "timestamp-from-number"
 _FINER_ACTION = (
-    "Migrated at microseconds. Neither validation level compares digits past a microsecond "
-    "of a number read as a timestamp: check these columns if they hold fractions of a "
-    "microsecond (README, 'Timestamps finer than a microsecond')."
+    "Migrated at microseconds. Both validation levels count the values with digits past a "
+    "microsecond in top-level columns and report their partitions as differing unless "
+    "timestamp_precision = truncate; inside a struct, array or map they are not counted: "
+    "check such fields (README, 'Timestamps finer than a microsecond')."
 )
 
 

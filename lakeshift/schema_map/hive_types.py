@@ -265,3 +265,26 @@ def from_arrow(arrow_type: pa.DataType) -> HiveType:
             ),
         )
     raise RefusedInput(f"ORC column type {arrow_type} is not supported by lakeshift")
+
+
+#: Hive's text types.
+_TEXT = frozenset({"string", "char", "varchar"})
+
+
+def digits_counted(partition: HiveType, table: HiveType) -> tuple[bool, bool]:
+    """Whether a top-level value read as a timestamp can show the target's cut of its
+    nanoseconds: at the file-to-partition step (the partition declares a timestamp, which the
+    table keeps as a timestamp, as text, or as a decimal of more than six fraction digits, as
+    Hive writes them with their nanoseconds) and at the partition-to-table step (the table
+    declares the timestamp). Both validation levels count by this rule, so that they agree."""
+    scale = table.params[1] if table.kind == "decimal" and len(table.params) > 1 else 0
+    keeps = table.kind == "timestamp" or table.kind in _TEXT or scale > 6
+    return partition.kind == "timestamp" and keeps, table.kind == "timestamp"
+
+
+def text_counted(partition: HiveType, table: HiveType) -> bool:
+    """Whether a text column's values are read as timestamps whose digits can show the
+    target's cut (``digits_counted``): at the first step, or at the second through a text
+    partition type (a number partition type makes them numbers first)."""
+    first, second = digits_counted(partition, table)
+    return first or (second and partition.kind in _TEXT)

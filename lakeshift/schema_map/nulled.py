@@ -15,17 +15,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lakeshift.inspect.model import TableInventory
-from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.schema_map.hive_types import digits_counted, parse_hive_type, text_counted
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import FileGroup, file_groups
 from lakeshift.schema_map.reader import (
     FILE_KEY,
     column_conversions,
+    column_steps,
     physical_type,
     scan_groups,
     signature,
     spark_file_path,
 )
+from lakeshift.schema_map.spark_sql import number_finer
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -90,19 +92,34 @@ def finer_aggregates(
     group: FileGroup, inventory: TableInventory, mapping: FieldMapping
 ) -> dict[str, str]:
     """Column -> SQL aggregate counting the text values read as timestamps (text files, ORC's
-    and Hive's string conversions) whose digits go past a microsecond: Hive shows them, the
-    targets (and Spark's reader) keep microseconds, so neither checksum could see the cut."""
-    conversions = column_conversions(group, inventory, mapping)
+    and Hive's string conversions), and the floats, doubles and decimals read as timestamps
+    (top-level columns, ``digits_counted``), whose digits go past a microsecond: Hive shows
+    them, the targets (and Spark's reader) keep microseconds, so neither checksum could see
+    the cut."""
+    steps = column_steps(group, inventory, mapping)
     out = {}
     for position in converted_columns(group):
         source = group.sources[position]
-        name, physical, converted = conversions[position]
-        if physical is None or source.physical_index is None:
+        name, physical, as_partition, converted = steps[position]
+        if physical is None or as_partition is None or source.physical_index is None:
             continue
-        text = physical_type(group, group.physical[source.physical_index]).kind in _STRINGS
-        kinds = {parse_hive_type(t or "").kind for t in (source.partition_type, source.table_type)}
-        if text and "timestamp" in kinds and "date" not in kinds:
+        file_type = physical_type(group, group.physical[source.physical_index])
+        declared = parse_hive_type(source.partition_type or "")
+        table_type = parse_hive_type(source.table_type)
+        if file_type.kind in _STRINGS and text_counted(declared, table_type):
             out[name] = f"count_if(({converted}) IS NOT NULL AND {physical} RLIKE '{FINER_TEXT}')"
+            continue
+        if not (file_type.is_primitive and declared.is_primitive and table_type.is_primitive):
+            continue
+        first, second = digits_counted(declared, table_type)
+        orc_file, legacy = group.format == "orc", group.orc_sql_dates
+        finer = [
+            number_finer(physical, file_type, declared, orc_file, legacy) if first else None,
+            number_finer(as_partition, declared, table_type, False, False) if second else None,
+        ]
+        counted = [f"CAST(({converted}) IS NOT NULL AND {f} AS INT)" for f in finer if f]
+        if counted:
+            out[name] = f"coalesce(sum({' + '.join(counted)}), 0)"
     return out
 
 

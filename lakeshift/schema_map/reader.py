@@ -45,12 +45,22 @@ def column_conversions(
 ) -> list[tuple[str, str | None, str]]:
     """Per table column of a group: (name, physical column expression or ``None`` when Hive
     shows NULL, the expression converting it as Hive does)."""
-    out: list[tuple[str, str | None, str]] = []
+    return [(n, p, t) for n, p, _, t in column_steps(group, inventory, mapping)]
+
+
+def column_steps(
+    group: FileGroup, inventory: TableInventory, mapping: FieldMapping
+) -> list[tuple[str, str | None, str | None, str]]:
+    """``column_conversions`` with the step between: (name, physical column expression or
+    ``None``, the expression reading it as the partition's declared type or ``None``, the
+    expression converting that to the table's type as Hive does)."""
+    out: list[tuple[str, str | None, str | None, str]] = []
     for source, table_column in zip(group.sources, inventory.columns):
         table_type = parse_hive_type(source.table_type)
         where = f"{inventory.qualified_name} partition {group.partition} column {source.target}"
         if source.physical_index is None or source.partition_type is None:
-            out.append((table_column.name, None, f"CAST(NULL AS {spark_type(table_type)})"))
+            null = f"CAST(NULL AS {spark_type(table_type)})"
+            out.append((table_column.name, None, None, null))
             continue
         physical = group.physical[source.physical_index]
         partition_type = parse_hive_type(source.partition_type)
@@ -78,7 +88,7 @@ def column_conversions(
             hive4_dates=group.hive4_dates,
             where=where,
         )
-        out.append((table_column.name, quote(physical.name), as_table))
+        out.append((table_column.name, quote(physical.name), as_partition, as_table))
     return out
 
 

@@ -313,6 +313,26 @@ def _timestamp_to_fraction(expr: str, dst: HiveType, exact: bool = False) -> str
     return double if dst.kind == "double" else f"CAST({double} AS FLOAT)"
 
 
+def _fraction_nanos(value: str, src: HiveType) -> tuple[str, str] | None:
+    """(whole seconds, nanoseconds) Hive takes from a double's or decimal's digits, or
+    ``None`` where the number has no digits below a second that Hive keeps. A decimal's
+    nanoseconds are cut toward zero (``decimalToTimestamp``); a double's come from its
+    ``Double.toString`` text, cut toward zero (``doubleToTimestamp``: Hive's converter and
+    ORC 1.3-1.5), which Spark's CAST to STRING writes alike on the JVM."""
+    if src.kind == "decimal":
+        nanos = f"IF({value} >= 0, floor({value} * 1000000000), ceil({value} * 1000000000))"
+        return "", nanos
+    if src.kind in ("float", "double"):
+        double = f"CAST({value} AS DOUBLE)"  # a float widened exactly, as Java does
+        seconds = f"CAST({double} AS BIGINT)"
+        nanos = (
+            f"CAST((CAST(CAST({double} AS STRING) AS DECIMAL(38,18)) - {seconds}) "
+            "* 1000000000 AS BIGINT)"
+        )
+        return seconds, nanos
+    return None
+
+
 def _number_to_timestamp(expr: str, src: HiveType, millis_rounded: bool, orc_file: bool) -> str:
     """A number read as a timestamp: ORC's schema evolution counts seconds since the epoch
     (``TimestampFromAnyIntegerTreeReader``; doubles and decimals with their fraction); Hive's
@@ -330,27 +350,33 @@ def _number_to_timestamp(expr: str, src: HiveType, millis_rounded: bool, orc_fil
     guard = f"NOT ({value} BETWEEN -{limit} AND {limit})"  # (abs of the least long is negative)
     if src.kind in ("float", "double"):
         guard = f"isnan({value}) OR {guard}"
-    if src.kind == "decimal":
-        # Hive's decimalToTimestamp: nanoseconds cut toward zero, then the microsecond that
-        # holds them (Spark's timestamp_seconds refuses a decimal finer than a microsecond)
-        nanos = f"IF({value} >= 0, floor({value} * 1000000000), ceil({value} * 1000000000))"
-        micros = f"CAST(floor({nanos} / 1000) AS BIGINT)"
-        return f"IF({guard}, NULL, CAST(timestamp_micros({micros}) AS TIMESTAMP_NTZ))"
-    if src.kind in ("float", "double"):
-        double = f"CAST({value} AS DOUBLE)"  # a float widened exactly, as Java does
-        if millis_rounded:  # Math.round(seconds * 1000)
-            millis = f"CAST(floor({double} * 1000 + 0.5) AS BIGINT)"
-            return f"IF({guard}, NULL, CAST(timestamp_millis({millis}) AS TIMESTAMP_NTZ))"
-        # doubleToTimestamp: whole seconds by (long), nanoseconds from the text, cut to zero;
-        # then the microsecond that holds them
-        seconds = f"CAST({double} AS BIGINT)"
-        nanos = (
-            f"CAST((CAST(CAST({double} AS STRING) AS DECIMAL(38,18)) - {seconds}) "
-            "* 1000000000 AS BIGINT)"
-        )
+    if src.kind in ("float", "double") and millis_rounded:  # Math.round(seconds * 1000)
+        millis = f"CAST(floor(CAST({value} AS DOUBLE) * 1000 + 0.5) AS BIGINT)"
+        return f"IF({guard}, NULL, CAST(timestamp_millis({millis}) AS TIMESTAMP_NTZ))"
+    digits = _fraction_nanos(value, src)
+    if digits is None:
+        return f"IF({guard}, NULL, CAST({fn}({value}) AS TIMESTAMP_NTZ))"
+    # the microsecond that holds the nanoseconds (Spark's timestamp_seconds refuses a
+    # decimal finer than a microsecond)
+    seconds, nanos = digits
+    if seconds:
         micros = f"({seconds} * 1000000 + ({nanos} - pmod({nanos}, 1000)) div 1000)"
-        return f"IF({guard}, NULL, CAST(timestamp_micros({micros}) AS TIMESTAMP_NTZ))"
-    return f"IF({guard}, NULL, CAST({fn}({value}) AS TIMESTAMP_NTZ))"
+    else:
+        micros = f"CAST(floor({nanos} / 1000) AS BIGINT)"
+    return f"IF({guard}, NULL, CAST(timestamp_micros({micros}) AS TIMESTAMP_NTZ))"
+
+
+def number_finer(
+    expr: str, src: HiveType, dst: HiveType, orc_file: bool, orc_sql_dates: bool
+) -> str | None:
+    """A predicate true where ``_primitive`` reading ``expr`` (a ``src`` number) as a ``dst``
+    timestamp takes nanoseconds from its digits that the microseconds targets keep cannot
+    hold; ``None`` where that conversion cannot (integers, ORC 1.6+'s milliseconds)."""
+    millis_rounded = orc_file and not orc_sql_dates and src.kind in ("float", "double")
+    if dst.kind != "timestamp" or millis_rounded:
+        return None
+    digits = _fraction_nanos(expr, src)
+    return None if digits is None else f"pmod({digits[1]}, 1000) <> 0"
 
 
 def _primitive(

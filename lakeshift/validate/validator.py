@@ -274,8 +274,9 @@ def _with_nulled(
     accept_truncation: bool,
 ) -> dict[str, PartitionValidation]:
     """Count the values Hive's conversions read as NULL in the partitions compared (a scan of
-    the files whose types differ only; none for a table without type drift), and the text
-    timestamps finer than a microsecond, which make a partition differ as ORC's do."""
+    the files whose types differ only; none for a table without type drift), and the text and
+    numbers read as timestamps finer than a microsecond, which make a partition differ as
+    ORC's do."""
     compared = [n for n, r in results.items() if r.status in (EQUAL, MISMATCH)]
     if not compared:
         return results
@@ -294,7 +295,7 @@ def _with_nulled(
             detail="; ".join(said),
         )
         if name in finer:
-            text = describe(finer[name], "of text read as timestamps with digits")
+            text = describe(finer[name], "read as timestamps with digits")
             results[name] = truncated(results[name], text, accept_truncation)
     return results
 

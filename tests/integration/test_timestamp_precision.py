@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,11 @@ from tests.helpers.migration import migrate_and_validate
 pytestmark = pytest.mark.slow
 
 BASE = 1_600_000_000_000_000_000  # 2020-09-13 12:26:40 UTC, in nanoseconds
+#: The partitions holding one value finer than a microsecond (and one that is not).
+FINE = (
+    *("dt=fine", "dt=textfine", "dt=stringfine"),
+    *("dt=doublefine", "dt=decimalfine", "dt=numbertext"),
+)
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +48,23 @@ def stamped(client: MetastoreClient, tables_root: Path) -> str:
         b.add_partition([name], {"000000_0": lines.encode()}, fmt="text")
     texts = pa.array(["2020-09-13 12:26:40.123456789", "2020-09-13 12:26:40", None])
     b.add_partition(["stringfine"], {"000000_0": pa.table({"i": ids, "ts": texts})})
+    # Numbers read as timestamps: Hive takes the nanoseconds from their digits
+    # (TimestampUtils.doubleToTimestamp, by Double.toString; decimalToTimestamp), through ORC
+    # 1.3-1.5's schema evolution (Hive 2.x/3.1's default) and through Hive's converter from a
+    # partition's declared decimal to the table's timestamp. 1600000000.000001 is
+    # 1.600000000000001E9 by Double.toString: a whole microsecond, not counted.
+    doubles = pa.array([1_600_000_000.1234567, 1_600_000_000.000001, None])
+    b.add_partition(["doublefine"], {"000000_0": pa.table({"i": ids, "ts": doubles})})
+    numbers = [Decimal("1600000000.123456789"), Decimal("1600000000.000001000"), None]
+    decimals = pa.array(numbers, pa.decimal128(20, 9))
+    b.add_partition(["decimalfine"], {"000000_0": pa.table({"i": ids, "ts": decimals})})
+    lines = "0\x011600000000.123456789\n1\x011600000000.000001\n2\x01\\N\n"
+    b.add_partition(
+        ["numbertext"],
+        {"000000_0": lines.encode()},
+        fmt="text",
+        columns=[("i", "int"), ("ts", "decimal(20,9)")],
+    )
     return f"{b.db}.{b.name}"
 
 
@@ -76,22 +99,24 @@ def test_both_levels_see_truncated_nanoseconds(
         fmt,
         level=level,
     )
-    assert len(result.backfilled) == 5
+    assert len(result.backfilled) == 8
     by_name = {p.partition: p for p in report.partitions}
     assert by_name["dt=coarse"].status == by_name["dt=textcoarse"].status == EQUAL
-    for name in ("dt=fine", "dt=textfine", "dt=stringfine"):
+    for name in FINE:
         fine = by_name[name]
         assert fine.status == MISMATCH and "microsecond" in fine.detail, (name, fine.detail)
         if level == "independent":
             # 123456789 ns; 1000 ns is a whole microsecond
             assert "counted 1 timestamp value" in fine.detail, (name, fine.detail)
-    for name in ("dt=textfine", "dt=stringfine"):  # the checksum level's own scan saw them
-        assert "1 value(s) of text read as timestamps" in by_name[name].detail
+    for name in FINE[1:]:  # the checksum level's own scan saw them
+        assert "1 value(s) read as timestamps" in by_name[name].detail, (name, by_name[name])
     assert not report.ok
-    firsts = {
-        r["ts"].replace(tzinfo=None) for r in read_lake(client, target).to_pylist() if r["i"] == 0
-    }
-    assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # five partitions, cut alike
+    rows = read_lake(client, target).to_pylist()
+    firsts = {r["ts"].replace(tzinfo=None) for r in rows if r["i"] == 0}
+    assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # eight partitions, cut alike
+    numbers = {(r["dt"], r["i"]): r["ts"].replace(tzinfo=None) for r in rows if r["ts"]}
+    for name in ("doublefine", "decimalfine", "numbertext"):  # a whole microsecond, kept
+        assert numbers[(name, 1)] == dt.datetime(2020, 9, 13, 12, 26, 40, 1), name
 
 
 def test_accepted_truncation_validates_and_says_so(
@@ -112,7 +137,7 @@ def test_accepted_truncation_validates_and_says_so(
         "iceberg",
     )
     by_name = {p.partition: p for p in report.partitions}
-    for name in ("dt=fine", "dt=textfine", "dt=stringfine"):
+    for name in FINE:
         fine = by_name[name]
         assert fine.status == EQUAL and "accepted" in fine.detail, (name, fine.detail)
     assert report.ok

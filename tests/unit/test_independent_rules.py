@@ -14,10 +14,16 @@ import pytest
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
 from lakeshift.schema_map.hive_semantics import HiveSemantics, version_defaults
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.hive_types import (
+    HiveType,
+    digits_counted,
+    parse_hive_type,
+    text_counted,
+)
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.validate.independent import text_rules as rules
 from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.casts import number_finer
 from lakeshift.validate.independent.convert import convert, leaf
 from lakeshift.validate.independent.plan import plan_files
 from lakeshift.validate.independent.verdict import (
@@ -313,3 +319,44 @@ def test_hive_type_round_trip_of_target_types() -> None:
     assert arrow_type(parse_hive_type("map<string,array<decimal(5,1)>>")) == pa.map_(
         pa.string(), pa.list_(pa.decimal128(5, 1))
     )
+
+
+def test_numbers_read_as_timestamps_count_the_digits_past_a_microsecond() -> None:
+    # doubleToTimestamp takes the nanoseconds from Double.toString's digits, cut toward zero:
+    # 1.6000000001234567E9 has 123456700 ns; 1.600000000000001E9 a whole microsecond
+    assert rules.finer_number(1_600_000_000.1234567)
+    assert not rules.finer_number(1_600_000_000.000001)
+    assert not rules.finer_number(float("nan"))
+    # 0.1 as a float widened to a double prints 0.10000000149011612: 100000001 ns
+    assert rules.finer_number(float(pa.scalar(0.1, pa.float32()).as_py()))
+    # decimalToTimestamp: nanoseconds cut toward zero; digits past the ninth never count
+    assert rules.finer_number(Decimal("-0.0000001"))
+    assert not rules.finer_number(Decimal("-1.0000000009"))
+    assert not rules.finer_number(Decimal("1600000000.123456"))
+    stamp, double = HiveType("timestamp"), HiveType("double")
+    values = pa.array([1_600_000_000.1234567, 1.5, None])
+    assert number_finer(values, double, stamp, False, False).to_pylist() == [True, False, None]
+    # ORC 1.6+ rounds a double to a millisecond; integers hold no fraction
+    assert number_finer(values, double, stamp, True, False) is None
+    assert number_finer(pa.array([1]), HiveType("bigint"), stamp, False, False) is None
+
+
+@pytest.mark.parametrize(
+    ("partition", "table", "counted"),
+    [
+        ("timestamp", "timestamp", (True, True)),
+        ("double", "timestamp", (False, True)),
+        ("string", "timestamp", (False, True)),
+        ("timestamp", "string", (True, False)),
+        ("timestamp", "decimal(20,9)", (True, False)),
+        ("timestamp", "decimal(20,6)", (False, False)),
+        ("timestamp", "bigint", (False, False)),
+        ("decimal(20,9)", "double", (False, False)),
+    ],
+)
+def test_which_steps_count_digits_past_a_microsecond(
+    partition: str, table: str, counted: tuple[bool, bool]
+) -> None:
+    assert digits_counted(parse_hive_type(partition), parse_hive_type(table)) == counted
+    as_text = text_counted(parse_hive_type(partition), parse_hive_type(table))
+    assert as_text == (counted[0] or (counted[1] and partition == "string"))

@@ -305,6 +305,20 @@ def _to_timestamp(
     raise _unsupported(src, HiveType("timestamp"))
 
 
+def number_finer(
+    array: pa.Array, src: HiveType, dst: HiveType, orc_file: bool, orc_sql_dates: bool
+) -> pa.Array | None:
+    """Per value: whether ``convert_primitive`` reading a ``src`` number as a ``dst``
+    timestamp takes nanoseconds from its digits that a microsecond cannot hold (NULL stays
+    NULL); ``None`` where that conversion cannot (integers, ORC 1.6+'s milliseconds)."""
+    millis_rounded = orc_file and not orc_sql_dates and src.kind in ("float", "double")
+    if dst.kind != "timestamp" or millis_rounded:
+        return None
+    if src.kind not in ("float", "double", "decimal"):
+        return None
+    return _each(array, rules.finer_number, pa.bool_())
+
+
 def _valid_utf8(array: pa.Array) -> bool:
     try:
         array.validate(full=True)

@@ -12,15 +12,16 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.hive_types import HiveType, digits_counted, parse_hive_type, text_counted
 from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import has_dates, hybrid_dates
+from lakeshift.validate.independent.casts import number_finer
 from lakeshift.validate.independent.convert import convert, repeat
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
-from lakeshift.validate.independent.plan import TEXT_FILES, FileTask
+from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
 
 PARTITION_COLUMN = "partitionpath"
@@ -128,14 +129,71 @@ def _finer_text(
             continue
         raw_type = parse_hive_type(column.file_type or "")
         text = task.format in TEXT_FILES or raw_type.kind in _STRING_KINDS
-        kinds = {parse_hive_type(t).kind for t in (column.partition_type, column.table_type)}
-        if not text or "timestamp" not in kinds or "date" in kinds or not raw_type.is_primitive:
+        declared = parse_hive_type(column.partition_type)
+        counted = text_counted(declared, parse_hive_type(column.table_type))
+        if not text or not counted or not raw_type.is_primitive:
             continue
         raw = table.column(task.file_columns[column.file_index]).combine_chunks()
         if not pa.types.is_string(raw.type) and not pa.types.is_large_string(raw.type):
             continue
         finer = pc.and_(pc.match_substring_regex(raw, _SUB_MICRO), pc.is_valid(values))
         found += int(pc.sum(finer.fill_null(False).cast(pa.int64())).as_py() or 0)
+    return found
+
+
+def _file_type(task: FileTask, column: ColumnPlan) -> HiveType:
+    """The type the reader gives a file column (a text file gives text)."""
+    file_type = parse_hive_type(column.file_type or "")
+    return text_file_type(file_type) if task.format in TEXT_FILES else file_type
+
+
+def _as_partition(task: FileTask, column: ColumnPlan, table: pa.Table) -> pa.Array:
+    """A file column's values read as the partition's declared type (the first of Hive's
+    two steps; ``target_columns`` takes them on to the table's type and the target's)."""
+    return convert(
+        table.column(task.file_columns[column.file_index or 0]).combine_chunks(),
+        _file_type(task, column),
+        parse_hive_type(column.partition_type or ""),
+        by_name=task.by_name,
+        case_sensitive=task.case_sensitive,
+        orc_file=task.format == "orc",
+        text_file=task.format in TEXT_FILES,
+        hive3_converters=task.hive3_converters,
+        orc_sql_dates=task.orc_sql_dates,
+        hive4_dates=task.hive4_dates,
+    )
+
+
+def _finer_numbers(
+    task: FileTask, table: pa.Table, columns: list[tuple[str, pa.Array, HiveType]]
+) -> int:
+    """Floats, doubles and decimals read as timestamps (at either of Hive's two steps) whose
+    digits go past a microsecond, counted where the target holds a value; top-level columns
+    only, by the rule the checksum level counts them with (``digits_counted``)."""
+    found = 0
+    for column, (_, values, _) in zip(task.columns, columns):
+        if column.file_index is None or column.partition_type is None:
+            continue
+        file_type = _file_type(task, column)
+        declared = parse_hive_type(column.partition_type)
+        table_type = parse_hive_type(column.table_type)
+        if not (file_type.is_primitive and declared.is_primitive and table_type.is_primitive):
+            continue
+        if file_type.kind in _STRING_KINDS and text_counted(declared, table_type):
+            continue  # counted by their text (_finer_text)
+        first, second = digits_counted(declared, table_type)
+        raw = table.column(task.file_columns[column.file_index]).combine_chunks()
+        steps = []
+        if first:
+            orc_file = task.format == "orc"
+            steps.append(number_finer(raw, file_type, declared, orc_file, task.orc_sql_dates))
+        if second:
+            numbers = _as_partition(task, column, table)
+            steps.append(number_finer(numbers, declared, table_type, False, False))
+        for finer in steps:
+            if finer is not None:
+                counted = pc.and_(finer, pc.is_valid(values)).fill_null(False)
+                found += int(pc.sum(counted.cast(pa.int64())).as_py() or 0)
     return found
 
 
@@ -152,21 +210,8 @@ def target_columns(
         if column.file_index is None or column.partition_type is None:
             values = pa.nulls(rows, arrow_type(target))
         else:
-            raw = table.column(task.file_columns[column.file_index]).combine_chunks()
             declared = parse_hive_type(column.partition_type)
-            file_type = parse_hive_type(column.file_type or "")
-            as_partition = convert(
-                raw,
-                text_file_type(file_type) if task.format in TEXT_FILES else file_type,
-                declared,
-                by_name=task.by_name,
-                case_sensitive=task.case_sensitive,
-                orc_file=task.format == "orc",
-                text_file=task.format in TEXT_FILES,
-                hive3_converters=task.hive3_converters,
-                orc_sql_dates=task.orc_sql_dates,
-                hive4_dates=task.hive4_dates,
-            )
+            as_partition = _as_partition(task, column, table)
             as_table = convert(
                 as_partition,
                 declared,
@@ -192,7 +237,8 @@ def file_fingerprint(task: FileTask) -> tuple[Fingerprint, int]:
     columns = target_columns(task, table)
     rows = len(columns[0][1]) if columns else table.num_rows
     found = fingerprint([(values, hive) for _, values, hive in columns], rows)
-    return found, finer_than_micros(table) + _finer_text(task, table, columns)
+    finer = _finer_text(task, table, columns) + _finer_numbers(task, table, columns)
+    return found, finer_than_micros(table) + finer
 
 
 def file_rows(task: FileTask) -> pa.Table:

@@ -314,9 +314,26 @@ def double_text_micros(value: float, limit: int) -> int | None:
     then the microsecond that holds them. NaN and values past ``limit`` NULL."""
     if value != value or abs(value) > limit:
         return None
-    seconds = int(value)
-    nanos = int((Decimal(java_float_text(value, False)) - seconds).scaleb(9))
+    seconds, nanos = double_text_nanos(value)
     return seconds * 1_000_000 + nanos // 1000
+
+
+def double_text_nanos(value: float) -> tuple[int, int]:
+    """``doubleToTimestamp``'s whole seconds (Java's ``(long)``) and nanoseconds (from
+    ``Double.toString``'s digits, cut toward zero) of a finite double."""
+    seconds = int(value)
+    return seconds, int((Decimal(java_float_text(value, False)) - seconds).scaleb(9))
+
+
+def finer_number(value: float | Decimal) -> bool:
+    """Whether a double or decimal read as a timestamp by ``doubleToTimestamp`` or
+    ``decimalToTimestamp`` has nanoseconds a microsecond cannot hold (NaN and infinities:
+    no timestamp, so no)."""
+    if isinstance(value, Decimal):
+        return value.is_finite() and int(value.scaleb(9)) % 1000 != 0
+    if value != value or value in (float("inf"), float("-inf")):
+        return False
+    return double_text_nanos(value)[1] % 1000 != 0
 
 
 def rounded_millis_micros(value: float, limit: int) -> int | None:
