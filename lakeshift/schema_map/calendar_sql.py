@@ -9,6 +9,9 @@ from __future__ import annotations
 from itertools import count
 
 _names = count()
+#: Julian 4-year cycles (1461 days) added to a day count before the formulas: past Spark's
+#: earliest year (-290308).
+_CYCLES = 75_000
 
 
 def bind(value: str, body: object) -> str:
@@ -20,8 +23,10 @@ def bind(value: str, body: object) -> str:
 def julian_label_date(days: str) -> str:
     """SQL: the proleptic date bearing the Julian calendar date of day number ``days`` (the
     Julian day-number formulas; a Julian-only day such as 1500-02-29 rolls to March 1)."""
+    # Spark's div truncates toward zero where the formulas floor: before 4713 BC (a negative
+    # day count) they would be a day off. _CYCLES whole 4-year Julian cycles keep it positive.
     return bind(
-        f"{days} + 2472670",  # the Julian day number + 32082
+        f"{days} + {2472670 + 1461 * _CYCLES}",  # the Julian day number + 32082, + cycles
         lambda c: bind(
             f"(4 * {c} + 3) div 1461",
             lambda d: bind(
@@ -29,7 +34,7 @@ def julian_label_date(days: str) -> str:
                 lambda e: bind(
                     f"(5 * {e} + 2) div 153",
                     lambda m: (
-                        f"date_add(make_date({d} - 4800 + {m} div 10, "
+                        f"date_add(make_date({d} - {4800 + 4 * _CYCLES} + {m} div 10, "
                         f"{m} + 3 - 12 * ({m} div 10), 1), "
                         f"CAST({e} - (153 * {m} + 2) div 5 AS INT))"
                     ),

@@ -58,6 +58,8 @@ class FileGroup:
     hive3_converters: bool = True  # see HiveSemantics.hive3_converters
     orc_sql_dates: bool = True  # see HiveSemantics.orc_sql_dates
     hive4_dates: bool = False  # see HiveSemantics.hive4_dates
+    # Numbers read as timestamps are shown by the hybrid calendar (calendar = "hive2")
+    hybrid_instants: bool = False
 
     @property
     def nested_by_name(self) -> bool:
@@ -202,6 +204,7 @@ def file_groups(
                     hive3_converters=semantics.hive3_converters,
                     orc_sql_dates=semantics.orc_sql_dates,
                     hive4_dates=semantics.hive4_dates,
+                    hybrid_instants=mapping.calendar == "hive2",
                 )
             )
     return groups

@@ -77,6 +77,7 @@ def column_steps(
             hive3_converters=group.hive3_converters,
             orc_sql_dates=group.orc_sql_dates,
             hive4_dates=group.hive4_dates,
+            hybrid_instants=group.hybrid_instants,
             where=where,
         )
         as_table = convert(
@@ -86,6 +87,7 @@ def column_steps(
             by_name=False,
             hive3_converters=group.hive3_converters,
             hive4_dates=group.hive4_dates,
+            hybrid_instants=group.hybrid_instants,
             where=where,
         )
         out.append((table_column.name, quote(physical.name), as_partition, as_table))
@@ -138,6 +140,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hive3_converters,
         group.orc_sql_dates,
         group.hive4_dates,
+        group.hybrid_instants,
     )
 
 

@@ -13,7 +13,7 @@ from itertools import count
 from typing import Any
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.calendar_sql import hybrid_label
+from lakeshift.schema_map.calendar_sql import bind, hybrid_label
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.datetime_sql import ascii_digits, hive_string_to, hive_text_field
 from lakeshift.schema_map.hive_types import HiveType
@@ -389,6 +389,7 @@ def _primitive(
     text_file: bool = False,
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
+    hybrid_instants: bool = False,
 ) -> str:
     dated = src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp")
     if text_file and dated:  # LazyDate, LazyTimestamp
@@ -414,7 +415,12 @@ def _primitive(
         words = ", ".join(string_literal(w) for w in HIVE_FALSE_WORDS)
         return f"IF({expr} IS NULL, NULL, NOT (lower({expr}) IN ({words})))"
     if dst.kind == "timestamp" and (src.kind in _INTEGRAL or src.kind in _FRACTIONAL):
-        return _number_to_timestamp(expr, src, orc_file and not orc_sql_dates, orc_file)
+        stamp = _number_to_timestamp(expr, src, orc_file and not orc_sql_dates, orc_file)
+        # java.sql.Timestamp (Hive 1.2/2.x) shows the instant's day in the hybrid calendar
+        if not hybrid_instants:
+            return stamp
+        shown = bind(f"CAST({stamp} AS TIMESTAMP)", lambda t: hybrid_label(t, "timestamp"))
+        return f"CAST({shown} AS TIMESTAMP_NTZ)"
     if src.kind == "decimal" and dst.kind in _STRING_KINDS:
         expr = _decimal_text(expr, src)
     if src.kind == "timestamp" and dst.kind in ("float", "double", "decimal"):
@@ -458,6 +464,7 @@ def convert(
     hive3_converters: bool = True,
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
+    hybrid_instants: bool = False,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -473,6 +480,8 @@ def convert(
     else by Hive 2's. ``orc_sql_dates``: ORC's schema evolution reads strings as dates and
     timestamps by java.sql's parsers (``HiveSemantics.orc_sql_dates``). ``hive4_dates``:
     Hive's converters and text SerDe read text as dates by Hive 4's rules.
+    ``hybrid_instants``: numbers read as timestamps are shown as Hive 1.2/2.x's
+    ``java.sql.Timestamp`` shows an instant, its day counted in the hybrid calendar.
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -497,6 +506,7 @@ def convert(
             text_file,
             orc_sql_dates,
             hive4_dates,
+            hybrid_instants,
         )
     if src == dst and not (
         (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))
@@ -512,6 +522,7 @@ def convert(
         "hive3_converters": hive3_converters,
         "orc_sql_dates": orc_sql_dates,
         "hive4_dates": hive4_dates,
+        "hybrid_instants": hybrid_instants,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"

@@ -4,9 +4,12 @@ format's own reader and proven by the independent level."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from pyiceberg.catalog.hive import HiveCatalog
@@ -15,9 +18,12 @@ from lakeshift.config import Settings
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
+from lakeshift.schema_map.calendar_sql import julian_label_date
+from lakeshift.validate.independent.calendar import julian_label_to_proleptic
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
+from tests.helpers.readers import both_readers
 
 pytestmark = pytest.mark.slow
 
@@ -69,3 +75,67 @@ def test_early_dates_migrate_as_hive_shows_them(
         4: (None, [None]),
     }
     assert rows == shown | {i + 10: v for i, v in shown.items()}
+
+
+def test_numbers_read_as_timestamps_before_1582_show_the_version_s_calendar(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+) -> None:
+    """A number read as a timestamp is an instant. Hive 1.2/2.x show it as java.sql.Timestamp
+    does, its day in the hybrid calendar (Julian before 1582-10-15: Hive 2.3.9 shows
+    -12219292801 as 1582-10-04 23:59:59, the day before the switch); Hive 3.1+ (Timestamp
+    on java.time) in the proleptic one. Through ORC's schema evolution (an ORC file's decimal
+    and double) and Hive's converter (a text partition declaring them)."""
+    b = HiveTableBuilder(
+        client,
+        tables_root,
+        "calendar",
+        unique_name("n"),
+        [("id", "int"), ("ts", "timestamp"), ("tsd", "timestamp")],
+    )
+    seconds = ["-30605083199.876544", "-12219292801", "-12219292800", None]
+    decimals = pa.array([None if s is None else Decimal(s) for s in seconds], pa.decimal128(20, 6))
+    doubles = pa.array([None if s is None else float(s) for s in seconds], pa.float64())
+    ids = pa.array([0, 1, 2, 3], pa.int32())
+    b.add_partition(["1"], {"000000_0": pa.table({"id": ids, "ts": decimals, "tsd": doubles})})
+    fields = [s or "\\N" for s in seconds]
+    lines = "".join(f"{i}\x01{f}\x01{f}\n" for i, f in enumerate(fields))
+    b.add_partition(
+        ["2"],
+        {"000000_0": lines.encode()},
+        fmt="text",
+        columns=[("id", "int"), ("ts", "decimal(20,6)"), ("tsd", "double")],
+    )
+    proleptic = [
+        dt.datetime(1000, 3, 1, 12, 0, 0, 123456),
+        dt.datetime(1582, 10, 14, 23, 59, 59),
+        dt.datetime(1582, 10, 15),
+        None,
+    ]
+    # the Julian calendar's labels of the same days (Julian 1000-02-24 is Gregorian 03-01)
+    hybrid = [dt.datetime(1000, 2, 24, 12, 0, 0, 123456), dt.datetime(1582, 10, 4, 23, 59, 59)]
+    hybrid += proleptic[2:]
+    table = f"{b.db}.{b.name}"
+    for version, expected in (("2.3", hybrid), ("3.1", proleptic)):
+        chosen = replace(settings, hive_version=version, calendar=None)
+        for reader, frame in both_readers(spark, client, table, chosen).items():
+            rows = {(r["dt"], r["id"]): r for r in frame.collect()}
+            for partition in ("1", "2"):
+                for column in ("ts", "tsd"):
+                    got = [rows[(partition, i)][column] for i in range(4)]
+                    got = [g.replace(tzinfo=None) if g else None for g in got]
+                    if column == "tsd":
+                        # the double's Double.toString is -3.0605083199876545E10: its
+                        # nanoseconds, cut toward zero, are 123455000 (doubleToTimestamp)
+                        assert got[0] is not None and got[0].microsecond == 123455
+                        got[0] = got[0].replace(microsecond=123456)
+                    assert got == expected, (version, reader, partition, column, got)
+
+
+def test_julian_labels_agree_in_both_readers_back_to_spark_s_earliest_year(spark: Any) -> None:
+    """The Spark reader's SQL and the independent reader's numpy apply the Julian day-number
+    formulas, which floor: Spark's ``div`` truncates, so before 4713 BC (a negative Julian
+    day number) the SQL must keep its operands positive to agree."""
+    days = [-141_427, -719_162, -2_440_588, -2_500_000, -30_000_000, -106_000_000]
+    sql = ", ".join(f"unix_date({julian_label_date(str(d))})" for d in days)
+    (row,) = spark.sql(f"SELECT {sql}").collect()
+    assert list(row) == julian_label_to_proleptic(np.array(days, np.int64)).tolist()

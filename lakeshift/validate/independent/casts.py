@@ -19,10 +19,16 @@ from lakeshift.schema_map import hive_datetime
 from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.validate.independent import text_rules as rules
 from lakeshift.validate.independent.arrow_types import arrow_type
-from lakeshift.validate.independent.calendar import GREGORIAN_START, julian_label_to_proleptic
+from lakeshift.validate.independent.calendar import (
+    GREGORIAN_START,
+    hybrid_dates,
+    julian_label_to_proleptic,
+)
 
 STRINGS = frozenset({"string", "char", "varchar"})
 _BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+#: What Hive reads as seconds or milliseconds since the epoch when a timestamp is wanted.
+_NUMBERS = frozenset({*_BITS, "boolean", "float", "double", "decimal"})
 _DAY_MICROS = 86_400_000_000
 
 
@@ -344,6 +350,7 @@ def convert_primitive(
     converter: bool = False,
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
+    hybrid_instants: bool = False,
 ) -> pa.Array:
     """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
     as ORC's schema evolution reads a file's column as the partition's type;
@@ -351,7 +358,8 @@ def convert_primitive(
     else Hive 2's; ``converter``: the conversion is Hive's ObjectInspector converter, a
     partition's type read as the table's; ``orc_sql_dates``: ORC reads strings as dates and
     timestamps by java.sql's parsers, as Hive 2's text SerDe does; ``hive4_dates``: text read
-    as dates and timestamps by Hive 4's rules)."""
+    as dates and timestamps by Hive 4's rules; ``hybrid_instants``: numbers read as
+    timestamps shown by the hybrid calendar, as ``java.sql.Timestamp`` shows them)."""
     to = arrow_type(dst)
     if src.kind == "void":
         return pa.nulls(len(array), to)
@@ -367,6 +375,19 @@ def convert_primitive(
     if src == dst or (src.kind in STRINGS and dst.kind == "string"):
         return array
     kind = dst.kind
+    if kind == "timestamp" and hybrid_instants and (src.kind in _NUMBERS):
+        # java.sql.Timestamp (Hive 1.2/2.x) shows the instant's day in the hybrid calendar
+        plain = convert_primitive(
+            array,
+            src,
+            dst,
+            orc_file,
+            hive3_converters,
+            converter=converter,
+            orc_sql_dates=orc_sql_dates,
+            hive4_dates=hive4_dates,
+        )
+        return hybrid_dates(plain)
     if kind == "string":
         return to_text(array, src, orc_file, converter, orc_sql_dates)
     if kind == "boolean":

@@ -71,13 +71,16 @@ def convert(
     hive3_converters: bool = True,
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
+    hybrid_instants: bool = False,
 ) -> pa.Array:
     """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
     an ORC file's column read as the partition's declared type; ``text_file``: a text file's
     field parsed as the partition's type, where a map keeps the first value of a key and
     drops a key that reads NULL, as LazyMap does; ``orc_sql_dates``: ORC reads strings as
     dates and timestamps by java.sql's parsers, see ``HiveSemantics.orc_sql_dates``;
-    ``hive4_dates``: Hive's converters and text SerDe read text as dates by Hive 4's rules)."""
+    ``hive4_dates``: Hive's converters and text SerDe read text as dates by Hive 4's rules;
+    ``hybrid_instants``: numbers read as timestamps are shown by the hybrid calendar, as
+    ``java.sql.Timestamp`` shows them)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if src.kind == "void" or pa.types.is_null(array.type):
@@ -92,6 +95,7 @@ def convert(
             converter=not (orc_file or text_file),
             orc_sql_dates=orc_sql_dates,
             hive4_dates=hive4_dates,
+            hybrid_instants=hybrid_instants,
         )
     if src.kind != dst.kind or dst.kind == "uniontype":
         raise SchemaMappingError(
@@ -106,6 +110,7 @@ def convert(
         "hive3_converters": hive3_converters,
         "orc_sql_dates": orc_sql_dates,
         "hive4_dates": hive4_dates,
+        "hybrid_instants": hybrid_instants,
     }
     if dst.kind == "struct":
         children = array.flatten()

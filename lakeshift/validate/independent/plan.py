@@ -67,6 +67,8 @@ class FileTask:
     hive3_converters: bool = True  # Hive 3.0+'s converters (booleans, dates, timestamps)
     orc_sql_dates: bool = True  # ORC reads strings as dates by java.sql (HiveSemantics)
     hive4_dates: bool = False  # text read as dates by Hive 4's rules (HiveSemantics)
+    # numbers read as timestamps shown by the hybrid calendar (java.sql: calendar = "hive2")
+    hybrid_instants: bool = False
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -174,6 +176,7 @@ def plan_files(
                         file.format == "orc"
                         and (file.calendar != "proleptic" or mapping.calendar == "hive2")
                     ),
+                    hybrid_instants=mapping.calendar == "hive2",
                     text_parameters=tuple(
                         {**inventory.parameters, **partition.serde_parameters}.items()
                     )

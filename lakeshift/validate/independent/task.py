@@ -161,6 +161,7 @@ def _as_partition(task: FileTask, column: ColumnPlan, table: pa.Table) -> pa.Arr
         hive3_converters=task.hive3_converters,
         orc_sql_dates=task.orc_sql_dates,
         hive4_dates=task.hive4_dates,
+        hybrid_instants=task.hybrid_instants,
     )
 
 
@@ -219,6 +220,7 @@ def target_columns(
                 by_name=False,
                 hive3_converters=task.hive3_converters,
                 hive4_dates=task.hive4_dates,
+                hybrid_instants=task.hybrid_instants,
             )
             values = convert(as_table, table_type, target, by_name=False)
         out.append((column.name, values, target))
