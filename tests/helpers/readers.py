@@ -9,8 +9,9 @@ from lakeshift.formats.iceberg import iceberg_hive_type
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.schema_map.mapping import build_mapping
+from lakeshift.schema_map.nulled import nulled_by_conversion
 from lakeshift.schema_map.reader import read_partitions
-from lakeshift.validate.independent import independent_frame
+from lakeshift.validate.independent import independent_frame, independent_reading
 
 
 def both_readers(
@@ -25,3 +26,16 @@ def both_readers(
         "spark": read_partitions(spark, inventory, mapping),
         "independent": independent_frame(spark, inventory, mapping, names, iceberg_hive_type),
     }
+
+
+def finer_counts(
+    spark: Any, client: MetastoreClient, table: str, settings: Settings
+) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """The timestamp values each validation level counts as finer than a microsecond: the
+    checksum level's scan per partition and column, the independent reader's per partition."""
+    inventory = inspect_table(client, table, settings)
+    mapping = build_mapping(inventory, None, settings.hive)
+    names = [p.name for p in inventory.partitions]
+    _, _, by_column = nulled_by_conversion(spark, inventory, mapping, names)
+    reading = independent_reading(spark, inventory, mapping, names, iceberg_hive_type)
+    return by_column, reading.finer
