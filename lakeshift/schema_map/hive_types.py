@@ -274,11 +274,12 @@ _TEXT = frozenset({"string", "char", "varchar"})
 def digits_counted(partition: HiveType, table: HiveType) -> tuple[bool, bool]:
     """Whether a top-level value read as a timestamp can show the target's cut of its
     nanoseconds: at the file-to-partition step (the partition declares a timestamp, which the
-    table keeps as a timestamp, as text, or as a decimal of more than six fraction digits, as
-    Hive writes them with their nanoseconds) and at the partition-to-table step (the table
-    declares the timestamp). Both validation levels count by this rule, so that they agree."""
-    scale = table.params[1] if table.kind == "decimal" and len(table.params) > 1 else 0
-    keeps = table.kind == "timestamp" or table.kind in _TEXT or scale > 6
+    table keeps as a timestamp, as text, as a float or double, or as a decimal of six or more
+    fraction digits, which Hive makes from its nanoseconds: ``getDouble``, rounded from the
+    double's text) and at the partition-to-table step (the table declares the timestamp).
+    Both validation levels count by this rule, so that they agree."""
+    scale = table.params[1] if table.kind == "decimal" and len(table.params) > 1 else -1
+    keeps = table.kind in ("timestamp", "float", "double") or table.kind in _TEXT or scale >= 6
     return partition.kind == "timestamp" and keeps, table.kind == "timestamp"
 
 
@@ -288,3 +289,11 @@ def text_counted(partition: HiveType, table: HiveType) -> bool:
     partition type (a number partition type makes them numbers first)."""
     first, second = digits_counted(partition, table)
     return first or (second and partition.kind in _TEXT)
+
+
+def counts_instants(table: HiveType) -> bool:
+    """Whether the table reads a timestamp as a number (its instant: Hive 2's ``getDouble``,
+    ``getTime``), so a number read as the partition's timestamp keeps its instant and must
+    not be relabelled by the hybrid calendar on the way (``hybrid_instants``)."""
+    numbers = ("boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
+    return table.kind in numbers

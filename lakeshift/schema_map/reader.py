@@ -14,7 +14,7 @@ from functools import reduce
 from typing import TYPE_CHECKING
 
 from lakeshift.inspect.model import Column, TableInventory
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.hive_types import HiveType, counts_instants, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.projection import FileGroup, file_groups
@@ -77,7 +77,7 @@ def column_steps(
             hive3_converters=group.hive3_converters,
             orc_sql_dates=group.orc_sql_dates,
             hive4_dates=group.hive4_dates,
-            hybrid_instants=group.hybrid_instants,
+            hybrid_instants=group.hybrid_instants and not counts_instants(table_type),
             where=where,
         )
         as_table = convert(

@@ -139,3 +139,25 @@ def test_julian_labels_agree_in_both_readers_back_to_spark_s_earliest_year(spark
     sql = ", ".join(f"unix_date({julian_label_date(str(d))})" for d in days)
     (row,) = spark.sql(f"SELECT {sql}").collect()
     assert list(row) == julian_label_to_proleptic(np.array(days, np.int64)).tolist()
+
+
+def test_a_number_through_a_timestamp_back_to_a_number_keeps_its_instant(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+) -> None:
+    """Hive 1.2 (model A): an ORC file's double read as the partition's timestamp, then as the
+    table's double: Hive's getDouble gives the instant back, so the hybrid relabelling of
+    instants (calendar hive2) must not shift it by the calendars' ten days."""
+    b = HiveTableBuilder(
+        client, tables_root, "calendar", unique_name("r"), [("id", "int"), ("x", "double")]
+    )
+    doubles = pa.array([-12219292801.0, 0.5, None], pa.float64())
+    ids = pa.array([0, 1, 2], pa.int32())
+    b.add_partition(
+        ["1"],
+        {"000000_0": pa.table({"id": ids, "x": doubles})},
+        columns=[("id", "int"), ("x", "timestamp")],
+    )
+    chosen = replace(settings, hive_version="1.2", calendar=None)
+    for reader, frame in both_readers(spark, client, f"{b.db}.{b.name}", chosen).items():
+        got = {r["id"]: r["x"] for r in frame.collect()}
+        assert got == {0: -12219292801.0, 1: 0.5, 2: None}, reader

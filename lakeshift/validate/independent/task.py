@@ -12,7 +12,13 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
-from lakeshift.schema_map.hive_types import HiveType, digits_counted, parse_hive_type, text_counted
+from lakeshift.schema_map.hive_types import (
+    HiveType,
+    counts_instants,
+    digits_counted,
+    parse_hive_type,
+    text_counted,
+)
 from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import fingerprint
@@ -161,7 +167,9 @@ def _as_partition(task: FileTask, column: ColumnPlan, table: pa.Table) -> pa.Arr
         hive3_converters=task.hive3_converters,
         orc_sql_dates=task.orc_sql_dates,
         hive4_dates=task.hive4_dates,
-        hybrid_instants=task.hybrid_instants,
+        # a table reading the timestamp as a number counts its instant, not its label
+        hybrid_instants=task.hybrid_instants
+        and not counts_instants(parse_hive_type(column.table_type)),
     )
 
 
