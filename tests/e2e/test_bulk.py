@@ -57,7 +57,7 @@ def _bulk_file(path: Path, body: str) -> Path:
     return path
 
 
-@pytest.mark.slow
+@pytest.mark.faults  # a SIGKILL and a resume: `make faults` (Ctrl-C and rerun stay in make test)
 def test_three_tables_killed_mid_run_then_resumed(
     spark: Any,
     client: MetastoreClient,

@@ -116,12 +116,10 @@ def test_every_command_on_s3(
     assert entry.sd.location.startswith("s3a://lake/warehouse/"), entry.sd.location
     assert _objects(moto, f"warehouse/s3_{fmt}.db/click_log_lake/")  # the lake table is on S3
 
-    for level in ("checksum", "independent"):
-        code, report = _run(
-            s3_home, metastore_uri, "validate", table, "--target", target, "--level", level
-        )
-        assert code == 0, report
-        assert report["totals"]["equal"] == source.partitions, report["totals"]
+    # The checksum level here; test_glue validates both levels on S3 for every format.
+    code, report = _run(s3_home, metastore_uri, "validate", table, "--target", target)
+    assert code == 0, report
+    assert report["totals"]["equal"] == source.partitions, report["totals"]
 
     # The format's own reader, over S3: every row, once.
     rows = read_lake(client, target, storage)
@@ -400,7 +398,9 @@ def test_bad_inputs_on_s3_are_named_and_commit_nothing(
     "fmt",
     [
         pytest.param("iceberg", marks=pytest.mark.faults),  # its commit is the catalog's
-        "delta",  # files on S3, the log commit (a conditional PUT) not yet written
+        # files on S3, the log commit (a conditional PUT) not yet written; `make test` kills
+        # Delta there on local disk (test_kill_resume) and on S3 in `make faults`
+        pytest.param("delta", marks=pytest.mark.faults),
         "hudi",  # base files and markers on S3, the instant not completed
     ],
 )
