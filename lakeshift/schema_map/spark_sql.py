@@ -320,8 +320,10 @@ def _fraction_nanos(value: str, src: HiveType) -> tuple[str, str] | None:
     ``Double.toString`` text, cut toward zero (``doubleToTimestamp``: Hive's converter and
     ORC 1.3-1.5), which Spark's CAST to STRING writes alike on the JVM."""
     if src.kind == "decimal":
-        nanos = f"IF({value} >= 0, floor({value} * 1000000000), ceil({value} * 1000000000))"
-        return "", nanos
+        # cut to nanoseconds before scaling: Spark's decimal product keeps 38 digits and
+        # rounds the rest, which could carry 0.999999999999999999 ns up to a whole one
+        cut = f"IF({value} >= 0, floor({value}, 9), ceil({value}, 9))"
+        return "", f"CAST({cut} * 1000000000 AS DECIMAL(38,0))"
     if src.kind in ("float", "double"):
         double = f"CAST({value} AS DOUBLE)"  # a float widened exactly, as Java does
         seconds = f"CAST({double} AS BIGINT)"

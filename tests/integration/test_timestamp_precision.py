@@ -52,18 +52,21 @@ def stamped(client: MetastoreClient, tables_root: Path) -> str:
     # (TimestampUtils.doubleToTimestamp, by Double.toString; decimalToTimestamp), through ORC
     # 1.3-1.5's schema evolution (Hive 2.x/3.1's default) and through Hive's converter from a
     # partition's declared decimal to the table's timestamp. 1600000000.000001 is
-    # 1.600000000000001E9 by Double.toString: a whole microsecond, not counted.
+    # 1.600000000000001E9 by Double.toString: a whole microsecond, not counted. The decimals
+    # hold 28 digits after the point: decimalToTimestamp cuts them exactly to 123456999 ns,
+    # never rounding them up to a whole microsecond.
     doubles = pa.array([1_600_000_000.1234567, 1_600_000_000.000001, None])
     b.add_partition(["doublefine"], {"000000_0": pa.table({"i": ids, "ts": doubles})})
-    numbers = [Decimal("1600000000.123456789"), Decimal("1600000000.000001000"), None]
-    decimals = pa.array(numbers, pa.decimal128(20, 9))
+    fine = "1600000000.1234569999999999999999999999"
+    numbers = [Decimal(fine), Decimal("1600000000.000001000"), None]
+    decimals = pa.array(numbers, pa.decimal128(38, 28))
     b.add_partition(["decimalfine"], {"000000_0": pa.table({"i": ids, "ts": decimals})})
-    lines = "0\x011600000000.123456789\n1\x011600000000.000001\n2\x01\\N\n"
+    lines = f"0\x01{fine}\n1\x011600000000.000001\n2\x01\\N\n"
     b.add_partition(
         ["numbertext"],
         {"000000_0": lines.encode()},
         fmt="text",
-        columns=[("i", "int"), ("ts", "decimal(20,9)")],
+        columns=[("i", "int"), ("ts", "decimal(38,28)")],
     )
     return f"{b.db}.{b.name}"
 

@@ -333,6 +333,11 @@ def test_numbers_read_as_timestamps_count_the_digits_past_a_microsecond() -> Non
     assert rules.finer_number(Decimal("-0.0000001"))
     assert not rules.finer_number(Decimal("-1.0000000009"))
     assert not rules.finer_number(Decimal("1600000000.123456"))
+    # ... exactly, past Python's 28-digit context: 999.999999999999999 ns are 999, not 1000
+    long = Decimal("1600000000.000000999999999999999999")
+    assert rules.finer_number(long) and rules.finer_number(long.copy_negate())
+    assert rules.seconds_to_micros(long, 10**12) == 1_600_000_000_000_000
+    assert rules.seconds_to_micros(long.copy_negate(), 10**12) == -1_600_000_000_000_001  # floor
     stamp, double = HiveType("timestamp"), HiveType("double")
     values = pa.array([1_600_000_000.1234567, 1.5, None])
     assert number_finer(values, double, stamp, False, False).to_pylist() == [True, False, None]

@@ -3,7 +3,7 @@ them, or their canonical fingerprint. Imports only pyarrow, numpy and this packa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -31,6 +31,17 @@ from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
 
 PARTITION_COLUMN = "partitionpath"
+
+
+class TargetColumn(NamedTuple):
+    """One output column: its values as the target holds them, the target's Hive type, and
+    the file's values read as the partition's declared type (the first of Hive's two steps;
+    ``None`` for a column the file lacks and for partition keys)."""
+
+    name: str
+    values: pa.Array
+    hive: HiveType
+    as_partition: pa.Array | None = None
 
 
 def _read(task: FileTask) -> pa.Table:
@@ -124,13 +135,11 @@ _STRING_KINDS = ("string", "varchar", "char")
 _SUB_MICRO = r"\.\d{6}\d{0,2}[1-9]"
 
 
-def _finer_text(
-    task: FileTask, table: pa.Table, columns: list[tuple[str, pa.Array, HiveType]]
-) -> int:
+def _finer_text(task: FileTask, table: pa.Table, columns: list[TargetColumn]) -> int:
     """Text values read as timestamps (a text file's fields, a string column Hive converts)
     whose digits go past a microsecond, counted where the target holds a value."""
     found = 0
-    for column, (_, values, _) in zip(task.columns, columns):
+    for column, out in zip(task.columns, columns):
         if column.file_index is None or column.partition_type is None:
             continue
         raw_type = parse_hive_type(column.file_type or "")
@@ -142,7 +151,7 @@ def _finer_text(
         raw = table.column(task.file_columns[column.file_index]).combine_chunks()
         if not pa.types.is_string(raw.type) and not pa.types.is_large_string(raw.type):
             continue
-        finer = pc.and_(pc.match_substring_regex(raw, _SUB_MICRO), pc.is_valid(values))
+        finer = pc.and_(pc.match_substring_regex(raw, _SUB_MICRO), pc.is_valid(out.values))
         found += int(pc.sum(finer.fill_null(False).cast(pa.int64())).as_py() or 0)
     return found
 
@@ -173,14 +182,12 @@ def _as_partition(task: FileTask, column: ColumnPlan, table: pa.Table) -> pa.Arr
     )
 
 
-def _finer_numbers(
-    task: FileTask, table: pa.Table, columns: list[tuple[str, pa.Array, HiveType]]
-) -> int:
+def _finer_numbers(task: FileTask, table: pa.Table, columns: list[TargetColumn]) -> int:
     """Floats, doubles and decimals read as timestamps (at either of Hive's two steps) whose
     digits go past a microsecond, counted where the target holds a value; top-level columns
     only, by the rule the checksum level counts them with (``digits_counted``)."""
     found = 0
-    for column, (_, values, _) in zip(task.columns, columns):
+    for column, out in zip(task.columns, columns):
         if column.file_index is None or column.partition_type is None:
             continue
         file_type = _file_type(task, column)
@@ -196,28 +203,25 @@ def _finer_numbers(
         if first:
             orc_file = task.format == "orc"
             steps.append(number_finer(raw, file_type, declared, orc_file, task.orc_sql_dates))
-        if second:
-            numbers = _as_partition(task, column, table)
-            steps.append(number_finer(numbers, declared, table_type, False, False))
+        if second and out.as_partition is not None:
+            steps.append(number_finer(out.as_partition, declared, table_type, False, False))
         for finer in steps:
             if finer is not None:
-                counted = pc.and_(finer, pc.is_valid(values)).fill_null(False)
+                counted = pc.and_(finer, pc.is_valid(out.values)).fill_null(False)
                 found += int(pc.sum(counted.cast(pa.int64())).as_py() or 0)
     return found
 
 
-def target_columns(
-    task: FileTask, table: pa.Table | None = None
-) -> list[tuple[str, pa.Array, HiveType]]:
-    """(name, values, target Hive type) of every output column: table columns, then keys."""
+def target_columns(task: FileTask, table: pa.Table | None = None) -> list[TargetColumn]:
+    """Every output column: table columns, then keys."""
     table = _read(task) if table is None else table
     rows = table.num_rows
-    out = []
+    out: list[TargetColumn] = []
     for column in task.columns:
         table_type = parse_hive_type(column.table_type)
         target = parse_hive_type(column.target_type)
         if column.file_index is None or column.partition_type is None:
-            values = pa.nulls(rows, arrow_type(target))
+            out.append(TargetColumn(column.name, pa.nulls(rows, arrow_type(target)), target))
         else:
             declared = parse_hive_type(column.partition_type)
             as_partition = _as_partition(task, column, table)
@@ -231,12 +235,12 @@ def target_columns(
                 hybrid_instants=task.hybrid_instants,
             )
             values = convert(as_table, table_type, target, by_name=False)
-        out.append((column.name, values, target))
+            out.append(TargetColumn(column.name, values, target, as_partition))
     for key in task.keys:
         key_type, target = parse_hive_type(key.key_type), parse_hive_type(key.target_type)
         value = pa.array([key.value], arrow_type(key_type))
         typed = convert(value, key_type, target, by_name=False)
-        out.append((key.name, repeat(typed, rows), target))
+        out.append(TargetColumn(key.name, repeat(typed, rows), target))
     return out
 
 
@@ -245,8 +249,8 @@ def file_fingerprint(task: FileTask) -> tuple[Fingerprint, int]:
     truncated to microseconds."""
     table = _read(task)
     columns = target_columns(task, table)
-    rows = len(columns[0][1]) if columns else table.num_rows
-    found = fingerprint([(values, hive) for _, values, hive in columns], rows)
+    rows = len(columns[0].values) if columns else table.num_rows
+    found = fingerprint([(c.values, c.hive) for c in columns], rows)
     finer = _finer_text(task, table, columns) + _finer_numbers(task, table, columns)
     return found, finer_than_micros(table) + finer
 
@@ -254,7 +258,7 @@ def file_fingerprint(task: FileTask) -> tuple[Fingerprint, int]:
 def file_rows(task: FileTask) -> pa.Table:
     """The file's rows as the target holds them, with ``partitionpath``."""
     columns = target_columns(task)
-    rows = len(columns[0][1]) if columns else 0
-    arrays = {name: values for name, values, _ in columns}
+    rows = len(columns[0].values) if columns else 0
+    arrays = {c.name: c.values for c in columns}
     arrays[PARTITION_COLUMN] = pa.array([task.partition] * rows, pa.string())
     return pa.table(arrays)

@@ -304,8 +304,15 @@ def seconds_to_micros(value: Any, limit: int) -> int | None:
     if value != value or abs(value) > limit:
         return None
     if isinstance(value, Decimal):
-        return int(value.scaleb(9)) // 1000
+        return decimal_nanos(value) // 1000
     return int(value * 1_000_000)  # in doubles, as the JVM multiplies
+
+
+def decimal_nanos(value: Decimal) -> int:
+    """A finite decimal's nanoseconds since the epoch cut toward zero, exactly, as Hive's
+    ``decimalToTimestamp`` takes them (a decimal(38, s) can hold more digits than Python's
+    default 28-digit context, which would round 0.999999999999999999 ns up to a whole one)."""
+    return int(DECIMAL_38.scaleb(value, 9))
 
 
 def double_text_micros(value: float, limit: int) -> int | None:
@@ -330,7 +337,7 @@ def finer_number(value: float | Decimal) -> bool:
     ``decimalToTimestamp`` has nanoseconds a microsecond cannot hold (NaN and infinities:
     no timestamp, so no)."""
     if isinstance(value, Decimal):
-        return value.is_finite() and int(value.scaleb(9)) % 1000 != 0
+        return value.is_finite() and decimal_nanos(value) % 1000 != 0
     if value != value or value in (float("inf"), float("-inf")):
         return False
     return double_text_nanos(value)[1] % 1000 != 0
