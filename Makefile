@@ -9,7 +9,7 @@ FORMAT ?= iceberg
 # source into one format only, and the demo always uses the same sample table.
 HOME_DIR ?= $(if $(filter iceberg,$(FORMAT)),.lakeshift,.lakeshift-$(FORMAT))
 
-.PHONY: demo test faults differential lint typecheck contracts unit integration e2e bench clean stop check-java browser
+.PHONY: demo test faults differential extended lint typecheck contracts unit integration e2e bench clean stop check-java browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "lakeshift needs Python 3.10+")'
@@ -48,11 +48,16 @@ contracts: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 test: lint typecheck contracts check-java browser $(TEST_JARS)
-	LAKESHIFT_REQUIRE_BROWSER=1 $(VENV)/bin/pytest -q -m "not faults and not differential" --durations=15 tests
+	LAKESHIFT_REQUIRE_BROWSER=1 $(VENV)/bin/pytest -q -m "not faults and not differential and not extended" --durations=15 tests
 
 # Every fault-injection case (each kills and re-runs lakeshift as a subprocess: minutes).
 faults: $(STAMP) check-java $(TEST_JARS)
 	LAKESHIFT_FAULTS_SUMMARY=$(HOME_DIR)/reports/faults.md $(VENV)/bin/pytest -q -m faults tests
+
+# make test's flows repeated in more formats (every command on S3 with the Hive Metastore for
+# Delta and Hudi; make test runs it for Iceberg, and every format's on S3 with Glue).
+extended: $(STAMP) check-java $(TEST_JARS)
+	$(VENV)/bin/pytest -q -m extended tests
 
 # Random tables read by Hive 2.3.9 itself and by both readers (minutes; LAKESHIFT_DIFF_SEED,
 # LAKESHIFT_DIFF_COLUMNS choose the run).

@@ -81,7 +81,15 @@ def _source(context: Context, fmt: str, storage: StorageOptions, home: Path) -> 
     )
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        "iceberg",
+        # `make extended`: test_glue runs every command on S3 for each format in make test
+        pytest.param("delta", marks=pytest.mark.extended),
+        pytest.param("hudi", marks=pytest.mark.extended),
+    ],
+)
 def test_every_command_on_s3(
     fmt: str,
     s3_home: Path,
