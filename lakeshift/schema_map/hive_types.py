@@ -297,3 +297,88 @@ def counts_instants(table: HiveType) -> bool:
     not be relabelled by the hybrid calendar on the way (``hybrid_instants``)."""
     numbers = ("boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
     return table.kind in numbers
+
+
+#: One step into a nested value: ("field", index), ("element", 0), ("key", 0) or ("value", 0).
+Step = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class NestedLeaf:
+    """A primitive inside a nested column whose digits can show the target's cut: reached by
+    ``partition_path`` in the value read as the partition's declared type and, where the file
+    has it, by ``file_path`` in the file's value; ``first``/``second`` as ``digits_counted``
+    says for its types (``first`` only where the file has the leaf)."""
+
+    file_path: tuple[Step, ...] | None
+    partition_path: tuple[Step, ...]
+    file: HiveType | None
+    declared: HiveType
+    table: HiveType
+    first: bool
+    second: bool
+
+
+def nested_leaves(
+    file: HiveType, declared: HiveType, table: HiveType, *, by_name: bool, case_sensitive: bool
+) -> list[NestedLeaf]:
+    """The leaves of a nested column that ``digits_counted`` counts, each with its paths: the
+    declared fields matched to the table's by position (Hive's converters) and the file's to
+    the declared ones by name (``by_name``, ORC's schema evolution of named files) or by
+    position, as both readers match them. A field the table lacks counts nothing; one the
+    file lacks (or holds as another kind, as a text file holds text) counts at the second
+    step only. The walk is shared so that both validation levels count the same leaves (a
+    count is a policy; each level reads the values itself)."""
+    out: list[NestedLeaf] = []
+
+    def walk(
+        f: HiveType | None,
+        d: HiveType,
+        t: HiveType,
+        fp: tuple[Step, ...] | None,
+        dp: tuple[Step, ...],
+    ) -> None:
+        if d.is_primitive:
+            if not t.is_primitive:
+                return
+            first, second = digits_counted(d, t)
+            first = first and f is not None and f.is_primitive
+            if first or second:
+                out.append(NestedLeaf(fp if first else None, dp, f, d, t, first, second))
+            return
+        if t.kind != d.kind:
+            return
+        if f is None or fp is None or f.kind != d.kind:
+            f, fp = None, None
+        if d.kind in ("array", "map"):
+            steps = ("element",) if d.kind == "array" else ("key", "value")
+            for index, step in enumerate(steps):
+                child = f.fields[index][1] if f is not None else None
+                walk(child, d.fields[index][1], t.fields[index][1],
+                     None if fp is None else (*fp, (step, 0)), (*dp, (step, 0)))  # fmt: skip
+        elif d.kind == "struct":
+            for position, (name, d_child) in enumerate(d.fields):
+                if position >= len(t.fields):
+                    continue
+                found = None
+                if f is not None:
+                    found = _field_index(f, name, position, by_name, case_sensitive)
+                f_child = None if f is None or found is None else f.fields[found][1]
+                f_path = None if fp is None or found is None else (*fp, ("field", found))
+                walk(f_child, d_child, t.fields[position][1], f_path,
+                     (*dp, ("field", position)))  # fmt: skip
+
+    walk(file, declared, table, (), ())
+    return out
+
+
+def _field_index(
+    src: HiveType, name: str, position: int, by_name: bool, case_sensitive: bool
+) -> int | None:
+    if not by_name:
+        return position if position < len(src.fields) else None
+    wanted = name if case_sensitive else name.lower()
+    for index, (candidate, _) in enumerate(src.fields):
+        if (candidate if case_sensitive else candidate.lower()) == wanted:
+            return index
+    return None

@@ -12,22 +12,33 @@ A value nulled inside a struct, array or map whose container survives is not cou
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from lakeshift.inspect.model import TableInventory
-from lakeshift.schema_map.hive_types import digits_counted, parse_hive_type, text_counted
+from lakeshift.schema_map.hive_types import (
+    HiveType,
+    Step,
+    digits_counted,
+    nested_leaves,
+    parse_hive_type,
+    text_counted,
+)
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import FileGroup, file_groups
 from lakeshift.schema_map.reader import (
     FILE_KEY,
     column_conversions,
     column_steps,
+    first_step,
     physical_type,
     scan_groups,
+    second_step,
     signature,
     spark_file_path,
 )
-from lakeshift.schema_map.spark_sql import number_finer
+from lakeshift.schema_map.spark_sql import convert, number_finer, quote
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -93,9 +104,9 @@ def finer_aggregates(
 ) -> dict[str, str]:
     """Column -> SQL aggregate counting the text values read as timestamps (text files, ORC's
     and Hive's string conversions), and the floats, doubles and decimals read as timestamps
-    (top-level columns, ``digits_counted``), whose digits go past a microsecond: Hive shows
-    them, the targets (and Spark's reader) keep microseconds, so neither checksum could see
-    the cut."""
+    (``digits_counted``; inside structs, arrays and maps ``nested_leaves``), whose digits go
+    past a microsecond: Hive shows them, the targets (and Spark's reader) keep microseconds,
+    so neither checksum could see the cut."""
     steps = column_steps(group, inventory, mapping)
     out = {}
     for position in converted_columns(group):
@@ -110,6 +121,9 @@ def finer_aggregates(
             out[name] = f"count_if(({converted}) IS NOT NULL AND {physical} RLIKE '{FINER_TEXT}')"
             continue
         if not (file_type.is_primitive and declared.is_primitive and table_type.is_primitive):
+            nested = _nested_finer(group, physical, as_partition, file_type, declared, table_type)
+            if nested:
+                out[name] = f"coalesce(sum({nested}), 0)"
             continue
         first, second = digits_counted(declared, table_type)
         orc_file, legacy = group.format == "orc", group.orc_sql_dates
@@ -121,6 +135,80 @@ def finer_aggregates(
         if counted:
             out[name] = f"coalesce(sum({' + '.join(counted)}), 0)"
     return out
+
+
+_names = itertools.count()
+
+
+def _nested_finer(
+    group: FileGroup,
+    physical: str,
+    as_partition: str,
+    file_type: HiveType,
+    declared: HiveType,
+    table_type: HiveType,
+) -> str:
+    """SQL counting, in one row, the numbers and text inside a nested column that are read as
+    timestamps with digits past a microsecond (``nested_leaves``), each where its own step
+    gives a value; ``""`` when the column has none."""
+    first_options, second_options = first_step(group, table_type), second_step(group)
+    leaves = nested_leaves(
+        file_type,
+        declared,
+        table_type,
+        by_name=group.nested_by_name,
+        case_sensitive=group.case_sensitive,
+    )
+    counts = []
+    for leaf in leaves:
+        steps: list[tuple[str, HiveType, tuple[Step, ...], HiveType, HiveType, dict[str, Any]]]
+        steps = []
+        if leaf.first and leaf.file is not None and leaf.file_path is not None:
+            steps.append((physical, file_type, leaf.file_path, leaf.file, leaf.declared,
+                          first_options))  # fmt: skip
+        if leaf.second:
+            steps.append((as_partition, declared, leaf.partition_path, leaf.declared,
+                          leaf.table, second_options))  # fmt: skip
+        for expr, hive, path, src, dst, options in steps:
+            if _finer_leaf("x", src, dst, options) is None:
+                continue  # integers, ORC 1.6+'s milliseconds: no digits past a microsecond
+
+            def holds(x: str, src: HiveType = src, dst: HiveType = dst, o: dict = options) -> str:
+                shown = convert(x, src, dst, **o)
+                return f"({shown}) IS NOT NULL AND {_finer_leaf(x, src, dst, o)}"
+
+            counts.append(_count_along(expr, hive, path, holds))
+    return " + ".join(counts)
+
+
+def _finer_leaf(x: str, src: HiveType, dst: HiveType, options: dict[str, Any]) -> str | None:
+    """A predicate on one ``src`` value that a step reads as a ``dst`` timestamp: its text
+    or its number's digits go past a microsecond (``None``: no digits to count there)."""
+    if dst.kind != "timestamp":
+        return None
+    if src.kind in _STRINGS:
+        return f"{x} RLIKE '{FINER_TEXT}'"
+    orc_file, legacy = bool(options.get("orc_file")), bool(options.get("orc_sql_dates"))
+    return number_finer(x, src, dst, orc_file, legacy)
+
+
+def _count_along(
+    expr: str, hive: HiveType, path: tuple[Step, ...], holds: Callable[[str], str]
+) -> str:
+    """SQL counting the values at ``path`` inside one row's ``expr`` (of Hive type ``hive``)
+    for which ``holds`` is true: a struct's field, every element of an array, every key or
+    value of a map; a NULL on the way counts nothing."""
+    if not path:
+        return f"CAST(coalesce({holds(expr)}, false) AS INT)"
+    (step, index), rest = path[0], path[1:]
+    if step == "field":
+        name, child = hive.fields[index]
+        return _count_along(f"{expr}.{quote(name)}", child, rest, holds)
+    items = {"element": expr, "key": f"map_keys({expr})", "value": f"map_values({expr})"}[step]
+    child = hive.fields[1 if step == "value" else 0][1]
+    n = next(_names)
+    inner = _count_along(f"leaf{n}", child, rest, holds)  # (names no other lambda uses)
+    return f"coalesce(aggregate({items}, 0, (sum{n}, leaf{n}) -> sum{n} + {inner}), 0)"
 
 
 def nulled_by_conversion(

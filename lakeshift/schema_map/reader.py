@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import reduce
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lakeshift.inspect.model import Column, TableInventory
 from lakeshift.schema_map.hive_types import HiveType, counts_instants, parse_hive_type
@@ -48,6 +48,33 @@ def column_conversions(
     return [(n, p, t) for n, p, _, t in column_steps(group, inventory, mapping)]
 
 
+def first_step(group: FileGroup, table_type: HiveType) -> dict[str, Any]:
+    """``convert``'s options reading a group's file column as the partition's declared type
+    (the first of Hive's two steps) for a column the table declares ``table_type``."""
+    return {
+        "by_name": group.nested_by_name,
+        "case_sensitive": group.case_sensitive,
+        "src_physical": True,
+        "orc_file": group.format == "orc",
+        "text_file": group.text_layout is not None,
+        "hybrid_labels": group.hybrid_labels,
+        "hive3_converters": group.hive3_converters,
+        "orc_sql_dates": group.orc_sql_dates,
+        "hive4_dates": group.hive4_dates,
+        "hybrid_instants": group.hybrid_instants and not counts_instants(table_type),
+    }
+
+
+def second_step(group: FileGroup) -> dict[str, Any]:
+    """``convert``'s options reading the partition's declared type as the table's."""
+    return {
+        "by_name": False,
+        "hive3_converters": group.hive3_converters,
+        "hive4_dates": group.hive4_dates,
+        "hybrid_instants": group.hybrid_instants,
+    }
+
+
 def column_steps(
     group: FileGroup, inventory: TableInventory, mapping: FieldMapping
 ) -> list[tuple[str, str | None, str | None, str]]:
@@ -68,27 +95,11 @@ def column_steps(
             quote(physical.name),
             physical_type(group, physical),
             partition_type,
-            by_name=group.nested_by_name,
-            case_sensitive=group.case_sensitive,
-            src_physical=True,
-            orc_file=group.format == "orc",
-            text_file=group.text_layout is not None,
-            hybrid_labels=group.hybrid_labels,
-            hive3_converters=group.hive3_converters,
-            orc_sql_dates=group.orc_sql_dates,
-            hive4_dates=group.hive4_dates,
-            hybrid_instants=group.hybrid_instants and not counts_instants(table_type),
             where=where,
+            **first_step(group, table_type),
         )
         as_table = convert(
-            as_partition,
-            partition_type,
-            table_type,
-            by_name=False,
-            hive3_converters=group.hive3_converters,
-            hive4_dates=group.hive4_dates,
-            hybrid_instants=group.hybrid_instants,
-            where=where,
+            as_partition, partition_type, table_type, where=where, **second_step(group)
         )
         out.append((table_column.name, quote(physical.name), as_partition, as_table))
     return out

@@ -12,11 +12,15 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.validate.model import EQUAL, MISMATCH
+from lakeshift.migrate.backfill import MigrateResult
+from lakeshift.migrate.journal import Journal
+from lakeshift.validate.model import EQUAL, MISMATCH, ValidationReport
+from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
 from tests.helpers.migration import migrate_and_validate
@@ -80,40 +84,52 @@ def test_inspect_flags_files_whose_statistics_show_nanoseconds(
     assert "timestamp-nanoseconds" not in codes["dt=coarse"]
 
 
+def _both_levels(
+    spark: Any, client: MetastoreClient, settings: Settings, journal_path: Path, source: str,
+    target: str, fmt: str,
+) -> tuple[MigrateResult, dict[str, ValidationReport]]:  # fmt: skip
+    """Migrate ``source`` into ``fmt``, then validate it at the checksum and independent
+    levels (one migration for both)."""
+    result, checksum = migrate_and_validate(
+        spark, client, settings, journal_path, source, target, fmt, level="checksum"
+    )
+    journal = Journal(journal_path)
+    try:
+        catalog = HiveCatalog("t", uri=client.uri)
+        independent = validate_table(
+            spark, client, catalog, settings, journal, source, target, level="independent"
+        )
+    finally:
+        journal.close()
+    return result, {"checksum": checksum, "independent": independent}
+
+
 @pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
-@pytest.mark.parametrize("level", ["checksum", "independent"])
 def test_both_levels_see_truncated_nanoseconds(
     fmt: str,
-    level: str,
     stamped: str,
     client: MetastoreClient,
     settings: Settings,
     spark: Any,
     lakeshift_home: Path,
 ) -> None:
-    target = f"{stamped}_{fmt}_{level}"
-    result, report = migrate_and_validate(
-        spark,
-        client,
-        settings,
-        lakeshift_home / f"precision-{fmt}-{level}.sqlite",
-        stamped,
-        target,
-        fmt,
-        level=level,
-    )
+    target = f"{stamped}_{fmt}"
+    journal_path = lakeshift_home / f"precision-{fmt}.sqlite"
+    result, reports = _both_levels(spark, client, settings, journal_path, stamped, target, fmt)
     assert len(result.backfilled) == 8
-    by_name = {p.partition: p for p in report.partitions}
-    assert by_name["dt=coarse"].status == by_name["dt=textcoarse"].status == EQUAL
-    for name in FINE:
-        fine = by_name[name]
-        assert fine.status == MISMATCH and "microsecond" in fine.detail, (name, fine.detail)
-        if level == "independent":
-            # 123456789 ns; 1000 ns is a whole microsecond
-            assert "counted 1 timestamp value" in fine.detail, (name, fine.detail)
-    for name in FINE[1:]:  # the checksum level's own scan saw them
-        assert "1 value(s) read as timestamps" in by_name[name].detail, (name, by_name[name])
-    assert not report.ok
+    for level, report in reports.items():
+        by_name = {p.partition: p for p in report.partitions}
+        assert by_name["dt=coarse"].status == by_name["dt=textcoarse"].status == EQUAL, level
+        for name in FINE:
+            fine = by_name[name]
+            assert fine.status == MISMATCH and "microsecond" in fine.detail, (level, name)
+            if level == "independent":
+                # 123456789 ns; 1000 ns is a whole microsecond
+                assert "counted 1 timestamp value" in fine.detail, (name, fine.detail)
+        for name in FINE[1:]:  # the checksum level's own scan saw them
+            detail = by_name[name].detail
+            assert "1 value(s) read as timestamps" in detail, (level, name, detail)
+        assert not report.ok
     rows = read_lake(client, target).to_pylist()
     firsts = {r["ts"].replace(tzinfo=None) for r in rows if r["i"] == 0}
     assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # eight partitions, cut alike
@@ -144,3 +160,89 @@ def test_accepted_truncation_validates_and_says_so(
         fine = by_name[name]
         assert fine.status == EQUAL and "accepted" in fine.detail, (name, fine.detail)
     assert report.ok
+
+
+NESTED = [
+    ("i", "int"),
+    ("s", "struct<a:timestamp,b:int,t:timestamp>"),
+    ("arr", "array<timestamp>"),
+    ("m", "map<string,timestamp>"),
+]
+#: a text partition's declared types: numbers where the table has timestamps (s.t: text)
+NUMBERS = [
+    ("i", "int"),
+    ("s", "struct<a:double,b:int,t:timestamp>"),
+    ("arr", "array<decimal(38,28)>"),
+    ("m", "map<string,double>"),
+]
+LONG = "1600000000.1234569999999999999999999999"  # 123456999 ns, exactly (decimalToTimestamp)
+
+
+@pytest.fixture(scope="module")
+def nested_numbers(client: MetastoreClient, tables_root: Path) -> str:
+    """Numbers and text inside a struct, an array and a map that the table reads as
+    timestamps: four values per partition with digits past a microsecond (s.a, s.t and arr[0]
+    of row 0, m['x'] of row 1), through ORC's schema evolution (Hive 2.x/3.1 read an ORC
+    file into the table's types: a double, a decimal, a string) and through a text
+    partition (its timestamp text, and Hive's converter from its declared numbers)."""
+    b = HiveTableBuilder(client, tables_root, "precision", unique_name("n"), NESTED)
+    struct = pa.struct([("a", pa.float64()), ("b", pa.int32()), ("t", pa.string())])
+
+    def orc(fine: bool) -> pa.Table:
+        a = 1_600_000_000.1234567 if fine else 1_600_000_000.123456
+        first = Decimal(LONG) if fine else Decimal("1600000000.123456")
+        x = 1_600_000_000.1234567 if fine else 1.5
+        t = "2020-09-13 12:26:40." + ("123456789" if fine else "123456")
+        return pa.table({
+            "i": pa.array([0, 1, 2], pa.int32()),
+            "s": pa.array([{"a": a, "b": 0, "t": t}, None, {"a": None, "b": 1, "t": None}],
+                          struct),
+            "arr": pa.array([[first, Decimal("1600000000.000001")], None, [None]],
+                            pa.list_(pa.decimal128(38, 28))),
+            "m": pa.array([[("k", 1_600_000_000.000001), ("j", 1.5)], [("x", x)], None],
+                          pa.map_(pa.string(), pa.float64())),
+        })  # fmt: skip
+
+    b.add_partition(["orcfine"], {"000000_0": orc(True)})
+    b.add_partition(["orccoarse"], {"000000_0": orc(False)})
+    lines = (
+        f"0\x011600000000.1234567\x020\x022020-09-13 12:26:40.123456789\x01{LONG}"
+        "\x021600000000.000001\x01"
+        "k\x031600000000.000001\x02j\x031.5\n"
+        "1\x01\\N\x01\\N\x01x\x031600000000.1234567\n"
+        "2\x01\\N\x021\x02\\N\x01\\N\x01\\N\n"
+    )
+    b.add_partition(["textfine"], {"000000_0": lines.encode()}, fmt="text", columns=NUMBERS)
+    return f"{b.db}.{b.name}"
+
+
+@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
+    fmt: str,
+    nested_numbers: str,
+    client: MetastoreClient,
+    settings: Settings,
+    spark: Any,
+    lakeshift_home: Path,
+) -> None:
+    target = f"{nested_numbers}_{fmt}"
+    journal_path = lakeshift_home / f"precision-nested-{fmt}.sqlite"
+    result, reports = _both_levels(
+        spark, client, settings, journal_path, nested_numbers, target, fmt
+    )
+    assert len(result.backfilled) == 3
+    checksum, independent = reports["checksum"], reports["independent"]
+    for report, says in ((checksum, "4 value(s) read as timestamps"),
+                         (independent, "counted 4 timestamp value")):  # fmt: skip
+        by_name = {p.partition: p for p in report.partitions}
+        assert by_name["dt=orccoarse"].status == EQUAL, by_name["dt=orccoarse"].detail
+        for name in ("dt=orcfine", "dt=textfine"):
+            assert by_name[name].status == MISMATCH, (name, by_name[name].detail)
+            assert says in by_name[name].detail, (name, by_name[name].detail)
+    rows = {(r["dt"], r["i"]): r for r in read_lake(client, target).to_pylist()}
+    for name in ("orcfine", "textfine"):
+        row = rows[(name, 0)]
+        cut = dt.datetime(2020, 9, 13, 12, 26, 40, 123456)
+        assert row["s"]["a"].replace(tzinfo=None) == cut, name
+        assert row["arr"][0].replace(tzinfo=None) == cut, name  # 123456999 ns, cut
+        assert row["s"]["t"].replace(tzinfo=None) == cut, name

@@ -17,6 +17,7 @@ from lakeshift.schema_map.hive_semantics import HiveSemantics, version_defaults
 from lakeshift.schema_map.hive_types import (
     HiveType,
     digits_counted,
+    nested_leaves,
     parse_hive_type,
     text_counted,
 )
@@ -370,3 +371,32 @@ def test_which_steps_count_digits_past_a_microsecond(
         ("timestamp", "timestamp"), ("timestamp", "string"), ("timestamp", "decimal(20,9)"),
         ("timestamp", "decimal(20,6)"), ("timestamp", "double"), ("string", "timestamp"),
     })  # fmt: skip
+
+
+def test_nested_leaves_pair_file_partition_and_table_fields_as_the_readers_do() -> None:
+    file = parse_hive_type("struct<B:array<decimal(20,9)>,a:double,z:double>")
+    declared = parse_hive_type("struct<a:timestamp,b:array<decimal(20,9)>,c:double>")
+    table = parse_hive_type("struct<x:string,y:array<timestamp>>")
+    # by name, not case-sensitive: declared a <- file a (index 1), b <- B (index 0); c has no
+    # table field: nothing. a: a timestamp the table keeps as text (counted at the first
+    # step, in the file's values); b's elements: decimals the table reads as timestamps
+    # (counted at the second step, in the partition's values).
+    leaves = nested_leaves(file, declared, table, by_name=True, case_sensitive=False)
+    assert [(n.file_path, n.partition_path, n.first, n.second) for n in leaves] == [
+        ((("field", 1),), (("field", 0),), True, False),
+        (None, (("field", 1), ("element", 0)), False, True),
+    ]
+    # case-sensitive: B is not b, which reads NULL: its elements still count at the second
+    # step (a text partition's values have no file leaf either)
+    leaves = nested_leaves(file, declared, table, by_name=True, case_sensitive=True)
+    assert [(n.first, n.partition_path) for n in leaves] == [
+        (True, (("field", 0),)),
+        (False, (("field", 1), ("element", 0))),
+    ]
+    # by position: declared a <- file B (an array, no timestamp to count), b <- file a
+    leaves = nested_leaves(file, declared, table, by_name=False, case_sensitive=False)
+    assert [(n.first, n.second, n.file) for n in leaves] == [(False, True, None)]
+    maps = parse_hive_type("map<double,array<double>>")
+    stamps = parse_hive_type("map<double,array<timestamp>>")
+    leaves = nested_leaves(maps, maps, stamps, by_name=False, case_sensitive=False)
+    assert [n.partition_path for n in leaves] == [(("value", 0), ("element", 0))]

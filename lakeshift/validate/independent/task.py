@@ -14,18 +14,20 @@ import pyarrow.parquet as pq
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
 from lakeshift.schema_map.hive_types import (
     HiveType,
+    Step,
     counts_instants,
     digits_counted,
+    nested_leaves,
     parse_hive_type,
     text_counted,
 )
 from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import Fingerprint
-from lakeshift.validate.independent.arrow_hash import fingerprint
+from lakeshift.validate.independent.arrow_hash import compact, fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import has_dates, hybrid_dates
 from lakeshift.validate.independent.casts import number_finer
-from lakeshift.validate.independent.convert import convert, repeat
+from lakeshift.validate.independent.convert import convert, leaf, repeat
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
@@ -184,8 +186,9 @@ def _as_partition(task: FileTask, column: ColumnPlan, table: pa.Table) -> pa.Arr
 
 def _finer_numbers(task: FileTask, table: pa.Table, columns: list[TargetColumn]) -> int:
     """Floats, doubles and decimals read as timestamps (at either of Hive's two steps) whose
-    digits go past a microsecond, counted where the target holds a value; top-level columns
-    only, by the rule the checksum level counts them with (``digits_counted``)."""
+    digits go past a microsecond, counted where the target holds a value, by the rule the
+    checksum level counts them with (``digits_counted``; ``nested_leaves`` inside structs,
+    arrays and maps, where each counts where its own step gives a value)."""
     found = 0
     for column, out in zip(task.columns, columns):
         if column.file_index is None or column.partition_type is None:
@@ -194,6 +197,7 @@ def _finer_numbers(task: FileTask, table: pa.Table, columns: list[TargetColumn])
         declared = parse_hive_type(column.partition_type)
         table_type = parse_hive_type(column.table_type)
         if not (file_type.is_primitive and declared.is_primitive and table_type.is_primitive):
+            found += _nested_finer(task, column, table, out.as_partition)
             continue
         if file_type.kind in _STRING_KINDS and text_counted(declared, table_type):
             continue  # counted by their text (_finer_text)
@@ -210,6 +214,89 @@ def _finer_numbers(task: FileTask, table: pa.Table, columns: list[TargetColumn])
                 counted = pc.and_(finer, pc.is_valid(out.values)).fill_null(False)
                 found += int(pc.sum(counted.cast(pa.int64())).as_py() or 0)
     return found
+
+
+def _nested_finer(
+    task: FileTask, column: ColumnPlan, table: pa.Table, as_partition: pa.Array | None
+) -> int:
+    """``_finer_numbers`` and ``_finer_text`` inside one nested column, leaf by leaf
+    (``nested_leaves``)."""
+    file_type = _file_type(task, column)
+    declared = parse_hive_type(column.partition_type or "")
+    table_type = parse_hive_type(column.table_type)
+    raw = table.column(task.file_columns[column.file_index or 0]).combine_chunks()
+    orc_file = task.format == "orc"
+    found = 0
+    leaves = nested_leaves(
+        file_type, declared, table_type, by_name=task.by_name, case_sensitive=task.case_sensitive
+    )
+    for nested in leaves:
+        steps: list[tuple[pa.Array, tuple[Step, ...], HiveType, HiveType, bool]] = []
+        if nested.first and nested.file is not None and nested.file_path is not None:
+            steps.append((raw, nested.file_path, nested.file, nested.declared, True))
+        if nested.second and as_partition is not None:
+            steps.append((as_partition, nested.partition_path, nested.declared, nested.table,
+                          False))  # fmt: skip
+        for values, path, src, dst, first in steps:
+            if dst.kind != "timestamp":
+                continue
+            if src.kind in _STRING_KINDS:
+                text = _at(values, path)
+                finer = pc.match_substring_regex(text, _SUB_MICRO)
+            else:
+                sql_dates = first and task.orc_sql_dates
+                finer = number_finer(_at(values, path), src, dst, first and orc_file, sql_dates)
+            if finer is None:
+                continue
+            shown = _leaf_shown(task, src, dst, _at(values, path), first)
+            counted = pc.and_(finer, pc.is_valid(shown)).fill_null(False)
+            found += int(pc.sum(counted.cast(pa.int64())).as_py() or 0)
+    return found
+
+
+def _at(array: pa.Array, path: tuple[Step, ...]) -> pa.Array:
+    """Every value at ``path`` inside ``array``'s rows (a struct's field, each element of a
+    list, each key or value of a map), none under a NULL on the way."""
+    for step, index in path:
+        if step == "field":
+            array = array.flatten()[index]  # (a NULL struct's fields read NULL)
+            continue
+        _, indices = compact(array)
+        if step == "element":
+            children = array.values
+        else:
+            children = array.keys if step == "key" else array.items
+        array = children.take(pa.array(indices, pa.int64()))
+    return leaf(array)
+
+
+def _leaf_shown(
+    task: FileTask, src: HiveType, dst: HiveType, values: pa.Array, first: bool
+) -> pa.Array:
+    """A leaf's values read through its step as Hive does (NULL where Hive shows none)."""
+    if first:
+        return convert(
+            values,
+            src,
+            dst,
+            by_name=task.by_name,
+            case_sensitive=task.case_sensitive,
+            orc_file=task.format == "orc",
+            text_file=task.format in TEXT_FILES,
+            hive3_converters=task.hive3_converters,
+            orc_sql_dates=task.orc_sql_dates,
+            hive4_dates=task.hive4_dates,
+            hybrid_instants=task.hybrid_instants,
+        )
+    return convert(
+        values,
+        src,
+        dst,
+        by_name=False,
+        hive3_converters=task.hive3_converters,
+        hive4_dates=task.hive4_dates,
+        hybrid_instants=task.hybrid_instants,
+    )
 
 
 def target_columns(task: FileTask, table: pa.Table | None = None) -> list[TargetColumn]:
