@@ -406,10 +406,11 @@ def test_bad_inputs_on_s3_are_named_and_commit_nothing(
     "fmt",
     [
         pytest.param("iceberg", marks=pytest.mark.faults),  # its commit is the catalog's
-        # files on S3, the log commit (a conditional PUT) not yet written; `make test` kills
-        # Delta there on local disk (test_kill_resume) and on S3 in `make faults`
+        # files on S3, the log commit (a conditional PUT) not yet written
         pytest.param("delta", marks=pytest.mark.faults),
-        "hudi",  # base files and markers on S3, the instant not completed
+        # base files and markers on S3, the instant not completed
+        pytest.param("hudi", marks=pytest.mark.faults),
+        # (`make test` kills each format at these points on local disk: test_kill_resume)
     ],
 )
 def test_killed_mid_batch_on_s3_then_rerun_gives_exact_rows(

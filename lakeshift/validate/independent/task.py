@@ -171,17 +171,34 @@ def _as_partition(task: FileTask, column: ColumnPlan, table: pa.Table) -> pa.Arr
         table.column(task.file_columns[column.file_index or 0]).combine_chunks(),
         _file_type(task, column),
         parse_hive_type(column.partition_type or ""),
-        by_name=task.by_name,
-        case_sensitive=task.case_sensitive,
-        orc_file=task.format == "orc",
-        text_file=task.format in TEXT_FILES,
-        hive3_converters=task.hive3_converters,
-        orc_sql_dates=task.orc_sql_dates,
-        hive4_dates=task.hive4_dates,
-        # a table reading the timestamp as a number counts its instant, not its label
-        hybrid_instants=task.hybrid_instants
-        and not counts_instants(parse_hive_type(column.table_type)),
+        **_first_step(task, parse_hive_type(column.table_type)),
     )
+
+
+def _first_step(task: FileTask, table_type: HiveType) -> dict[str, Any]:
+    """``convert``'s options reading a file's values as the partition's declared type, for a
+    column the table declares ``table_type``."""
+    return {
+        "by_name": task.by_name,
+        "case_sensitive": task.case_sensitive,
+        "orc_file": task.format == "orc",
+        "text_file": task.format in TEXT_FILES,
+        "hive3_converters": task.hive3_converters,
+        "orc_sql_dates": task.orc_sql_dates,
+        "hive4_dates": task.hive4_dates,
+        # a table reading the timestamp as a number counts its instant, not its label
+        "hybrid_instants": task.hybrid_instants and not counts_instants(table_type),
+    }
+
+
+def _second_step(task: FileTask) -> dict[str, Any]:
+    """``convert``'s options reading the partition's declared type as the table's."""
+    return {
+        "by_name": False,
+        "hive3_converters": task.hive3_converters,
+        "hive4_dates": task.hive4_dates,
+        "hybrid_instants": task.hybrid_instants,
+    }
 
 
 def _finer_numbers(task: FileTask, table: pa.Table, columns: list[TargetColumn]) -> int:
@@ -240,15 +257,16 @@ def _nested_finer(
         for values, path, src, dst, first in steps:
             if dst.kind != "timestamp":
                 continue
+            found_at = _at(values, path)
             if src.kind in _STRING_KINDS:
-                text = _at(values, path)
-                finer = pc.match_substring_regex(text, _SUB_MICRO)
+                finer = pc.match_substring_regex(found_at, _SUB_MICRO)
             else:
                 sql_dates = first and task.orc_sql_dates
-                finer = number_finer(_at(values, path), src, dst, first and orc_file, sql_dates)
+                finer = number_finer(found_at, src, dst, first and orc_file, sql_dates)
             if finer is None:
                 continue
-            shown = _leaf_shown(task, src, dst, _at(values, path), first)
+            options = _first_step(task, table_type) if first else _second_step(task)
+            shown = convert(found_at, src, dst, **options)
             counted = pc.and_(finer, pc.is_valid(shown)).fill_null(False)
             found += int(pc.sum(counted.cast(pa.int64())).as_py() or 0)
     return found
@@ -270,35 +288,6 @@ def _at(array: pa.Array, path: tuple[Step, ...]) -> pa.Array:
     return leaf(array)
 
 
-def _leaf_shown(
-    task: FileTask, src: HiveType, dst: HiveType, values: pa.Array, first: bool
-) -> pa.Array:
-    """A leaf's values read through its step as Hive does (NULL where Hive shows none)."""
-    if first:
-        return convert(
-            values,
-            src,
-            dst,
-            by_name=task.by_name,
-            case_sensitive=task.case_sensitive,
-            orc_file=task.format == "orc",
-            text_file=task.format in TEXT_FILES,
-            hive3_converters=task.hive3_converters,
-            orc_sql_dates=task.orc_sql_dates,
-            hive4_dates=task.hive4_dates,
-            hybrid_instants=task.hybrid_instants,
-        )
-    return convert(
-        values,
-        src,
-        dst,
-        by_name=False,
-        hive3_converters=task.hive3_converters,
-        hive4_dates=task.hive4_dates,
-        hybrid_instants=task.hybrid_instants,
-    )
-
-
 def target_columns(task: FileTask, table: pa.Table | None = None) -> list[TargetColumn]:
     """Every output column: table columns, then keys."""
     table = _read(task) if table is None else table
@@ -312,15 +301,7 @@ def target_columns(task: FileTask, table: pa.Table | None = None) -> list[Target
         else:
             declared = parse_hive_type(column.partition_type)
             as_partition = _as_partition(task, column, table)
-            as_table = convert(
-                as_partition,
-                declared,
-                table_type,
-                by_name=False,
-                hive3_converters=task.hive3_converters,
-                hive4_dates=task.hive4_dates,
-                hybrid_instants=task.hybrid_instants,
-            )
+            as_table = convert(as_partition, declared, table_type, **_second_step(task))
             values = convert(as_table, table_type, target, by_name=False)
             out.append(TargetColumn(column.name, values, target, as_partition))
     for key in task.keys:
