@@ -362,7 +362,7 @@ def nested_leaves(
                     continue
                 found = None
                 if f is not None:
-                    found = _field_index(f, name, position, by_name, case_sensitive)
+                    found = field_index(f, name, position, by_name, case_sensitive)
                 f_child = None if f is None or found is None else f.fields[found][1]
                 f_path = None if fp is None or found is None else (*fp, ("field", found))
                 walk(f_child, d_child, t.fields[position][1], f_path,
@@ -372,9 +372,12 @@ def nested_leaves(
     return out
 
 
-def _field_index(
+def field_index(
     src: HiveType, name: str, position: int, by_name: bool, case_sensitive: bool
 ) -> int | None:
+    """The index of ``src``'s struct field that a reader's field ``name`` at ``position``
+    reads: by name (``by_name``, ORC's schema evolution of named files; ``case_sensitive``)
+    or by position; ``None`` where there is none (the field reads NULL)."""
     if not by_name:
         return position if position < len(src.fields) else None
     wanted = name if case_sensitive else name.lower()

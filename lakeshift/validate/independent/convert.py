@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.schema_map.hive_types import HiveType, field_index
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.casts import convert_primitive
@@ -45,18 +45,6 @@ def leaf(array: pa.Array) -> pa.Array:
     if pa.types.is_large_binary(kind) or pa.types.is_fixed_size_binary(kind):
         return array.cast(pa.binary())
     return array
-
-
-def _field(
-    src: HiveType, name: str, position: int, by_name: bool, case_sensitive: bool
-) -> int | None:
-    if not by_name:
-        return position if position < len(src.fields) else None
-    wanted = name if case_sensitive else name.lower()
-    for index, (candidate, _) in enumerate(src.fields):
-        if (candidate if case_sensitive else candidate.lower()) == wanted:
-            return index
-    return None
 
 
 def convert(
@@ -116,7 +104,7 @@ def convert(
         children = array.flatten()
         fields = []
         for position, (name, dst_type) in enumerate(dst.fields):
-            index = _field(src, name, position, by_name, case_sensitive)
+            index = field_index(src, name, position, by_name, case_sensitive)
             fields.append(
                 pa.nulls(len(array), arrow_type(dst_type))
                 if index is None

@@ -255,8 +255,6 @@ def _nested_finer(
             steps.append((as_partition, nested.partition_path, nested.declared, nested.table,
                           False))  # fmt: skip
         for values, path, src, dst, first in steps:
-            if dst.kind != "timestamp":
-                continue
             found_at = _at(values, path)
             if src.kind in _STRING_KINDS:
                 finer = pc.match_substring_regex(found_at, _SUB_MICRO)
