@@ -29,7 +29,8 @@ def test_nested_phases_add_up_and_own_time_excludes_children() -> None:
     assert set(rows) == {"batch", "batch/write", "finish"}
     assert rows["batch"]["calls"] == 2 and rows["batch/write"]["calls"] == 2
     assert rows["batch/write"]["seconds"] >= 0.1
-    assert rows["batch"]["seconds"] >= rows["batch/write"]["seconds"] + 0.04
+    # each figure is rounded to the millisecond, so two of them may lose 1 ms between them
+    assert rows["batch"]["seconds"] >= rows["batch/write"]["seconds"] + 0.04 - 0.001
     # own time is the phase less its children; without Spark it is all driver time
     own = rows["batch"]["seconds"] - rows["batch/write"]["seconds"]
     assert abs(rows["batch"]["own_seconds"] - own) < 0.002
