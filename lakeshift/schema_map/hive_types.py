@@ -372,6 +372,12 @@ def nested_leaves(
     return out
 
 
+def child_type(hive: HiveType, step: Step) -> HiveType:
+    """The type one ``Step`` into ``hive``."""
+    kind, index = step
+    return hive.fields[index if kind == "field" else int(kind == "value")][1]
+
+
 def field_index(
     src: HiveType, name: str, position: int, by_name: bool, case_sensitive: bool
 ) -> int | None:

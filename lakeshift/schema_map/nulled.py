@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.hive_types import (
     HiveType,
     Step,
+    child_type,
     digits_counted,
     nested_leaves,
     parse_hive_type,
@@ -161,15 +162,18 @@ def _nested_finer(
     )
     counts = []
     for leaf in leaves:
-        steps: list[tuple[str, HiveType, tuple[Step, ...], HiveType, HiveType, dict[str, Any]]]
-        steps = []
+        steps: list[tuple[str, HiveType, tuple[Step, ...], HiveType, HiveType, dict[str, Any],
+                          _TextMaps | None]] = []  # fmt: skip
         if leaf.first and leaf.file is not None and leaf.file_path is not None:
+            text = None  # a text file's maps keep the entries LazyMap keeps
+            if first_options["text_file"]:
+                text = _TextMaps(declared, leaf.partition_path, first_options)
             steps.append((physical, file_type, leaf.file_path, leaf.file, leaf.declared,
-                          first_options))  # fmt: skip
+                          first_options, text))  # fmt: skip
         if leaf.second:
             steps.append((as_partition, declared, leaf.partition_path, leaf.declared,
-                          leaf.table, second_options))  # fmt: skip
-        for expr, hive, path, src, dst, options in steps:
+                          leaf.table, second_options, None))  # fmt: skip
+        for expr, hive, path, src, dst, options, text in steps:
             if _finer_leaf("x", src, dst, options) is None:
                 continue  # integers, ORC 1.6+'s milliseconds: no digits past a microsecond
 
@@ -177,7 +181,7 @@ def _nested_finer(
                 shown = convert(x, src, dst, **o)
                 return f"({shown}) IS NOT NULL AND {_finer_leaf(x, src, dst, o)}"
 
-            counts.append(_count_along(expr, hive, path, holds))
+            counts.append(_count_along(expr, hive, path, holds, text))
     return " + ".join(counts)
 
 
@@ -192,23 +196,61 @@ def _finer_leaf(x: str, src: HiveType, dst: HiveType, options: dict[str, Any]) -
     return number_finer(x, src, dst, orc_file, legacy)
 
 
+class _TextMaps(NamedTuple):
+    """A text file's value on its way to the partition's declared type (``_count_along``):
+    the declared type, the path there and the first step's options."""
+
+    declared: HiveType
+    declared_path: tuple[Step, ...]
+    options: dict[str, Any]
+
+
 def _count_along(
-    expr: str, hive: HiveType, path: tuple[Step, ...], holds: Callable[[str], str]
+    expr: str,
+    hive: HiveType,
+    path: tuple[Step, ...],
+    holds: Callable[[str], str],
+    text: _TextMaps | None = None,
 ) -> str:
     """SQL counting the values at ``path`` inside one row's ``expr`` (of Hive type ``hive``)
     for which ``holds`` is true: a struct's field, every element of an array, every key or
-    value of a map; a NULL on the way counts nothing."""
+    value of a map; a NULL on the way counts nothing. With ``text``, a map counts only the
+    entries Hive's LazyMap keeps once its keys are typed (``convert`` drops a key that reads
+    NULL or repeats)."""
     if not path:
         return f"CAST(coalesce({holds(expr)}, false) AS INT)"
     (step, index), rest = path[0], path[1:]
+    inner_text = None
+    if text is not None:
+        declared = child_type(text.declared, text.declared_path[0])
+        inner_text = text._replace(declared=declared, declared_path=text.declared_path[1:])
     if step == "field":
         name, child = hive.fields[index]
-        return _count_along(f"{expr}.{quote(name)}", child, rest, holds)
+        return _count_along(f"{expr}.{quote(name)}", child, rest, holds, inner_text)
     items = {"element": expr, "key": f"map_keys({expr})", "value": f"map_values({expr})"}[step]
-    child = hive.fields[1 if step == "value" else 0][1]
+    if step != "element" and text is not None:
+        src_key, dst_key = hive.fields[0][1], text.declared.fields[0][1]
+        if src_key != dst_key:
+            items = _kept_entries(expr, src_key, dst_key, text.options, step)
+    child = child_type(hive, (step, index))
     n = next(_names)
-    inner = _count_along(f"leaf{n}", child, rest, holds)  # (names no other lambda uses)
+    inner = _count_along(f"leaf{n}", child, rest, holds, inner_text)  # (names no other lambda uses)
     return f"coalesce(aggregate({items}, 0, (sum{n}, leaf{n}) -> sum{n} + {inner}), 0)"
+
+
+def _kept_entries(
+    expr: str, src_key: HiveType, dst_key: HiveType, options: dict[str, Any], step: str
+) -> str:
+    """The keys or values (``step``) of the text map ``expr`` whose entries LazyMap keeps once
+    the keys are read as ``dst_key``: not NULL, and not equal to an earlier entry's."""
+    n = next(_names)
+    typed = convert(f"raw{n}.key", src_key, dst_key, **options)
+    entries = f"transform(map_entries({expr}), raw{n} -> struct({typed} AS typed, raw{n} AS raw))"
+    kept = (
+        f"filter({entries}, (entry{n}, at{n}) -> entry{n}.typed IS NOT NULL AND NOT "
+        f"exists(slice({entries}, 1, at{n}), seen{n} -> seen{n}.typed <=> entry{n}.typed))"
+    )
+    return f"transform({kept}, entry{n} -> entry{n}.raw.{step})"
 
 
 def nulled_by_conversion(

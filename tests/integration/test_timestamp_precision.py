@@ -175,6 +175,8 @@ NUMBERS = [
     ("arr", "array<decimal(38,28)>"),
     ("m", "map<string,double>"),
 ]
+#: a text partition whose map keys are ints: '01' repeats '1' once typed and 'x' reads NULL
+INT_KEYS = [*NUMBERS[:3], ("m", "map<int,timestamp>")]
 LONG = "1600000000.1234569999999999999999999999"  # 123456999 ns, exactly (decimalToTimestamp)
 
 
@@ -184,7 +186,8 @@ def nested_numbers(client: MetastoreClient, tables_root: Path) -> str:
     timestamps: four values per partition with digits past a microsecond (s.a, s.t and arr[0]
     of row 0, m['x'] of row 1), through ORC's schema evolution (Hive 2.x/3.1 read an ORC
     file into the table's types: a double, a decimal, a string) and through a text
-    partition (its timestamp text, and Hive's converter from its declared numbers)."""
+    partition (its timestamp text, and Hive's converter from its declared numbers); and a
+    text partition whose int-keyed map has keys Hive drops, whose values count nothing."""
     b = HiveTableBuilder(client, tables_root, "precision", unique_name("n"), NESTED)
     struct = pa.struct([("a", pa.float64()), ("b", pa.int32()), ("t", pa.string())])
 
@@ -213,6 +216,14 @@ def nested_numbers(client: MetastoreClient, tables_root: Path) -> str:
         "2\x01\\N\x021\x02\\N\x01\\N\x01\\N\n"
     )
     b.add_partition(["textfine"], {"000000_0": lines.encode()}, fmt="text", columns=NUMBERS)
+    # Hive's LazyMap.getMap drops a key that reads NULL and keeps a repeated key's first value
+    # (LazyMap.java, "do not overwrite if there are duplicate keys"): one value shows here
+    fine, coarse = "2020-09-13 12:26:40.123456789", "2020-09-13 12:26:40.123456"
+    keys = (
+        f"0\x01\\N\x01\\N\x011\x03{fine}\x0201\x03{fine}\x02x\x03{fine}\x022\x03{coarse}\n"
+        f"1\x01\\N\x01\\N\x01x\x03{fine}\n"
+    )
+    b.add_partition(["textkeys"], {"000000_0": keys.encode()}, fmt="text", columns=INT_KEYS)
     return f"{b.db}.{b.name}"
 
 
@@ -230,7 +241,7 @@ def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
     result, reports = _both_levels(
         spark, client, settings, journal_path, nested_numbers, target, fmt
     )
-    assert len(result.backfilled) == 3
+    assert len(result.backfilled) == 4
     checksum, independent = reports["checksum"], reports["independent"]
     for report, says in ((checksum, "4 value(s) read as timestamps"),
                          (independent, "counted 4 timestamp value")):  # fmt: skip
@@ -239,10 +250,15 @@ def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
         for name in ("dt=orcfine", "dt=textfine"):
             assert by_name[name].status == MISMATCH, (name, by_name[name].detail)
             assert says in by_name[name].detail, (name, by_name[name].detail)
+        keys = by_name["dt=textkeys"]  # the dropped keys' values are not counted
+        assert keys.status == MISMATCH and says.replace("4", "1") in keys.detail, keys.detail
     rows = {(r["dt"], r["i"]): r for r in read_lake(client, target).to_pylist()}
+    cut = dt.datetime(2020, 9, 13, 12, 26, 40, 123456)
     for name in ("orcfine", "textfine"):
         row = rows[(name, 0)]
-        cut = dt.datetime(2020, 9, 13, 12, 26, 40, 123456)
         assert row["s"]["a"].replace(tzinfo=None) == cut, name
         assert row["arr"][0].replace(tzinfo=None) == cut, name  # 123456999 ns, cut
         assert row["s"]["t"].replace(tzinfo=None) == cut, name
+    shown = {k: v.replace(tzinfo=None) for k, v in rows[("textkeys", 0)]["m"]}
+    assert shown == {"1": cut, "2": cut}  # '01' and 'x' dropped, as Hive shows the map
+    assert not rows[("textkeys", 1)]["m"]

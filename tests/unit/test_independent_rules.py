@@ -400,3 +400,22 @@ def test_nested_leaves_pair_file_partition_and_table_fields_as_the_readers_do() 
     stamps = parse_hive_type("map<double,array<timestamp>>")
     leaves = nested_leaves(maps, maps, stamps, by_name=False, case_sensitive=False)
     assert [n.partition_path for n in leaves] == [(("value", 0), ("element", 0))]
+
+
+def test_a_text_maps_dropped_keys_give_no_values_to_count() -> None:
+    from lakeshift.validate.independent.task import _at, _TextMaps
+
+    # LazyMap keeps a typed key's first entry and drops a key that reads NULL, at any depth
+    file = parse_hive_type("array<map<string,string>>")
+    declared = parse_hive_type("array<map<int,timestamp>>")
+    rows = [[[("1", "a"), ("01", "b"), ("x", "c"), ("2", "d")]], None, [None, [("5", "e")]]]
+    array = pa.array(rows, arrow_type(file))
+    path = (("element", 0), ("value", 0))
+    options = {"by_name": False, "text_file": True}
+    assert _at(array, path).to_pylist() == ["a", "b", "c", "d", "e"]
+    text = _TextMaps(file, declared, path, options)
+    assert _at(array, path, text).to_pylist() == ["a", "d", "e"]
+    assert _at(array, (("element", 0), ("key", 0)), text).to_pylist() == ["1", "2", "5"]
+    # keys the declared type reads alike need no typing (a text file's are unique as read)
+    same = _TextMaps(file, parse_hive_type("array<map<string,timestamp>>"), path, options)
+    assert _at(array, path, same).to_pylist() == ["a", "b", "c", "d", "e"]

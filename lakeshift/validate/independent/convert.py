@@ -121,7 +121,8 @@ def convert(
     keys = convert(array.keys.take(take), src.fields[0][1], dst.fields[0][1], **options)
     items = convert(array.items.take(take), src.fields[1][1], dst.fields[1][1], **options)
     if text_file:
-        keys, items, lengths = _first_keys(keys, items, lengths)
+        kept, lengths = first_entries(keys, lengths)
+        keys, items = keys.take(kept), items.take(kept)
     if keys.null_count:
         raise SchemaMappingError(
             f"a map key of type {src.fields[0][1]} reads as NULL as {dst.fields[0][1]}: Hive "
@@ -133,11 +134,10 @@ def convert(
     )
 
 
-def _first_keys(
-    keys: pa.Array, items: pa.Array, lengths: np.ndarray
-) -> tuple[pa.Array, pa.Array, np.ndarray]:
-    """Per map (``lengths`` entries each, in order): the entries whose key is not NULL and not
-    seen before in the same map."""
+def first_entries(keys: pa.Array, lengths: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+    """Per map (``lengths`` entries each, in order, keys as a text map's are typed): the
+    indices of the entries Hive's LazyMap keeps (key not NULL, not seen before in the same
+    map), and how many each map keeps."""
     values = keys.to_pylist()
     kept: list[int] = []
     counts = []
@@ -151,8 +151,7 @@ def _first_keys(
                 kept.append(index)
         counts.append(len(kept) - before)
         start += length
-    take = pa.array(kept, pa.int64())
-    return keys.take(take), items.take(take), np.array(counts, np.int64)
+    return pa.array(kept, pa.int64()), np.array(counts, np.int64)
 
 
 def repeat(value: pa.Array, rows: int) -> pa.Array:

@@ -15,6 +15,7 @@ from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
 from lakeshift.schema_map.hive_types import (
     HiveType,
     Step,
+    child_type,
     counts_instants,
     digits_counted,
     nested_leaves,
@@ -27,7 +28,7 @@ from lakeshift.validate.independent.arrow_hash import compact, fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import has_dates, hybrid_dates
 from lakeshift.validate.independent.casts import number_finer
-from lakeshift.validate.independent.convert import convert, leaf, repeat
+from lakeshift.validate.independent.convert import convert, first_entries, leaf, repeat
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
@@ -255,7 +256,11 @@ def _nested_finer(
             steps.append((as_partition, nested.partition_path, nested.declared, nested.table,
                           False))  # fmt: skip
         for values, path, src, dst, first in steps:
-            found_at = _at(values, path)
+            options = _first_step(task, table_type) if first else _second_step(task)
+            typed = None
+            if first and options["text_file"]:
+                typed = _TextMaps(file_type, declared, nested.partition_path, options)
+            found_at = _at(values, path, typed)
             if src.kind in _STRING_KINDS:
                 finer = pc.match_substring_regex(found_at, _SUB_MICRO)
             else:
@@ -263,26 +268,46 @@ def _nested_finer(
                 finer = number_finer(found_at, src, dst, first and orc_file, sql_dates)
             if finer is None:
                 continue
-            options = _first_step(task, table_type) if first else _second_step(task)
             shown = convert(found_at, src, dst, **options)
             counted = pc.and_(finer, pc.is_valid(shown)).fill_null(False)
             found += int(pc.sum(counted.cast(pa.int64())).as_py() or 0)
     return found
 
 
-def _at(array: pa.Array, path: tuple[Step, ...]) -> pa.Array:
+class _TextMaps(NamedTuple):
+    """A text file's value on its way to the partition's declared type (``_at``): its own
+    type, the declared one, the path there and the first step's options."""
+
+    file: HiveType
+    declared: HiveType
+    declared_path: tuple[Step, ...]
+    options: dict[str, Any]
+
+
+def _at(array: pa.Array, path: tuple[Step, ...], text: _TextMaps | None = None) -> pa.Array:
     """Every value at ``path`` inside ``array``'s rows (a struct's field, each element of a
-    list, each key or value of a map), none under a NULL on the way."""
-    for step, index in path:
+    list, each key or value of a map), none under a NULL on the way. With ``text``, a map
+    gives only the entries Hive's LazyMap keeps once its keys are typed (a key that reads
+    NULL or repeats goes, as ``convert`` drops it)."""
+    src, dst = (text.file, text.declared) if text is not None else (None, None)
+    for position, (step, index) in enumerate(path):
         if step == "field":
             array = array.flatten()[index]  # (a NULL struct's fields read NULL)
-            continue
-        _, indices = compact(array)
-        if step == "element":
-            children = array.values
         else:
-            children = array.keys if step == "key" else array.items
-        array = children.take(pa.array(indices, pa.int64()))
+            lengths, indices = compact(array)
+            take = pa.array(indices, pa.int64())
+            if step == "element":
+                children = array.values.take(take)
+            else:
+                children = (array.keys if step == "key" else array.items).take(take)
+                if text is not None and src is not None and dst is not None:
+                    src_key, dst_key = src.fields[0][1], dst.fields[0][1]
+                    if src_key != dst_key:
+                        keys = convert(array.keys.take(take), src_key, dst_key, **text.options)
+                        children = children.take(first_entries(keys, lengths)[0])
+            array = children
+        if text is not None and src is not None and dst is not None:
+            src, dst = child_type(src, (step, index)), child_type(dst, text.declared_path[position])
     return leaf(array)
 
 
