@@ -354,7 +354,10 @@ class IcebergFormat(TargetFormat):
 
     def row_counts(self, target: str, inventory: TableInventory) -> dict[str, int]:
         keys = [k.name for k in inventory.partition_keys]
-        rows = self._require(target).inspect.partitions().to_pylist()
+        table = self._require(target)
+        if table.current_snapshot() is None:  # created, nothing committed yet (pyiceberg's
+            return {}  # partitions table raises on a table without snapshots)
+        rows = table.inspect.partitions().to_pylist()
         version = self._version(target)
         if not keys:  # unpartitioned: one row, no partition struct
             total = sum(r["record_count"] for r in rows)
