@@ -39,7 +39,13 @@ from lakeshift.schema_map.reader import (
     signature,
     spark_file_path,
 )
-from lakeshift.schema_map.spark_sql import convert, number_finer, quote
+from lakeshift.schema_map.spark_sql import (
+    convert,
+    kept_entries,
+    number_finer,
+    quote,
+    spark_type,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -163,17 +169,16 @@ def _nested_finer(
     counts = []
     for leaf in leaves:
         steps: list[tuple[str, HiveType, tuple[Step, ...], HiveType, HiveType, dict[str, Any],
-                          _TextMaps | None]] = []  # fmt: skip
+                          _Maps]] = []  # fmt: skip
         if leaf.first and leaf.file is not None and leaf.file_path is not None:
-            text = None  # a text file's maps keep the entries LazyMap keeps
-            if first_options["text_file"]:
-                text = _TextMaps(declared, leaf.partition_path, first_options)
+            to_declared = _Maps(declared, leaf.partition_path, first_options)
             steps.append((physical, file_type, leaf.file_path, leaf.file, leaf.declared,
-                          first_options, text))  # fmt: skip
+                          first_options, to_declared))  # fmt: skip
         if leaf.second:
             steps.append((as_partition, declared, leaf.partition_path, leaf.declared,
-                          leaf.table, second_options, None))  # fmt: skip
-        for expr, hive, path, src, dst, options, text in steps:
+                          leaf.table, second_options,
+                          _Maps(table_type, leaf.partition_path, second_options)))  # fmt: skip
+        for expr, hive, path, src, dst, options, maps in steps:
             if _finer_leaf("x", src, dst, options) is None:
                 continue  # integers, ORC 1.6+'s milliseconds: no digits past a microsecond
 
@@ -181,7 +186,7 @@ def _nested_finer(
                 shown = convert(x, src, dst, **o)
                 return f"({shown}) IS NOT NULL AND {_finer_leaf(x, src, dst, o)}"
 
-            counts.append(_count_along(expr, hive, path, holds, text))
+            counts.append(_count_along(expr, hive, path, holds, maps))
     return " + ".join(counts)
 
 
@@ -196,61 +201,53 @@ def _finer_leaf(x: str, src: HiveType, dst: HiveType, options: dict[str, Any]) -
     return number_finer(x, src, dst, orc_file, legacy)
 
 
-class _TextMaps(NamedTuple):
-    """A text file's value on its way to the partition's declared type (``_count_along``):
-    the declared type, the path there and the first step's options."""
+class _Maps(NamedTuple):
+    """Where one step reads a value (``_count_along``): the type it reads it as, the path
+    there and the step's options, so that a map whose keys it reads as another type counts
+    only the entries Hive keeps (``kept_entries``)."""
 
-    declared: HiveType
-    declared_path: tuple[Step, ...]
+    to: HiveType
+    to_path: tuple[Step, ...]
     options: dict[str, Any]
 
 
 def _count_along(
-    expr: str,
-    hive: HiveType,
-    path: tuple[Step, ...],
-    holds: Callable[[str], str],
-    text: _TextMaps | None = None,
+    expr: str, hive: HiveType, path: tuple[Step, ...], holds: Callable[[str], str], maps: _Maps
 ) -> str:
     """SQL counting the values at ``path`` inside one row's ``expr`` (of Hive type ``hive``)
     for which ``holds`` is true: a struct's field, every element of an array, every key or
-    value of a map; a NULL on the way counts nothing. With ``text``, a map counts only the
-    entries Hive's LazyMap keeps once its keys are typed (``convert`` drops a key that reads
-    NULL or repeats)."""
+    value of a map (of the entries Hive keeps once ``maps`` reads the keys); a NULL on the
+    way counts nothing."""
     if not path:
         return f"CAST(coalesce({holds(expr)}, false) AS INT)"
     (step, index), rest = path[0], path[1:]
-    inner_text = None
-    if text is not None:
-        declared = child_type(text.declared, text.declared_path[0])
-        inner_text = text._replace(declared=declared, declared_path=text.declared_path[1:])
+    inner_maps = maps._replace(to=child_type(maps.to, maps.to_path[0]), to_path=maps.to_path[1:])
     if step == "field":
         name, child = hive.fields[index]
-        return _count_along(f"{expr}.{quote(name)}", child, rest, holds, inner_text)
+        return _count_along(f"{expr}.{quote(name)}", child, rest, holds, inner_maps)
     items = {"element": expr, "key": f"map_keys({expr})", "value": f"map_values({expr})"}[step]
-    if step != "element" and text is not None:
-        src_key, dst_key = hive.fields[0][1], text.declared.fields[0][1]
-        if src_key != dst_key:
-            items = _kept_entries(expr, src_key, dst_key, text.options, step)
+    if step != "element" and hive.fields[0][1] != maps.to.fields[0][1]:
+        items = _kept_items(expr, hive.fields[0][1], maps.to.fields[0][1], maps.options, step)
     child = child_type(hive, (step, index))
     n = next(_names)
-    inner = _count_along(f"leaf{n}", child, rest, holds, inner_text)  # (names no other lambda uses)
+    inner = _count_along(f"leaf{n}", child, rest, holds, inner_maps)  # (names no other lambda uses)
     return f"coalesce(aggregate({items}, 0, (sum{n}, leaf{n}) -> sum{n} + {inner}), 0)"
 
 
-def _kept_entries(
+def _kept_items(
     expr: str, src_key: HiveType, dst_key: HiveType, options: dict[str, Any], step: str
 ) -> str:
-    """The keys or values (``step``) of the text map ``expr`` whose entries LazyMap keeps once
-    the keys are read as ``dst_key``: not NULL, and not equal to an earlier entry's."""
+    """The keys or values (``step``) of the entries of map ``expr`` that Hive keeps once its
+    keys are read as ``dst_key`` (``kept_entries``: a text file's first, else the last)."""
     n = next(_names)
     typed = convert(f"raw{n}.key", src_key, dst_key, **options)
-    entries = f"transform(map_entries({expr}), raw{n} -> struct({typed} AS typed, raw{n} AS raw))"
-    kept = (
-        f"filter({entries}, (entry{n}, at{n}) -> entry{n}.typed IS NOT NULL AND NOT "
-        f"exists(slice({entries}, 1, at{n}), seen{n} -> seen{n}.typed <=> entry{n}.typed))"
+    entries = (
+        f"transform(map_entries({expr}), (raw{n}, at{n}) -> struct({typed} AS key, at{n} AS at))"
     )
-    return f"transform({kept}, entry{n} -> entry{n}.raw.{step})"
+    entry_type = f"ARRAY<STRUCT<key:{spark_type(dst_key)},at:INT>>"
+    kept = kept_entries(entries, entry_type, last=not options.get("text_file"))
+    items = f"map_keys({expr})" if step == "key" else f"map_values({expr})"
+    return f"transform({kept}, kept{n} -> element_at({items}, kept{n}.at + 1))"
 
 
 def nulled_by_conversion(

@@ -532,7 +532,7 @@ def convert(
         return f"transform({expr}, {var} -> {inner})"
     if dst.kind == "map":
         k, v = f"k{next(_lambda_names)}", f"v{next(_lambda_names)}"
-        if not text_file or src.fields[0][1] == dst.fields[0][1]:
+        if src.fields[0][1] == dst.fields[0][1]:
             keys = convert(k, src.fields[0][1], dst.fields[0][1], where=f"{where}.key", **kwargs)
             values = convert(
                 v, src.fields[1][1], dst.fields[1][1], where=f"{where}.value", **kwargs
@@ -541,9 +541,12 @@ def convert(
                 f"map_from_arrays(transform(map_keys({expr}), {k} -> {keys}), "
                 f"transform(map_values({expr}), {v} -> {values}))"
             )
-        # A text map's keys parse as the key type, so can turn NULL or collide ('1' and '01'
-        # as int): Hive's LazyMap drops a NULL key and keeps a repeated key's first value.
-        e, acc, x, y = (f"{n}{next(_lambda_names)}" for n in "eaxy")
+        # Keys read as another type can turn NULL or collide ('1' and '01' as int). A text
+        # file's LazyMap drops a NULL key and keeps a repeated key's first value; ORC's schema
+        # evolution and Hive's converters put each entry into a Java map, so the last value
+        # wins and a NULL key stays (Hive 2.3.9 shows {1:"b"} for {"1":"a","01":"b"} and
+        # {null:"e"}): no target format holds a NULL map key, so such a map is refused.
+        e = f"e{next(_lambda_names)}"
         keys = convert(
             f"{e}.key", src.fields[0][1], dst.fields[0][1], where=f"{where}.key", **kwargs
         )
@@ -551,13 +554,20 @@ def convert(
             f"{e}.value", src.fields[1][1], dst.fields[1][1], where=f"{where}.value", **kwargs
         )
         key_type, value_type = spark_type(dst.fields[0][1]), spark_type(dst.fields[1][1])
-        entry_type = f"ARRAY<STRUCT<key:{key_type},value:{value_type}>>"
         entries = f"transform(map_entries({expr}), {e} -> struct({keys} AS key, {entry} AS value))"
-        return (
-            f"map_from_entries(aggregate({entries}, CAST(array() AS {entry_type}), "
-            f"({acc}, {x}) -> IF({x}.key IS NULL OR exists({acc}, {y} -> {y}.key = {x}.key), "
-            f"{acc}, concat({acc}, array({x})))))"
-        )
+        refuse = None
+        if not text_file:
+            refuse = string_literal(
+                f"lakeshift: {where or 'a map column'}: a map key of type {src.fields[0][1]} "
+                f"reads as NULL as {dst.fields[0][1]}; Hive shows a NULL key there, which "
+                "Iceberg, Delta and Hudi cannot hold. Declare the table's map key type so "
+                "that every key reads, or fix the data."
+            )
+        kept = kept_entries(
+            entries, f"ARRAY<STRUCT<key:{key_type},value:{value_type}>>", last=not text_file,
+            refuse_null=refuse,
+        )  # fmt: skip
+        return f"map_from_entries({kept})"
     parts = []
     for position, (name, dst_type) in enumerate(dst.fields):
         source = _struct_source(src, name, position, by_name, case_sensitive)
@@ -569,6 +579,28 @@ def convert(
             )
         parts.append(f"{string_literal(name)}, {value}")
     return f"IF({expr} IS NULL, NULL, named_struct({', '.join(parts)}))"
+
+
+def kept_entries(
+    entries: str, entry_type: str, *, last: bool, refuse_null: str | None = None
+) -> str:
+    """SQL keeping, of an array of map entries (structs whose ``key`` is already typed), those
+    a Java map keeps: Hive's LazyMap (a text file's maps, ``last=False``) drops a NULL key and
+    keeps a repeated key's first entry; ``Map.put`` (ORC's schema evolution, Hive's
+    converters: ``last=True``) keeps a repeated key's last entry, a NULL key as any other.
+    ``refuse_null``: a SQL string raised as an error on a NULL key instead. Entries keep their
+    order. (Hand-written: Spark's own map builders fail on a repeated or NULL key.)"""
+    n = next(_lambda_names)
+    acc, x, y = f"acc{n}", f"x{n}", f"y{n}"
+    keep = f"IF(exists({acc}, {y} -> {y}.key <=> {x}.key), {acc}, concat({acc}, array({x})))"
+    if refuse_null is not None:
+        keep = f"IF({x}.key IS NULL, CAST(raise_error({refuse_null}) AS {entry_type}), {keep})"
+    elif not last:
+        keep = f"IF({x}.key IS NULL, {acc}, {keep})"
+    start = f"CAST(array() AS {entry_type})"
+    if not last:
+        return f"aggregate({entries}, {start}, ({acc}, {x}) -> {keep})"
+    return f"reverse(aggregate(reverse({entries}), {start}, ({acc}, {x}) -> {keep}))"
 
 
 def _struct_source(

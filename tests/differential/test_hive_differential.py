@@ -15,6 +15,7 @@ import datetime as dt
 import math
 import os
 import random
+import re
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
@@ -30,6 +31,8 @@ from lakeshift.schema_map.hive_types import parse_hive_type
 from tests.helpers.hive_oracle import hive_answers
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.readers import both_readers, finer_counts
+from tests.integration.test_map_keys import SHOWN as MAP_KEYS_SHOWN
+from tests.integration.test_map_keys import build_map_keys_table
 from tests.integration.test_orc_conversions import _same, _shown, _text
 
 pytestmark = [pytest.mark.differential, pytest.mark.slow]
@@ -288,3 +291,33 @@ def _against_hive(
                     how = "orc" if key[0] == "1" else "text"
                     differ.append((reader, how, f"{file_type}->{table_type}", raw, shown, mine))
     assert differ == [], "\n".join(map(str, differ[:60]))
+
+
+def _hive_map(text: str | None) -> dict[Any, str] | None:
+    """A map as Hive's CLI prints it (``{1:"b",2:"c"}``, ``{"ab":"b"}``; the values here
+    hold no quotes)."""
+    if text is None:
+        return None
+    entries = re.findall(r'(null|-?\d+|"[^"]*"):"([^"]*)"', text)
+    return {(None if k == "null" else k[1:-1] if k[0] == '"' else int(k)): v for k, v in entries}
+
+
+@pytest.mark.parametrize("keys", ["int", "varchar"])
+def test_map_keys_that_collide_read_as_hive_2_3_9_shows(
+    keys: str,
+    client: MetastoreClient,
+    tables_root: Path,
+    metastore_uri: str,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """The fixed cases of ``test_map_keys``, asked of Hive itself: its answer is theirs, and
+    both readers read it."""
+    table = build_map_keys_table(client, tables_root, keys)
+    (hive,) = hive_answers(metastore_uri, [(f"select * from {table}", {})])
+    shown = {(row[2], int(row[0] or 0)): _hive_map(row[1]) for row in hive}
+    assert shown == {(dt, i): maps[i] for dt, maps in MAP_KEYS_SHOWN[keys].items() for i in (0, 1)}
+    frames = both_readers(spark, client, table, replace(settings, hive_version="2.3"))
+    for reader, frame in frames.items():
+        read = {(r["dt"], r["i"]): r["m"] for r in frame.collect()}
+        assert read == shown, reader

@@ -39,3 +39,23 @@ def migrate_and_validate(
     finally:
         journal.close()
     return result, report
+
+
+def both_levels(
+    spark: Any, client: MetastoreClient, settings: Settings, journal_path: Path, source: str,
+    target: str, fmt: str,
+) -> tuple[MigrateResult, dict[str, ValidationReport]]:  # fmt: skip
+    """Migrate ``source`` into ``fmt``, then validate it at the checksum and independent
+    levels (one migration for both)."""
+    result, checksum = migrate_and_validate(
+        spark, client, settings, journal_path, source, target, fmt, level="checksum"
+    )
+    journal = Journal(journal_path)
+    try:
+        catalog = HiveCatalog("t", uri=client.uri)
+        independent = validate_table(
+            spark, client, catalog, settings, journal, source, target, level="independent"
+        )
+    finally:
+        journal.close()
+    return result, {"checksum": checksum, "independent": independent}

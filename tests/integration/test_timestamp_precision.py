@@ -12,18 +12,14 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.migrate.backfill import MigrateResult
-from lakeshift.migrate.journal import Journal
-from lakeshift.validate.model import EQUAL, MISMATCH, ValidationReport
-from lakeshift.validate.validator import validate_table
+from lakeshift.validate.model import EQUAL, MISMATCH
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
-from tests.helpers.migration import migrate_and_validate
+from tests.helpers.migration import both_levels, migrate_and_validate
 
 pytestmark = pytest.mark.slow
 
@@ -84,26 +80,6 @@ def test_inspect_flags_files_whose_statistics_show_nanoseconds(
     assert "timestamp-nanoseconds" not in codes["dt=coarse"]
 
 
-def _both_levels(
-    spark: Any, client: MetastoreClient, settings: Settings, journal_path: Path, source: str,
-    target: str, fmt: str,
-) -> tuple[MigrateResult, dict[str, ValidationReport]]:  # fmt: skip
-    """Migrate ``source`` into ``fmt``, then validate it at the checksum and independent
-    levels (one migration for both)."""
-    result, checksum = migrate_and_validate(
-        spark, client, settings, journal_path, source, target, fmt, level="checksum"
-    )
-    journal = Journal(journal_path)
-    try:
-        catalog = HiveCatalog("t", uri=client.uri)
-        independent = validate_table(
-            spark, client, catalog, settings, journal, source, target, level="independent"
-        )
-    finally:
-        journal.close()
-    return result, {"checksum": checksum, "independent": independent}
-
-
 @pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
 def test_both_levels_see_truncated_nanoseconds(
     fmt: str,
@@ -115,7 +91,7 @@ def test_both_levels_see_truncated_nanoseconds(
 ) -> None:
     target = f"{stamped}_{fmt}"
     journal_path = lakeshift_home / f"precision-{fmt}.sqlite"
-    result, reports = _both_levels(spark, client, settings, journal_path, stamped, target, fmt)
+    result, reports = both_levels(spark, client, settings, journal_path, stamped, target, fmt)
     assert len(result.backfilled) == 8
     for level, report in reports.items():
         by_name = {p.partition: p for p in report.partitions}
@@ -228,7 +204,7 @@ def nested_numbers(client: MetastoreClient, tables_root: Path) -> str:
 
 
 @pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
-def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
+def test_numbers_inside_structs_arrays_and_maps_are_counted_atboth_levels(
     fmt: str,
     nested_numbers: str,
     client: MetastoreClient,
@@ -238,7 +214,7 @@ def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
 ) -> None:
     target = f"{nested_numbers}_{fmt}"
     journal_path = lakeshift_home / f"precision-nested-{fmt}.sqlite"
-    result, reports = _both_levels(
+    result, reports = both_levels(
         spark, client, settings, journal_path, nested_numbers, target, fmt
     )
     assert len(result.backfilled) == 4

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from lakeshift.errors import SchemaMappingError
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
 from lakeshift.schema_map.hive_semantics import HiveSemantics, version_defaults
 from lakeshift.schema_map.hive_types import (
@@ -402,20 +403,40 @@ def test_nested_leaves_pair_file_partition_and_table_fields_as_the_readers_do() 
     assert [n.partition_path for n in leaves] == [(("value", 0), ("element", 0))]
 
 
-def test_a_text_maps_dropped_keys_give_no_values_to_count() -> None:
-    from lakeshift.validate.independent.task import _at, _TextMaps
+def test_a_maps_dropped_keys_give_no_values_to_count() -> None:
+    from lakeshift.validate.independent.task import _at, _Maps
 
-    # LazyMap keeps a typed key's first entry and drops a key that reads NULL, at any depth
+    # a text file's LazyMap keeps a typed key's first entry and drops a key that reads NULL;
+    # ORC's schema evolution and Hive's converters (Map.put) keep its last, and a NULL key
     file = parse_hive_type("array<map<string,string>>")
     declared = parse_hive_type("array<map<int,timestamp>>")
     rows = [[[("1", "a"), ("01", "b"), ("x", "c"), ("2", "d")]], None, [None, [("5", "e")]]]
     array = pa.array(rows, arrow_type(file))
     path = (("element", 0), ("value", 0))
-    options = {"by_name": False, "text_file": True}
+    text = {"by_name": False, "text_file": True}
     assert _at(array, path).to_pylist() == ["a", "b", "c", "d", "e"]
-    text = _TextMaps(file, declared, path, options)
-    assert _at(array, path, text).to_pylist() == ["a", "d", "e"]
-    assert _at(array, (("element", 0), ("key", 0)), text).to_pylist() == ["1", "2", "5"]
-    # keys the declared type reads alike need no typing (a text file's are unique as read)
-    same = _TextMaps(file, parse_hive_type("array<map<string,timestamp>>"), path, options)
+    assert _at(array, path, _Maps(file, declared, path, text)).to_pylist() == ["a", "d", "e"]
+    keys = (("element", 0), ("key", 0))
+    assert _at(array, keys, _Maps(file, declared, path, text)).to_pylist() == ["1", "2", "5"]
+    put = {"by_name": False}
+    assert _at(array, path, _Maps(file, declared, path, put)).to_pylist() == ["b", "c", "d", "e"]
+    # keys the step reads alike need no typing (a text file's are unique as read)
+    same = _Maps(file, parse_hive_type("array<map<string,timestamp>>"), path, text)
     assert _at(array, path, same).to_pylist() == ["a", "b", "c", "d", "e"]
+
+
+def test_map_keys_that_collide_once_read_keep_the_value_hive_shows() -> None:
+    # Hive 2.3.9 shows {1:"b",2:"c"} for an ORC or text map {"1":"a","01":"b","2":"c"} that
+    # the table reads as map<int,string> (RecordReaderImpl.nextMap, MapConverter: Map.put)
+    source, table = parse_hive_type("map<string,string>"), parse_hive_type("map<int,string>")
+    array = pa.array([[("1", "a"), ("01", "b"), ("2", "c")], None], arrow_type(source))
+    for options in ({"orc_file": True}, {}):
+        shown = convert(array, source, table, by_name=False, **options).to_pylist()
+        assert shown == [[(1, "b"), (2, "c")], None]
+    # a text file's own map keeps the first ('1'), and drops the key that reads NULL
+    text = pa.array([[("1", "a"), ("01", "b"), ("x", "c")]], arrow_type(source))
+    shown = convert(text, source, table, by_name=False, text_file=True).to_pylist()
+    assert shown == [[(1, "a")]]
+    # a NULL key Hive keeps ({null:"c"}) cannot be written: refused, saying what to do
+    with pytest.raises(SchemaMappingError, match="NULL key"):
+        convert(text, source, table, by_name=False, orc_file=True)

@@ -120,36 +120,41 @@ def convert(
         )
     keys = convert(array.keys.take(take), src.fields[0][1], dst.fields[0][1], **options)
     items = convert(array.items.take(take), src.fields[1][1], dst.fields[1][1], **options)
-    if text_file:
-        kept, lengths = first_entries(keys, lengths)
+    if text_file or src.fields[0][1] != dst.fields[0][1]:
+        # a text file's LazyMap keeps a key's first entry and drops a NULL key; ORC's schema
+        # evolution and Hive's converters put each entry into a Java map: the last one wins
+        kept, lengths = kept_entries(keys, lengths, last=not text_file)
         keys, items = keys.take(kept), items.take(kept)
     if keys.null_count:
         raise SchemaMappingError(
             f"a map key of type {src.fields[0][1]} reads as NULL as {dst.fields[0][1]}: Hive "
-            "cannot show such a map.",
-            hint="Fix the partition's or the table's declared map key type in Hive.",
+            "shows a NULL key there, which Iceberg, Delta and Hudi cannot hold.",
+            hint="Declare the table's map key type so that every key reads, or fix the data.",
         )
     return pa.MapArray.from_arrays(
         _offsets(lengths), keys, items, type=arrow_type(dst), mask=_nulls(array)
     )
 
 
-def first_entries(keys: pa.Array, lengths: np.ndarray) -> tuple[pa.Array, np.ndarray]:
-    """Per map (``lengths`` entries each, in order, keys as a text map's are typed): the
-    indices of the entries Hive's LazyMap keeps (key not NULL, not seen before in the same
-    map), and how many each map keeps."""
+def kept_entries(keys: pa.Array, lengths: np.ndarray, *, last: bool) -> tuple[pa.Array, np.ndarray]:
+    """Per map (``lengths`` entries each, in order, keys already typed): the indices of the
+    entries Hive keeps, in order, and how many each map keeps. LazyMap (``last=False``) keeps
+    a key's first entry and drops a NULL key; ``Map.put`` (``last=True``) keeps a key's last
+    entry and a NULL key as any other."""
     values = keys.to_pylist()
     kept: list[int] = []
     counts = []
     start = 0
     for length in lengths.tolist():
         seen: set[object] = set()
-        before = len(kept)
-        for index in range(start, start + length):
-            if values[index] is not None and values[index] not in seen:
+        found: list[int] = []
+        order = range(start + length - 1, start - 1, -1) if last else range(start, start + length)
+        for index in order:
+            if (last or values[index] is not None) and values[index] not in seen:
                 seen.add(values[index])
-                kept.append(index)
-        counts.append(len(kept) - before)
+                found.append(index)
+        kept.extend(sorted(found))
+        counts.append(len(found))
         start += length
     return pa.array(kept, pa.int64()), np.array(counts, np.int64)
 

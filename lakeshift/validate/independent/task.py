@@ -28,7 +28,7 @@ from lakeshift.validate.independent.arrow_hash import compact, fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import has_dates, hybrid_dates
 from lakeshift.validate.independent.casts import number_finer
-from lakeshift.validate.independent.convert import convert, first_entries, leaf, repeat
+from lakeshift.validate.independent.convert import convert, kept_entries, leaf, repeat
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
@@ -257,10 +257,11 @@ def _nested_finer(
                           False))  # fmt: skip
         for values, path, src, dst, first in steps:
             options = _first_step(task, table_type) if first else _second_step(task)
-            typed = None
-            if first and options["text_file"]:
-                typed = _TextMaps(file_type, declared, nested.partition_path, options)
-            found_at = _at(values, path, typed)
+            if first:
+                maps = _Maps(file_type, declared, nested.partition_path, options)
+            else:
+                maps = _Maps(declared, table_type, nested.partition_path, options)
+            found_at = _at(values, path, maps)
             if src.kind in _STRING_KINDS:
                 finer = pc.match_substring_regex(found_at, _SUB_MICRO)
             else:
@@ -274,22 +275,22 @@ def _nested_finer(
     return found
 
 
-class _TextMaps(NamedTuple):
-    """A text file's value on its way to the partition's declared type (``_at``): its own
-    type, the declared one, the path there and the first step's options."""
+class _Maps(NamedTuple):
+    """How one step reads a value (``_at``): from type ``src`` to type ``to`` (reached by
+    ``to_path``) with the step's options, so that a map whose keys it reads as another type
+    gives only the entries Hive keeps (``kept_entries``)."""
 
-    file: HiveType
-    declared: HiveType
-    declared_path: tuple[Step, ...]
+    src: HiveType
+    to: HiveType
+    to_path: tuple[Step, ...]
     options: dict[str, Any]
 
 
-def _at(array: pa.Array, path: tuple[Step, ...], text: _TextMaps | None = None) -> pa.Array:
+def _at(array: pa.Array, path: tuple[Step, ...], maps: _Maps | None = None) -> pa.Array:
     """Every value at ``path`` inside ``array``'s rows (a struct's field, each element of a
-    list, each key or value of a map), none under a NULL on the way. With ``text``, a map
-    gives only the entries Hive's LazyMap keeps once its keys are typed (a key that reads
-    NULL or repeats goes, as ``convert`` drops it)."""
-    src, dst = (text.file, text.declared) if text is not None else (None, None)
+    list, each key or value of a map), none under a NULL on the way. With ``maps``, a map
+    whose keys the step reads as another type gives only the entries Hive keeps (a text
+    file's first of a repeated key, else its last; ``convert`` drops the others)."""
     for position, (step, index) in enumerate(path):
         if step == "field":
             array = array.flatten()[index]  # (a NULL struct's fields read NULL)
@@ -300,14 +301,17 @@ def _at(array: pa.Array, path: tuple[Step, ...], text: _TextMaps | None = None) 
                 children = array.values.take(take)
             else:
                 children = (array.keys if step == "key" else array.items).take(take)
-                if text is not None and src is not None and dst is not None:
-                    src_key, dst_key = src.fields[0][1], dst.fields[0][1]
-                    if src_key != dst_key:
-                        keys = convert(array.keys.take(take), src_key, dst_key, **text.options)
-                        children = children.take(first_entries(keys, lengths)[0])
+                if maps is not None and maps.src.fields[0][1] != maps.to.fields[0][1]:
+                    src_key, to_key = maps.src.fields[0][1], maps.to.fields[0][1]
+                    keys = convert(array.keys.take(take), src_key, to_key, **maps.options)
+                    last = not maps.options.get("text_file")
+                    children = children.take(kept_entries(keys, lengths, last=last)[0])
             array = children
-        if text is not None and src is not None and dst is not None:
-            src, dst = child_type(src, (step, index)), child_type(dst, text.declared_path[position])
+        if maps is not None:
+            maps = maps._replace(
+                src=child_type(maps.src, (step, index)),
+                to=child_type(maps.to, maps.to_path[position]),
+            )
     return leaf(array)
 
 
