@@ -56,3 +56,39 @@ def hybrid_label(expr: str, kind: str) -> str:
         f"IF({expr} < TIMESTAMP'1582-10-15 00:00:00', timestamp_micros(unix_micros({expr}) + "
         f"CAST({shifted} AS BIGINT) * 86400000000), {expr})"
     )
+
+
+def julian_day(date: str) -> str:
+    """SQL: the day number (days since 1970) of the Julian calendar date that the proleptic
+    ``date`` bears (the Julian calendar's day-number formula; the inverse of
+    ``julian_label_date``)."""
+    return bind(
+        f"(14 - month({date})) div 12",
+        lambda a: bind(
+            f"year({date}) + {4800 + 4 * _CYCLES} - {a}",
+            lambda y: bind(
+                f"month({date}) + 12 * {a} - 3",
+                lambda m: (
+                    f"(day({date}) + (153 * {m} + 2) div 5 + 365 * {y} + {y} div 4 - "
+                    f"{32083 + 2440588 + 1461 * _CYCLES})"
+                ),
+            ),
+        ),
+    )
+
+
+def hybrid_instant(expr: str) -> str:
+    """SQL: the instant (a TIMESTAMP) that ``java.sql.Timestamp`` gives a timestamp's wall clock
+    as Hive 1.2/2.x count its seconds (``TimestampWritable.getDouble``, ``getSeconds``): before
+    1582-10-15 its date is read in the Julian calendar (two days earlier in year 1, ten days
+    at the switch). The inverse of ``hybrid_label`` (sessions run in UTC)."""
+
+    def shifted(t: str) -> str:
+        day = f"to_date({t})"
+        days = f"CAST({julian_day(day)} - unix_date({day}) AS BIGINT)"
+        return (
+            f"IF({t} < TIMESTAMP'1582-10-15 00:00:00', "
+            f"timestamp_micros(unix_micros({t}) + {days} * 86400000000), {t})"
+        )
+
+    return bind(f"CAST({expr} AS TIMESTAMP)", shifted)

@@ -299,6 +299,13 @@ def counts_instants(table: HiveType) -> bool:
     return table.kind in numbers
 
 
+def holds_instant(file: HiveType, declared: HiveType, table: HiveType) -> bool:
+    """Whether Hive's first step leaves a column's value an instant, not a wall clock: a
+    number read as the partition's timestamp that the table reads back as a number
+    (``counts_instants``), whose seconds the second step then counts as they are."""
+    return counts_instants(table) and declared.kind == "timestamp" and counts_instants(file)
+
+
 #: One step into a nested value: ("field", index), ("element", 0), ("key", 0) or ("value", 0).
 Step = tuple[str, int]
 

@@ -14,7 +14,12 @@ from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.inspect.model import Column, TableInventory
-from lakeshift.schema_map.hive_types import HiveType, counts_instants, parse_hive_type
+from lakeshift.schema_map.hive_types import (
+    HiveType,
+    counts_instants,
+    holds_instant,
+    parse_hive_type,
+)
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.projection import FileGroup, file_groups
@@ -65,13 +70,15 @@ def first_step(group: FileGroup, table_type: HiveType) -> dict[str, Any]:
     }
 
 
-def second_step(group: FileGroup) -> dict[str, Any]:
-    """``convert``'s options reading the partition's declared type as the table's."""
+def second_step(group: FileGroup, instant: bool = False) -> dict[str, Any]:
+    """``convert``'s options reading the partition's declared type as the table's
+    (``instant``: the first step left the value an instant, ``holds_instant``)."""
     return {
         "by_name": False,
         "hive3_converters": group.hive3_converters,
         "hive4_dates": group.hive4_dates,
         "hybrid_instants": group.hybrid_instants,
+        "hybrid_seconds": group.hybrid_instants and not instant,
     }
 
 
@@ -98,8 +105,10 @@ def column_steps(
             where=where,
             **first_step(group, table_type),
         )
+        file_type = physical_type(group, physical)
+        instant = holds_instant(file_type, partition_type, table_type)
         as_table = convert(
-            as_partition, partition_type, table_type, where=where, **second_step(group)
+            as_partition, partition_type, table_type, where=where, **second_step(group, instant)
         )
         out.append((table_column.name, quote(physical.name), as_partition, as_table))
     return out

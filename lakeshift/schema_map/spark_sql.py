@@ -13,7 +13,7 @@ from itertools import count
 from typing import Any
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.calendar_sql import bind, hybrid_label
+from lakeshift.schema_map.calendar_sql import bind, hybrid_instant, hybrid_label
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.datetime_sql import ascii_digits, hive_string_to, hive_text_field
 from lakeshift.schema_map.hive_types import HiveType
@@ -467,6 +467,7 @@ def convert(
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
     hybrid_instants: bool = False,
+    hybrid_seconds: bool = False,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -484,6 +485,8 @@ def convert(
     Hive's converters and text SerDe read text as dates by Hive 4's rules.
     ``hybrid_instants``: numbers read as timestamps are shown as Hive 1.2/2.x's
     ``java.sql.Timestamp`` shows an instant, its day counted in the hybrid calendar.
+    ``hybrid_seconds``: a timestamp read as a number counts the seconds of the instant
+    ``java.sql.Timestamp`` gives its wall clock (``hybrid_instant``; Hive 1.2/2.x's converter).
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -494,6 +497,8 @@ def convert(
     if src.is_primitive and dst.is_primitive:
         if hybrid_labels and src.kind in ("date", "timestamp"):
             expr = hybrid_label(expr, src.kind)
+        if hybrid_seconds and src.kind == "timestamp" and dst.kind in _NUMBERS - {"boolean"}:
+            expr = hybrid_instant(expr)
         if not orc_file and not text_file:
             converted = _converter(expr, src, dst, hive3_converters, hive4_dates)
             if converted is not None:
@@ -525,6 +530,7 @@ def convert(
         "orc_sql_dates": orc_sql_dates,
         "hive4_dates": hive4_dates,
         "hybrid_instants": hybrid_instants,
+        "hybrid_seconds": hybrid_seconds,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"

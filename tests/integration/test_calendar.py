@@ -161,3 +161,47 @@ def test_a_number_through_a_timestamp_back_to_a_number_keeps_its_instant(
     for reader, frame in both_readers(spark, client, f"{b.db}.{b.name}", chosen).items():
         got = {r["id"]: r["x"] for r in frame.collect()}
         assert got == {0: -12219292801.0, 1: 0.5, 2: None}, reader
+
+
+EARLY = ["0001-01-01 00:00:00", "1000-03-01 12:00:00.5", "1582-10-04 23:59:59",
+         "1582-10-15 00:00:00", "0200-03-01 00:00:00"]  # fmt: skip
+#: what Hive 2.3.9 prints for them read as each type by its converter (asked here, on a text
+#: partition: TimestampWritable.getDouble/getSeconds of java.sql.Timestamp.valueOf, the date
+#: read in the Julian calendar before 1582-10-15: two days earlier in year 1, none in 200)
+AS_HIVE_2 = {
+    "d": [-62135769600.0, -30604564799.5, -12219292801.0, -12219292800.0, -55850688000.0],
+    "b": [-62135769600, -30604564800, -12219292801, -12219292800, -55850688000],
+    "i": [-2006227456, -539793728, 665609087, 665609088, -16113152],  # the long's low 32 bits
+    "m": [Decimal("-62135769600.000"), Decimal("-30604564799.500"), Decimal("-12219292801.000"),
+          Decimal("-12219292800.000"), Decimal("-55850688000.000")],
+}  # fmt: skip
+
+
+def test_a_timestamp_before_1582_read_as_a_number_counts_the_version_s_seconds(
+    client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path
+) -> None:
+    """A text partition's timestamps the table reads as numbers (Hive's converter): Hive
+    1.2/2.x count the seconds of java.sql.Timestamp's instant, its date read in the Julian
+    calendar before 1582-10-15; Hive 3.1+ (java.time) count them in the proleptic one."""
+    columns = [("d", "double"), ("b", "bigint"), ("i", "int"), ("m", "decimal(20,3)")]
+    b = HiveTableBuilder(client, tables_root, "calendar", unique_name("s"),
+                         [("id", "int"), *columns])  # fmt: skip
+    lines = "".join("\x01".join([str(i), *[s] * len(columns)]) + "\n" for i, s in enumerate(EARLY))
+    b.add_partition(["1"], {"000000_0": lines.encode()}, fmt="text",
+                    columns=[("id", "int"), *[(n, "timestamp") for n, _ in columns]])  # fmt: skip
+    epoch = dt.datetime(1970, 1, 1)
+    proleptic = [(dt.datetime.fromisoformat(s) - epoch).total_seconds() for s in EARLY]
+    as_hive_3 = {
+        "d": proleptic,
+        "b": [int(s // 1) for s in proleptic],
+        "i": [int(np.int64(s // 1).astype(np.int32)) for s in proleptic],
+        "m": [Decimal(f"{s:.3f}") for s in proleptic],
+    }
+    table = f"{b.db}.{b.name}"
+    for version, expected in (("2.3", AS_HIVE_2), ("3.1", as_hive_3)):
+        chosen = replace(settings, hive_version=version, calendar=None)
+        for reader, frame in both_readers(spark, client, table, chosen).items():
+            rows = {r["id"]: r for r in frame.collect()}
+            for name, _ in columns:
+                got = [rows[i][name] for i in range(len(EARLY))]
+                assert got == expected[name], (version, reader, name, got)

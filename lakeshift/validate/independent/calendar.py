@@ -32,6 +32,38 @@ def julian_label_to_proleptic(days: np.ndarray) -> np.ndarray:
     return jdn - _EPOCH_JDN
 
 
+def proleptic_label_to_julian(days: np.ndarray) -> np.ndarray:
+    """Days since 1970 of the Julian calendar date that the proleptic date ``days`` bears (the
+    inverse of ``julian_label_to_proleptic``)."""
+    dates = days.astype("datetime64[D]")
+    months = dates.astype("datetime64[M]")
+    year = months.astype(np.int64) // 12 + 1970
+    month = months.astype(np.int64) % 12 + 1
+    day = (dates - months).astype(np.int64) + 1
+    a = (14 - month) // 12
+    y = year + 4800 - a
+    m = month + 12 * a - 3
+    return day + (153 * m + 2) // 5 + 365 * y + y // 4 - 32083 - _EPOCH_JDN
+
+
+def hybrid_seconds(array: pa.Array) -> pa.Array:
+    """Timestamps (wall clocks) as the instants ``java.sql.Timestamp`` gives them, whose seconds
+    Hive 1.2/2.x count when they read a timestamp as a number: before 1582-10-15 the date is
+    read in the Julian calendar."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    per_day = _PER_DAY[array.type.unit]
+    raw = np.asarray(array.view(pa.int64()).fill_null(0).to_numpy(), np.int64)
+    days = np.floor_divide(raw, per_day)
+    early = days < GREGORIAN_START
+    if not early.any():
+        return array
+    shifted = np.where(early, proleptic_label_to_julian(days), days)
+    values = raw + (shifted - days) * per_day
+    mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
+    return pa.array(values, pa.int64(), mask=mask).view(array.type)
+
+
 _PER_DAY = {"s": 86_400, "ms": 86_400_000, "us": 86_400_000_000, "ns": 86_400_000_000_000}
 
 

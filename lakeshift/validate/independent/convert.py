@@ -16,7 +16,11 @@ from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map.hive_types import HiveType, field_index
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.calendar import hybrid_seconds as hybrid_seconds_of
 from lakeshift.validate.independent.casts import convert_primitive
+
+#: the types whose value of a timestamp counts its seconds (a boolean only asks if any)
+_COUNTED_SECONDS = frozenset({"tinyint", "smallint", "int", "bigint", "float", "double", "decimal"})
 
 
 def _nulls(array: pa.Array) -> pa.Array | None:
@@ -60,6 +64,7 @@ def convert(
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
     hybrid_instants: bool = False,
+    hybrid_seconds: bool = False,
 ) -> pa.Array:
     """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
     an ORC file's column read as the partition's declared type; ``text_file``: a text file's
@@ -68,14 +73,19 @@ def convert(
     dates and timestamps by java.sql's parsers, see ``HiveSemantics.orc_sql_dates``;
     ``hive4_dates``: Hive's converters and text SerDe read text as dates by Hive 4's rules;
     ``hybrid_instants``: numbers read as timestamps are shown by the hybrid calendar, as
-    ``java.sql.Timestamp`` shows them)."""
+    ``java.sql.Timestamp`` shows them; ``hybrid_seconds``: a timestamp read as a number counts
+    the seconds of the instant ``java.sql.Timestamp`` gives its wall clock, as Hive 1.2/2.x's
+    converter does)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if src.kind == "void" or pa.types.is_null(array.type):
         return pa.nulls(len(array), arrow_type(dst))
     if src.is_primitive and dst.is_primitive:
+        values = leaf(array)
+        if hybrid_seconds and src.kind == "timestamp" and dst.kind in _COUNTED_SECONDS:
+            values = hybrid_seconds_of(values)
         return convert_primitive(
-            leaf(array),
+            values,
             src,
             dst,
             orc_file,
@@ -99,6 +109,7 @@ def convert(
         "orc_sql_dates": orc_sql_dates,
         "hive4_dates": hive4_dates,
         "hybrid_instants": hybrid_instants,
+        "hybrid_seconds": hybrid_seconds,
     }
     if dst.kind == "struct":
         children = array.flatten()

@@ -18,6 +18,7 @@ from lakeshift.schema_map.hive_types import (
     child_type,
     counts_instants,
     digits_counted,
+    holds_instant,
     nested_leaves,
     parse_hive_type,
     text_counted,
@@ -192,13 +193,15 @@ def _first_step(task: FileTask, table_type: HiveType) -> dict[str, Any]:
     }
 
 
-def _second_step(task: FileTask) -> dict[str, Any]:
-    """``convert``'s options reading the partition's declared type as the table's."""
+def _second_step(task: FileTask, instant: bool = False) -> dict[str, Any]:
+    """``convert``'s options reading the partition's declared type as the table's
+    (``instant``: the first step left the value an instant, ``holds_instant``)."""
     return {
         "by_name": False,
         "hive3_converters": task.hive3_converters,
         "hive4_dates": task.hive4_dates,
         "hybrid_instants": task.hybrid_instants,
+        "hybrid_seconds": task.hybrid_instants and not instant,
     }
 
 
@@ -328,7 +331,8 @@ def target_columns(task: FileTask, table: pa.Table | None = None) -> list[Target
         else:
             declared = parse_hive_type(column.partition_type)
             as_partition = _as_partition(task, column, table)
-            as_table = convert(as_partition, declared, table_type, **_second_step(task))
+            instant = holds_instant(_file_type(task, column), declared, table_type)
+            as_table = convert(as_partition, declared, table_type, **_second_step(task, instant))
             values = convert(as_table, table_type, target, by_name=False)
             out.append(TargetColumn(column.name, values, target, as_partition))
     for key in task.keys:
