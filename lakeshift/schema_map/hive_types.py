@@ -306,6 +306,34 @@ def holds_instant(file: HiveType, declared: HiveType, table: HiveType) -> bool:
     return counts_instants(table) and declared.kind == "timestamp" and counts_instants(file)
 
 
+_WHOLE_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
+_EXACT_IN = {"float": 24, "double": 53}  # bits of an integer a float or double holds exactly
+_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+_AS_TEXT = frozenset({*_WHOLE_DIGITS, "decimal", "boolean", "char", "varchar"})
+
+
+def keys_may_merge(src: HiveType, dst: HiveType) -> bool:
+    """Whether reading map keys of type ``src`` as ``dst`` can make two keys one or a key NULL
+    (so that a map keeps only some entries, as Hive's maps do): not where every value reads
+    as a distinct value (an integer or decimal widened, any number or CHAR/VARCHAR as text),
+    so that those maps keep the cheap conversion."""
+    if src == dst:
+        return False
+    if src.kind in _WHOLE_DIGITS:
+        if dst.kind in _BITS:
+            return _BITS[dst.kind] < _BITS[src.kind]
+        if dst.kind in _EXACT_IN:
+            return _EXACT_IN[dst.kind] < _BITS[src.kind] - 1
+        if dst.kind == "decimal" and len(dst.params) == 2:
+            return dst.params[0] - dst.params[1] < _WHOLE_DIGITS[src.kind]
+    if src.kind == "float" and dst.kind == "double":
+        return False
+    if src.kind == "decimal" and dst.kind == "decimal" and len(src.params) == len(dst.params) == 2:
+        (p1, s1), (p2, s2) = src.params, dst.params
+        return s2 < s1 or p2 - s2 < p1 - s1
+    return not (dst.kind == "string" and src.kind in _AS_TEXT)
+
+
 #: One step into a nested value: ("field", index), ("element", 0), ("key", 0) or ("value", 0).
 Step = tuple[str, int]
 

@@ -22,6 +22,7 @@ from lakeshift.schema_map.hive_types import (
     Step,
     child_type,
     digits_counted,
+    keys_may_merge,
     nested_leaves,
     parse_hive_type,
     text_counted,
@@ -226,7 +227,7 @@ def _count_along(
         name, child = hive.fields[index]
         return _count_along(f"{expr}.{quote(name)}", child, rest, holds, inner_maps)
     items = {"element": expr, "key": f"map_keys({expr})", "value": f"map_values({expr})"}[step]
-    if step != "element" and hive.fields[0][1] != maps.to.fields[0][1]:
+    if step != "element" and keys_may_merge(hive.fields[0][1], maps.to.fields[0][1]):
         items = _kept_items(expr, hive.fields[0][1], maps.to.fields[0][1], maps.options, step)
     child = child_type(hive, (step, index))
     n = next(_names)

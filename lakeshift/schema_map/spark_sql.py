@@ -16,7 +16,7 @@ from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map.calendar_sql import bind, hybrid_instant, hybrid_label
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.datetime_sql import ascii_digits, hive_string_to, hive_text_field
-from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.schema_map.hive_types import HiveType, keys_may_merge
 
 _SIMPLE = {
     "tinyint": "TINYINT",
@@ -538,7 +538,7 @@ def convert(
         return f"transform({expr}, {var} -> {inner})"
     if dst.kind == "map":
         k, v = f"k{next(_lambda_names)}", f"v{next(_lambda_names)}"
-        if src.fields[0][1] == dst.fields[0][1]:
+        if not keys_may_merge(src.fields[0][1], dst.fields[0][1]):
             keys = convert(k, src.fields[0][1], dst.fields[0][1], where=f"{where}.key", **kwargs)
             values = convert(
                 v, src.fields[1][1], dst.fields[1][1], where=f"{where}.value", **kwargs

@@ -204,7 +204,7 @@ def nested_numbers(client: MetastoreClient, tables_root: Path) -> str:
 
 
 @pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
-def test_numbers_inside_structs_arrays_and_maps_are_counted_atboth_levels(
+def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
     fmt: str,
     nested_numbers: str,
     client: MetastoreClient,

@@ -18,6 +18,7 @@ from lakeshift.schema_map.hive_semantics import HiveSemantics, version_defaults
 from lakeshift.schema_map.hive_types import (
     HiveType,
     digits_counted,
+    keys_may_merge,
     nested_leaves,
     parse_hive_type,
     text_counted,
@@ -440,3 +441,21 @@ def test_map_keys_that_collide_once_read_keep_the_value_hive_shows() -> None:
     # a NULL key Hive keeps ({null:"c"}) cannot be written: refused, saying what to do
     with pytest.raises(SchemaMappingError, match="NULL key"):
         convert(text, source, table, by_name=False, orc_file=True)
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "merge"),
+    [
+        ("int", "bigint", False), ("bigint", "int", True), ("int", "double", False),
+        ("bigint", "double", True), ("int", "float", True), ("smallint", "float", False),
+        ("int", "decimal(10,0)", False), ("int", "decimal(10,2)", True),
+        ("decimal(5,2)", "decimal(7,3)", False), ("decimal(5,2)", "decimal(6,1)", True),
+        ("int", "string", False), ("varchar(3)", "string", False), ("string", "int", True),
+        ("string", "varchar(2)", True), ("double", "int", True), ("double", "string", True),
+        ("float", "double", False), ("string", "string", False),
+    ],
+)  # fmt: skip
+def test_only_key_conversions_that_can_merge_keys_take_the_keeping_path(
+    src: str, dst: str, merge: bool
+) -> None:
+    assert keys_may_merge(parse_hive_type(src), parse_hive_type(dst)) is merge

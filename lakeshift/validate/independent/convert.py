@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.hive_types import HiveType, field_index
+from lakeshift.schema_map.hive_types import HiveType, field_index, keys_may_merge
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import hybrid_seconds as hybrid_seconds_of
@@ -131,7 +131,7 @@ def convert(
         )
     keys = convert(array.keys.take(take), src.fields[0][1], dst.fields[0][1], **options)
     items = convert(array.items.take(take), src.fields[1][1], dst.fields[1][1], **options)
-    if text_file or src.fields[0][1] != dst.fields[0][1]:
+    if keys_may_merge(src.fields[0][1], dst.fields[0][1]):
         # a text file's LazyMap keeps a key's first entry and drops a NULL key; ORC's schema
         # evolution and Hive's converters put each entry into a Java map: the last one wins
         kept, lengths = kept_entries(keys, lengths, last=not text_file)
@@ -147,12 +147,16 @@ def convert(
     )
 
 
+_NAN = object()
+
+
 def kept_entries(keys: pa.Array, lengths: np.ndarray, *, last: bool) -> tuple[pa.Array, np.ndarray]:
     """Per map (``lengths`` entries each, in order, keys already typed): the indices of the
     entries Hive keeps, in order, and how many each map keeps. LazyMap (``last=False``) keeps
     a key's first entry and drops a NULL key; ``Map.put`` (``last=True``) keeps a key's last
     entry and a NULL key as any other."""
-    values = keys.to_pylist()
+    # NaN keys are one key, as Spark's maps hold them (Hive's DoubleWritable keeps each NaN)
+    values = [_NAN if isinstance(v, float) and v != v else v for v in keys.to_pylist()]
     kept: list[int] = []
     counts = []
     start = 0

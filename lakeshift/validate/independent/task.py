@@ -19,6 +19,7 @@ from lakeshift.schema_map.hive_types import (
     counts_instants,
     digits_counted,
     holds_instant,
+    keys_may_merge,
     nested_leaves,
     parse_hive_type,
     text_counted,
@@ -304,7 +305,7 @@ def _at(array: pa.Array, path: tuple[Step, ...], maps: _Maps | None = None) -> p
                 children = array.values.take(take)
             else:
                 children = (array.keys if step == "key" else array.items).take(take)
-                if maps is not None and maps.src.fields[0][1] != maps.to.fields[0][1]:
+                if maps is not None and keys_may_merge(maps.src.fields[0][1], maps.to.fields[0][1]):
                     src_key, to_key = maps.src.fields[0][1], maps.to.fields[0][1]
                     keys = convert(array.keys.take(take), src_key, to_key, **maps.options)
                     last = not maps.options.get("text_file")
