@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from lakeshift.schema_map import hive_datetime
-from lakeshift.schema_map.hive_types import DECIMAL_38, HiveType
+from lakeshift.schema_map.hive_types import DECIMAL_38, INTEGER_BITS, HiveType
 
 _JAVA_INT = re.compile(f"[+-]?[{hive_datetime.JAVA_DIGITS}]+")  # any decimal digit of the BMP
 _JAVA_BLANKS = "".join(chr(c) for c in range(0x21))  # String.trim: every char <= ' '
@@ -40,7 +40,7 @@ _JAVA_HEX = re.compile(
     r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?", re.ASCII
 )
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
-_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+_BITS = INTEGER_BITS
 HIVE3_FALSE = frozenset({"false", "off", "no", "0", ""})
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Context
 from functools import lru_cache
+from typing import Any, Protocol
 
 import pyarrow as pa
 
@@ -291,12 +292,19 @@ def text_counted(partition: HiveType, table: HiveType) -> bool:
     return first or (second and partition.kind in _TEXT)
 
 
+#: Hive's integer types and their widths in bits.
+INTEGER_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+#: The types that read a timestamp as a number; all but a boolean (whether its seconds are
+#: zero) count its seconds.
+NUMBER_KINDS = frozenset({*INTEGER_BITS, "boolean", "float", "double", "decimal"})
+SECONDS_COUNTED = NUMBER_KINDS - {"boolean"}
+
+
 def counts_instants(table: HiveType) -> bool:
     """Whether the table reads a timestamp as a number (its instant: Hive 2's ``getDouble``,
     ``getTime``), so a number read as the partition's timestamp keeps its instant and must
     not be relabelled by the hybrid calendar on the way (``hybrid_instants``)."""
-    numbers = ("boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
-    return table.kind in numbers
+    return table.kind in NUMBER_KINDS
 
 
 def holds_instant(file: HiveType, declared: HiveType, table: HiveType) -> bool:
@@ -306,9 +314,33 @@ def holds_instant(file: HiveType, declared: HiveType, table: HiveType) -> bool:
     return counts_instants(table) and declared.kind == "timestamp" and counts_instants(file)
 
 
+class ConverterFlags(Protocol):
+    """What a reader knows of the user's Hive for its converters (a ``FileGroup`` of the Spark
+    reader, a ``FileTask`` of the independent one)."""
+
+    @property
+    def hive3_converters(self) -> bool: ...
+    @property
+    def hive4_dates(self) -> bool: ...
+    @property
+    def hybrid_instants(self) -> bool: ...
+
+
+def second_step(read: ConverterFlags, instant: bool = False) -> dict[str, Any]:
+    """Both readers' ``convert`` options for Hive's second step, the partition's declared type
+    read as the table's by Hive's converters (``instant``: the first step left the value an
+    instant, ``holds_instant``, whose seconds are counted as they are)."""
+    return {
+        "by_name": False,
+        "hive3_converters": read.hive3_converters,
+        "hive4_dates": read.hive4_dates,
+        "hybrid_instants": read.hybrid_instants,
+        "hybrid_seconds": read.hybrid_instants and not instant,
+    }
+
+
 _WHOLE_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
 _EXACT_IN = {"float": 24, "double": 53}  # bits of an integer a float or double holds exactly
-_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 _AS_TEXT = frozenset({*_WHOLE_DIGITS, "decimal", "boolean", "char", "varchar"})
 
 
@@ -320,10 +352,10 @@ def keys_may_merge(src: HiveType, dst: HiveType) -> bool:
     if src == dst:
         return False
     if src.kind in _WHOLE_DIGITS:
-        if dst.kind in _BITS:
-            return _BITS[dst.kind] < _BITS[src.kind]
+        if dst.kind in INTEGER_BITS:
+            return INTEGER_BITS[dst.kind] < INTEGER_BITS[src.kind]
         if dst.kind in _EXACT_IN:
-            return _EXACT_IN[dst.kind] < _BITS[src.kind] - 1
+            return _EXACT_IN[dst.kind] < INTEGER_BITS[src.kind] - 1
         if dst.kind == "decimal" and len(dst.params) == 2:
             return dst.params[0] - dst.params[1] < _WHOLE_DIGITS[src.kind]
     if src.kind == "float" and dst.kind == "double":

@@ -25,6 +25,7 @@ from lakeshift.schema_map.hive_types import (
     keys_may_merge,
     nested_leaves,
     parse_hive_type,
+    second_step,
     text_counted,
 )
 from lakeshift.schema_map.model import FieldMapping
@@ -36,7 +37,6 @@ from lakeshift.schema_map.reader import (
     first_step,
     physical_type,
     scan_groups,
-    second_step,
     signature,
     spark_file_path,
 )

@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 
 from lakeshift.schema_map.hive_key_values import hive_value
-from lakeshift.schema_map.hive_types import DECIMAL_38, parse_hive_type
+from lakeshift.schema_map.hive_types import DECIMAL_38, INTEGER_BITS, parse_hive_type
 
 _EDGES = "".join(chr(c) for c in range(0x21)) + "\x7f"  # UTF8String.trimAll: blanks, controls
 _TRUE = frozenset({"t", "true", "y", "yes", "1"})
 _FALSE = frozenset({"f", "false", "n", "no", "0"})
-_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+_BITS = INTEGER_BITS
 _INTEGRAL = re.compile(r"([+-]?)(\d+)(?:\.\d*)?|([+-]?)\.\d+", re.ASCII)
 _DATE = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S | re.ASCII)
 _TIMESTAMP = re.compile(

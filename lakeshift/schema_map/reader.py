@@ -19,6 +19,7 @@ from lakeshift.schema_map.hive_types import (
     counts_instants,
     holds_instant,
     parse_hive_type,
+    second_step,
 )
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
@@ -70,18 +71,6 @@ def first_step(group: FileGroup, table_type: HiveType) -> dict[str, Any]:
     }
 
 
-def second_step(group: FileGroup, instant: bool = False) -> dict[str, Any]:
-    """``convert``'s options reading the partition's declared type as the table's
-    (``instant``: the first step left the value an instant, ``holds_instant``)."""
-    return {
-        "by_name": False,
-        "hive3_converters": group.hive3_converters,
-        "hive4_dates": group.hive4_dates,
-        "hybrid_instants": group.hybrid_instants,
-        "hybrid_seconds": group.hybrid_instants and not instant,
-    }
-
-
 def column_steps(
     group: FileGroup, inventory: TableInventory, mapping: FieldMapping
 ) -> list[tuple[str, str | None, str | None, str]]:
@@ -98,14 +87,14 @@ def column_steps(
             continue
         physical = group.physical[source.physical_index]
         partition_type = parse_hive_type(source.partition_type)
+        file_type = physical_type(group, physical)
         as_partition = convert(
             quote(physical.name),
-            physical_type(group, physical),
+            file_type,
             partition_type,
             where=where,
             **first_step(group, table_type),
         )
-        file_type = physical_type(group, physical)
         instant = holds_instant(file_type, partition_type, table_type)
         as_table = convert(
             as_partition, partition_type, table_type, where=where, **second_step(group, instant)

@@ -16,7 +16,13 @@ from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map.calendar_sql import bind, hybrid_instant, hybrid_label
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.datetime_sql import ascii_digits, hive_string_to, hive_text_field
-from lakeshift.schema_map.hive_types import HiveType, keys_may_merge
+from lakeshift.schema_map.hive_types import (
+    INTEGER_BITS,
+    NUMBER_KINDS,
+    SECONDS_COUNTED,
+    HiveType,
+    keys_may_merge,
+)
 
 _SIMPLE = {
     "tinyint": "TINYINT",
@@ -90,10 +96,10 @@ def _has_dates(hive: HiveType) -> bool:
     return hive.kind in ("date", "timestamp") or any(_has_dates(t) for _, t in hive.fields)
 
 
-_INTEGRAL = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+_INTEGRAL = INTEGER_BITS
 _STRING_KINDS = frozenset({"string", "char", "varchar"})
 _FRACTIONAL = frozenset({"float", "double", "decimal", "boolean"})
-_NUMBERS = frozenset({*_INTEGRAL, *_FRACTIONAL})
+_NUMBERS = NUMBER_KINDS
 #: Hive's ObjectInspector converters read these strings (any case) as false, every other
 #: string as true (PrimitiveObjectInspectorUtils.parseBoolean, Hive 3.1 and 4.x).
 HIVE_FALSE_WORDS = ("false", "off", "no", "0", "")
@@ -497,7 +503,7 @@ def convert(
     if src.is_primitive and dst.is_primitive:
         if hybrid_labels and src.kind in ("date", "timestamp"):
             expr = hybrid_label(expr, src.kind)
-        if hybrid_seconds and src.kind == "timestamp" and dst.kind in _NUMBERS - {"boolean"}:
+        if hybrid_seconds and src.kind == "timestamp" and dst.kind in SECONDS_COUNTED:
             expr = hybrid_instant(expr)
         if not orc_file and not text_file:
             converted = _converter(expr, src, dst, hive3_converters, hive4_dates)

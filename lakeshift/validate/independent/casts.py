@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map import hive_datetime
-from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.schema_map.hive_types import INTEGER_BITS, NUMBER_KINDS, HiveType
 from lakeshift.validate.independent import text_rules as rules
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import (
@@ -26,9 +26,9 @@ from lakeshift.validate.independent.calendar import (
 )
 
 STRINGS = frozenset({"string", "char", "varchar"})
-_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+_BITS = INTEGER_BITS
 #: What Hive reads as seconds or milliseconds since the epoch when a timestamp is wanted.
-_NUMBERS = frozenset({*_BITS, "boolean", "float", "double", "decimal"})
+_NUMBERS = NUMBER_KINDS
 _DAY_MICROS = 86_400_000_000
 
 

@@ -13,14 +13,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.hive_types import HiveType, field_index, keys_may_merge
+from lakeshift.schema_map.hive_types import SECONDS_COUNTED, HiveType, field_index, keys_may_merge
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import hybrid_seconds as hybrid_seconds_of
 from lakeshift.validate.independent.casts import convert_primitive
-
-#: the types whose value of a timestamp counts its seconds (a boolean only asks if any)
-_COUNTED_SECONDS = frozenset({"tinyint", "smallint", "int", "bigint", "float", "double", "decimal"})
 
 
 def _nulls(array: pa.Array) -> pa.Array | None:
@@ -82,7 +79,7 @@ def convert(
         return pa.nulls(len(array), arrow_type(dst))
     if src.is_primitive and dst.is_primitive:
         values = leaf(array)
-        if hybrid_seconds and src.kind == "timestamp" and dst.kind in _COUNTED_SECONDS:
+        if hybrid_seconds and src.kind == "timestamp" and dst.kind in SECONDS_COUNTED:
             values = hybrid_seconds_of(values)
         return convert_primitive(
             values,

@@ -22,6 +22,7 @@ from lakeshift.schema_map.hive_types import (
     keys_may_merge,
     nested_leaves,
     parse_hive_type,
+    second_step,
     text_counted,
 )
 from lakeshift.storage import filesystem_for
@@ -194,18 +195,6 @@ def _first_step(task: FileTask, table_type: HiveType) -> dict[str, Any]:
     }
 
 
-def _second_step(task: FileTask, instant: bool = False) -> dict[str, Any]:
-    """``convert``'s options reading the partition's declared type as the table's
-    (``instant``: the first step left the value an instant, ``holds_instant``)."""
-    return {
-        "by_name": False,
-        "hive3_converters": task.hive3_converters,
-        "hive4_dates": task.hive4_dates,
-        "hybrid_instants": task.hybrid_instants,
-        "hybrid_seconds": task.hybrid_instants and not instant,
-    }
-
-
 def _finer_numbers(task: FileTask, table: pa.Table, columns: list[TargetColumn]) -> int:
     """Floats, doubles and decimals read as timestamps (at either of Hive's two steps) whose
     digits go past a microsecond, counted where the target holds a value, by the rule the
@@ -260,7 +249,7 @@ def _nested_finer(
             steps.append((as_partition, nested.partition_path, nested.declared, nested.table,
                           False))  # fmt: skip
         for values, path, src, dst, first in steps:
-            options = _first_step(task, table_type) if first else _second_step(task)
+            options = _first_step(task, table_type) if first else second_step(task)
             if first:
                 maps = _Maps(file_type, declared, nested.partition_path, options)
             else:
@@ -305,11 +294,12 @@ def _at(array: pa.Array, path: tuple[Step, ...], maps: _Maps | None = None) -> p
                 children = array.values.take(take)
             else:
                 children = (array.keys if step == "key" else array.items).take(take)
-                if maps is not None and keys_may_merge(maps.src.fields[0][1], maps.to.fields[0][1]):
+                if maps is not None:
                     src_key, to_key = maps.src.fields[0][1], maps.to.fields[0][1]
-                    keys = convert(array.keys.take(take), src_key, to_key, **maps.options)
-                    last = not maps.options.get("text_file")
-                    children = children.take(kept_entries(keys, lengths, last=last)[0])
+                    if keys_may_merge(src_key, to_key):
+                        keys = convert(array.keys.take(take), src_key, to_key, **maps.options)
+                        last = not maps.options.get("text_file")
+                        children = children.take(kept_entries(keys, lengths, last=last)[0])
             array = children
         if maps is not None:
             maps = maps._replace(
@@ -333,7 +323,7 @@ def target_columns(task: FileTask, table: pa.Table | None = None) -> list[Target
             declared = parse_hive_type(column.partition_type)
             as_partition = _as_partition(task, column, table)
             instant = holds_instant(_file_type(task, column), declared, table_type)
-            as_table = convert(as_partition, declared, table_type, **_second_step(task, instant))
+            as_table = convert(as_partition, declared, table_type, **second_step(task, instant))
             values = convert(as_table, table_type, target, by_name=False)
             out.append(TargetColumn(column.name, values, target, as_partition))
     for key in task.keys:
