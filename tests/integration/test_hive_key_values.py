@@ -16,7 +16,7 @@ import pytest
 from lakeshift.config import Settings
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.schema_map.partition_values import typed_value
-from lakeshift.validate.independent.text_rules import java_float_text
+from lakeshift.validate.independent.java_float_text import java_float_text
 from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_oracle import hive_answers
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name

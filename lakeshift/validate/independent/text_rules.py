@@ -16,10 +16,9 @@ import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-import numpy as np
-
 from lakeshift.schema_map.hive_datetime import JAVA_DIGITS
 from lakeshift.schema_map.hive_types import DECIMAL_38
+from lakeshift.validate.independent.java_float_text import java_float_text
 
 _EDGES = "".join(chr(c) for c in range(0x21)) + "\x7f"  # whitespace and ISO control bytes
 # Java's number parsers know ASCII digits only (Python's \d is any Unicode digit), except
@@ -119,76 +118,6 @@ def parse_decimal(text: str, precision: int, scale: int) -> Decimal | None:
         return fit_decimal(Decimal(stripped), precision, scale)
     except InvalidOperation:
         return None
-
-
-def java_float_text(value: float, single: bool) -> str:
-    """Java's ``Double.toString`` / ``Float.toString`` (JDK 8 to 18, which Hive and Spark run
-    on): plain between 1e-3 and 1e7, else ``d.dddE±n``. Digits: an integral value below 2^62
-    prints its exact integer, rounded to the digits its binary exponent makes significant
-    (``FloatingDecimal``'s long path: 4.6339927102834509E17 where the shortest digits are
-    4.633992710283451E17, JDK-4511638); every other value its shortest digits that read back
-    as the same value (JDK 19's rule; 8-18 agree but for a last digit of about one float in a
-    thousand of magnitude 1e25 and beyond, and subnormal floats)."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "-0.0" if np.signbit(value) else "0.0"
-    number = np.float32(value) if single else np.float64(value)
-    sign = "-" if value < 0 else ""
-    exact = _integral_digits(abs(float(number)), single)
-    if exact is not None:
-        digits, power = exact
-    else:
-        mantissa, exponent = np.format_float_scientific(number, unique=True, trim="-").split("e")
-        digits = mantissa.lstrip("-").replace(".", "")
-        power = int(exponent)
-    if -3 <= power < 7:
-        point = power + 1
-        if point <= 0:
-            return f"{sign}0.{'0' * -point}{digits}"
-        whole = digits[:point].ljust(point, "0")
-        return f"{sign}{whole}.{digits[point:] or '0'}"
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{power}"
-
-
-# Decimal digits of 2^p a conversion may drop (FloatingDecimal.insignificantDigitsNumber,
-# restated: about p * log10(2), with the JDK's own rounding).
-_INSIGNIFICANT = (0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 6, 7, 7,
-                  7, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 14,
-                  14, 14, 15, 15, 15, 15, 16, 16, 16, 17, 17, 17, 18, 18, 18, 19)  # fmt: skip
-
-
-def _integral_digits(value: float, single: bool) -> tuple[str, int] | None:
-    """(significant digits, power of ten of the first) of an integral normal value whose
-    binary exponent is at most 62, as FloatingDecimal prints it; None for every other value."""
-    if single:
-        bits = int(np.float32(value).view(np.uint32))
-        exponent, fraction, width = (bits >> 23) & 0xFF, bits & 0x7FFFFF, 23
-        exponent -= 127
-    else:
-        bits = int(np.float64(value).view(np.uint64))
-        exponent, fraction, width = (bits >> 52) & 0x7FF, bits & ((1 << 52) - 1), 52
-        exponent -= 1023
-    if exponent in (-127, -1023) or exponent > 62:  # subnormal, or past a long
-        return None
-    fraction |= 1 << width
-    trailing = (fraction & -fraction).bit_length() - 1
-    if width - trailing > exponent:  # bits below the binary point: not an integer
-        return None
-    whole = fraction << (exponent - width) if exponent >= width else fraction >> (width - exponent)
-    drop = exponent - (width + 1) - 1
-    insignificant = _INSIGNIFICANT[drop] if 1 < drop < len(_INSIGNIFICANT) else 0
-    power = 0
-    if insignificant:
-        scale = 10**insignificant
-        whole, residue = divmod(whole, scale)
-        power = insignificant
-        if residue >= scale // 2:
-            whole += 1
-    text = str(whole)
-    return text.rstrip("0") or "0", len(text) - 1 + power
 
 
 def timestamp_text(micros: int) -> str:
