@@ -6,7 +6,8 @@ casts: integers by ``Integer.parseInt``/``Long.parseLong`` (no blanks, no fracti
 digit of the BMP; tinyint and smallint parsed as int and narrowed with wrap-around), floating
 point by
 ``Double.parseDouble``/``Float.parseFloat`` (blanks trimmed, ``NaN``/``Infinity``), decimals by
-``HiveDecimal`` (trimmed, HALF_UP to the scale, NULL past the precision), dates and timestamps by
+``HiveDecimal`` (spaces trimmed, ASCII digits; Hive 1.2's: every blank trimmed, any digit;
+HALF_UP to the scale, NULL past the precision), dates and timestamps by
 ``getDate``/``getTimestampFromString`` (``hive_datetime``: java.sql's parsers in the hybrid
 calendar before Hive 3, Hive's java.time ones after), booleans by HIVE-15939's rule in 3.0+
 (``false``, ``off``, ``no``, ``0`` and the empty string are false) and before it any non-empty
@@ -24,13 +25,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
 
-from lakeshift.schema_map import hive_datetime
-from lakeshift.schema_map.hive_types import DECIMAL_38, INTEGER_BITS, HiveType
+from lakeshift.schema_map import hive_datetime, hive_decimal
+from lakeshift.schema_map.hive_types import INTEGER_BITS, HiveType
 
 _JAVA_INT = re.compile(f"[+-]?[{hive_datetime.JAVA_DIGITS}]+")  # any decimal digit of the BMP
 _JAVA_BLANKS = "".join(chr(c) for c in range(0x21))  # String.trim: every char <= ' '
@@ -39,7 +39,6 @@ _JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[f
 _JAVA_HEX = re.compile(
     r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?", re.ASCII
 )
-_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _BITS = INTEGER_BITS
 HIVE3_FALSE = frozenset({"false", "off", "no", "0", ""})
 
@@ -71,21 +70,6 @@ def _java_floating(text: str, single: bool) -> float | None:
         return value
     with np.errstate(over="ignore"):  # past a float's range is Infinity, as in Java
         return float(np.float32(value))
-
-
-def _hive_decimal(text: str, precision: int, scale: int) -> Decimal | None:
-    stripped = text.strip(_JAVA_BLANKS)
-    if not _DECIMAL.fullmatch(stripped):
-        return None
-    try:
-        value = Decimal(stripped)
-    except InvalidOperation:
-        return None
-    limit = Decimal(10) ** (precision - scale)
-    if abs(value) >= limit:  # too large even before rounding
-        return None
-    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, DECIMAL_38)
-    return rounded if abs(rounded) < limit else None
 
 
 def _key_datetime(text: str, kind: str, hive3: bool, hive4: bool = False) -> dt.datetime | None:
@@ -122,7 +106,8 @@ def hive_value(text: str, hive: HiveType, version: str) -> Any:
     if kind in _BITS:
         return _java_integer(text, _BITS[kind])
     if kind == "decimal":
-        return _hive_decimal(text, *hive.params)
+        value = hive_decimal.create(text, big_decimal=version == "1.2")
+        return None if value is None else hive_decimal.enforce(value, *hive.params)
     if kind in ("float", "double"):
         return _java_floating(text, kind == "float")
     if kind == "date":

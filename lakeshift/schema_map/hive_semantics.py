@@ -94,6 +94,12 @@ class HiveSemantics:
         return self.version in ("3.1", "4")
 
     @property
+    def hive1_decimals(self) -> bool:
+        """Whether text is read as a decimal by Hive 1.2's ``HiveDecimal.create`` (Java's
+        ``BigDecimal`` of the trimmed text) rather than Hive 2.2+'s (``hive_decimal``)."""
+        return self.version == "1.2"
+
+    @property
     def hive4_dates(self) -> bool:
         """Whether text is read as dates and timestamps by Hive 4's strict ``java.time``
         classes (``hive_datetime.hive4_date``/``hive4_timestamp``) rather than Hive 3's."""

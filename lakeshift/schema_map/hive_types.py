@@ -324,6 +324,8 @@ class ConverterFlags(Protocol):
     def hive4_dates(self) -> bool: ...
     @property
     def hybrid_instants(self) -> bool: ...
+    @property
+    def hive1_decimals(self) -> bool: ...
 
 
 def second_step(read: ConverterFlags, instant: bool = False) -> dict[str, Any]:
@@ -334,6 +336,7 @@ def second_step(read: ConverterFlags, instant: bool = False) -> dict[str, Any]:
         "by_name": False,
         "hive3_converters": read.hive3_converters,
         "hive4_dates": read.hive4_dates,
+        "hive1_decimals": read.hive1_decimals,
         "hybrid_instants": read.hybrid_instants,
         "hybrid_seconds": read.hybrid_instants and not instant,
     }

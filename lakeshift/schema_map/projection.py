@@ -58,6 +58,7 @@ class FileGroup:
     hive3_converters: bool = True  # see HiveSemantics.hive3_converters
     orc_sql_dates: bool = True  # see HiveSemantics.orc_sql_dates
     hive4_dates: bool = False  # see HiveSemantics.hive4_dates
+    hive1_decimals: bool = False  # see HiveSemantics.hive1_decimals
     # Numbers read as timestamps are shown by the hybrid calendar (calendar = "hive2")
     hybrid_instants: bool = False
 
@@ -204,6 +205,7 @@ def file_groups(
                     hive3_converters=semantics.hive3_converters,
                     orc_sql_dates=semantics.orc_sql_dates,
                     hive4_dates=semantics.hive4_dates,
+                    hive1_decimals=semantics.hive1_decimals,
                     hybrid_instants=mapping.calendar == "hive2",
                 )
             )

@@ -67,6 +67,7 @@ def first_step(group: FileGroup, table_type: HiveType) -> dict[str, Any]:
         "hive3_converters": group.hive3_converters,
         "orc_sql_dates": group.orc_sql_dates,
         "hive4_dates": group.hive4_dates,
+        "hive1_decimals": group.hive1_decimals,
         "hybrid_instants": group.hybrid_instants and not counts_instants(table_type),
     }
 
@@ -149,6 +150,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hive3_converters,
         group.orc_sql_dates,
         group.hive4_dates,
+        group.hive1_decimals,
         group.hybrid_instants,
     )
 

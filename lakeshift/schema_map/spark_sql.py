@@ -241,14 +241,31 @@ def _decimal_text(expr: str, src: HiveType) -> str:
     return f"regexp_replace(regexp_replace({text}, '0+{_END}', ''), '[.]{_END}', '')"
 
 
-#: HiveDecimal's text (FastHiveDecimalImpl.fastSetFromBytes with trimBlanks): spaces (only)
-#: around it, ASCII digits, an exponent of at most two digits past its leading zeros.
-_HIVE_DECIMAL = "'^ *[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?0*[0-9]{1,2})? *" + _END + "'"
+#: HiveDecimal's text (FastHiveDecimalImpl.fastSetFromBytes, ``hive_decimal``): integer digits,
+#: an optional dot and fraction, an exponent of at most two digits past its zeros; or a dot and
+#: fraction digits alone. With trimBlanks, spaces (only) around it, and an exponent without
+#: digits before a blank counts as 0.
+_HIVE_DECIMAL = (
+    "'^ *[+-]?([0-9]+[.]?[0-9]*([eE]([+-]?0*[0-9]{1,2}|[+-]?(?= )))? *|[.][0-9]+)" + _END + "'"
+)
+_LAZY_DECIMAL = "'^[+-]?([0-9]+[.]?[0-9]*([eE][+-]?0*[0-9]{1,2})?|[.][0-9]+)" + _END + "'"
 
 
-def _hive_decimal(text: str, dst: HiveType) -> str:
-    """A string read as a decimal by ``HiveDecimal.create``, rounded half up to the type."""
-    return f"IF({text} RLIKE {_HIVE_DECIMAL}, CAST({text} AS {spark_type(dst)}), NULL)"
+def _hive_decimal(
+    text: str, dst: HiveType, big_decimal: bool = False, trim_blanks: bool = True
+) -> str:
+    """A string read as a decimal by ``HiveDecimal.create``, rounded half up to the type
+    (``trim_blanks``: spaces around it allowed, as everywhere but in a text file's own field
+    since Hive 2.2). ``big_decimal``: Hive 1.2's, Java's ``BigDecimal`` of the trimmed text,
+    which is what Spark's CAST reads (any blank trimmed, any exponent, any digit
+    ``Character.digit`` reads). Spark's CAST rounds once where Hive first rounds a text of
+    more than 38 digits to 38 (``hive_decimal``), so the two readers can differ there."""
+    if big_decimal:
+        return f"CAST({text} AS {spark_type(dst)})"
+    if not trim_blanks:
+        return f"IF({text} RLIKE {_LAZY_DECIMAL}, CAST({text} AS {spark_type(dst)}), NULL)"
+    number = f"regexp_replace({text}, '[eE][+-]? +{_END}', '')"  # "1e " is 1
+    return f"IF({text} RLIKE {_HIVE_DECIMAL}, CAST({number} AS {spark_type(dst)}), NULL)"
 
 
 _LAZY_INTEGER = "^([+-]?[0-9]*)([.][0-9]*)?" + _END
@@ -302,7 +319,9 @@ def _converter(
     return None
 
 
-def _timestamp_to_fraction(expr: str, dst: HiveType, exact: bool = False) -> str:
+def _timestamp_to_fraction(
+    expr: str, dst: HiveType, exact: bool = False, big_decimal: bool = False
+) -> str:
     """A timestamp read as seconds with a fraction, as Hive counts them (``TimestampWritable.
     getDouble``, ``TimestampUtils.getDouble``): the whole seconds, plus the nanoseconds over
     1e9, added in doubles (Spark divides the microseconds, which past 2^53 lose digits first);
@@ -315,7 +334,7 @@ def _timestamp_to_fraction(expr: str, dst: HiveType, exact: bool = False) -> str
     if dst.kind == "decimal" and exact:
         return f"CAST(CAST({micros} AS DECIMAL(20,0)) / 1000000 AS {spark_type(dst)})"
     if dst.kind == "decimal":  # getHiveDecimal: HiveDecimal.create(Double.toString(seconds))
-        return _hive_decimal(f"CAST({double} AS STRING)", dst)
+        return _hive_decimal(f"CAST({double} AS STRING)", dst, big_decimal)
     return double if dst.kind == "double" else f"CAST({double} AS FLOAT)"
 
 
@@ -398,6 +417,7 @@ def _primitive(
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
     hybrid_instants: bool = False,
+    hive1_decimals: bool = False,
 ) -> str:
     dated = src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp")
     if text_file and dated:  # LazyDate, LazyTimestamp
@@ -432,12 +452,14 @@ def _primitive(
     if src.kind == "decimal" and dst.kind in _STRING_KINDS:
         expr = _decimal_text(expr, src)
     if src.kind == "timestamp" and dst.kind in ("float", "double", "decimal"):
-        return _timestamp_to_fraction(expr, dst, exact=orc_file and not orc_sql_dates)
+        return _timestamp_to_fraction(
+            expr, dst, exact=orc_file and not orc_sql_dates, big_decimal=hive1_decimals
+        )
     if src.kind in ("float", "double") and dst.kind == "decimal":
         # getHiveDecimal and ORC 1.3-1.5: HiveDecimal.create(Float.toString / Double.toString),
         # whose text Spark's CAST to STRING writes alike; ORC 1.6+ reads a float as its double
         number = f"CAST({expr} AS DOUBLE)" if orc_file and not orc_sql_dates else expr
-        return _hive_decimal(f"CAST({number} AS STRING)", dst)
+        return _hive_decimal(f"CAST({number} AS STRING)", dst, hive1_decimals)
     if src.kind == "timestamp" and not src_physical and dst.kind in _NUMBERS:
         # Spark casts no TIMESTAMP_NTZ to a number; as an instant in the UTC session it
         # counts the seconds of its wall clock, as Hive does.
@@ -447,7 +469,8 @@ def _primitive(
     if src.kind in _STRING_KINDS and dst.kind == "decimal":
         # HiveDecimal's grammar (Spark's CAST trims any blank, takes any exponent and, through
         # Java's BigDecimal, fullwidth and Arabic-Indic digits)
-        return _hive_decimal(expr, dst)
+        # (a text file's own field: LazyHiveDecimal, no blanks since Hive 2.2)
+        return _hive_decimal(expr, dst, hive1_decimals, trim_blanks=not text_file)
     if dst.kind == "char":
         width = dst.params[0]
         return f"rpad(substring(CAST({expr} AS STRING), 1, {width}), {width}, ' ')"
@@ -472,6 +495,7 @@ def convert(
     hive3_converters: bool = True,
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
+    hive1_decimals: bool = False,
     hybrid_instants: bool = False,
     hybrid_seconds: bool = False,
     where: str = "",
@@ -488,7 +512,8 @@ def convert(
     ``hive3_converters``: strings become booleans, dates and timestamps by Hive 3.0+'s rules,
     else by Hive 2's. ``orc_sql_dates``: ORC's schema evolution reads strings as dates and
     timestamps by java.sql's parsers (``HiveSemantics.orc_sql_dates``). ``hive4_dates``:
-    Hive's converters and text SerDe read text as dates by Hive 4's rules.
+    Hive's converters and text SerDe read text as dates by Hive 4's rules. ``hive1_decimals``:
+    text becomes a decimal by Hive 1.2's ``HiveDecimal`` (Java's ``BigDecimal``).
     ``hybrid_instants``: numbers read as timestamps are shown as Hive 1.2/2.x's
     ``java.sql.Timestamp`` shows an instant, its day counted in the hybrid calendar.
     ``hybrid_seconds``: a timestamp read as a number counts the seconds of the instant
@@ -520,6 +545,7 @@ def convert(
             orc_sql_dates,
             hive4_dates,
             hybrid_instants,
+            hive1_decimals,
         )
     if src == dst and not (
         (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))
@@ -535,6 +561,7 @@ def convert(
         "hive3_converters": hive3_converters,
         "orc_sql_dates": orc_sql_dates,
         "hive4_dates": hive4_dates,
+        "hive1_decimals": hive1_decimals,
         "hybrid_instants": hybrid_instants,
         "hybrid_seconds": hybrid_seconds,
     }

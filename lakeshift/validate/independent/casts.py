@@ -200,7 +200,12 @@ def _single(value: float | None) -> float | None:
 
 
 def _to_decimal(
-    array: pa.Array, src: HiveType, dst: HiveType, modern_orc: bool = False
+    array: pa.Array,
+    src: HiveType,
+    dst: HiveType,
+    modern_orc: bool = False,
+    big_decimal: bool = False,
+    lazy: bool = False,
 ) -> pa.Array:
     precision, scale = dst.params
     to = arrow_type(dst)
@@ -208,8 +213,15 @@ def _to_decimal(
     def fit(value: Decimal) -> Decimal | None:
         return rules.fit_decimal(value, precision, scale)
 
+    def text(value: str) -> Decimal | None:  # HiveDecimal.create (Hive 1.2's: big_decimal)
+        return rules.parse_decimal(value, precision, scale, big_decimal)
+
+    if src.kind in STRINGS and lazy:  # LazyHiveDecimal: setFromBytes without trimBlanks
+        return _each(
+            array, lambda v: rules.parse_decimal(v, precision, scale, big_decimal, False), to
+        )
     if src.kind in STRINGS:
-        return _each(array, lambda v: rules.parse_decimal(v, precision, scale), to)
+        return _each(array, text, to)
     if src.kind == "boolean":
         return _each(array, lambda v: fit(Decimal(int(v))), to)
     if src.kind in _BITS or src.kind == "decimal":
@@ -220,16 +232,14 @@ def _to_decimal(
         single = src.kind == "float" and not modern_orc
         return _each(
             array,
-            lambda v: rules.parse_decimal(rules.java_float_text(float(v), single), *dst.params),
+            lambda v: text(rules.java_float_text(float(v), single)),
             to,
         )
     if src.kind == "timestamp" and modern_orc:  # its seconds exactly
         return _each(_ints(array), lambda v: fit(Decimal(v).scaleb(-6)), to)
     if src.kind == "timestamp":  # getHiveDecimal: the text of TimestampWritable.getDouble()
         seconds = _to_floating(array, src, HiveType("double"))
-        return _each(
-            seconds, lambda v: rules.parse_decimal(rules.java_float_text(v, False), *dst.params), to
-        )
+        return _each(seconds, lambda v: text(rules.java_float_text(v, False)), to)
     raise _unsupported(src, dst)
 
 
@@ -351,6 +361,8 @@ def convert_primitive(
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
     hybrid_instants: bool = False,
+    hive1_decimals: bool = False,
+    text_file: bool = False,
 ) -> pa.Array:
     """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
     as ORC's schema evolution reads a file's column as the partition's type;
@@ -359,7 +371,9 @@ def convert_primitive(
     partition's type read as the table's; ``orc_sql_dates``: ORC reads strings as dates and
     timestamps by java.sql's parsers, as Hive 2's text SerDe does; ``hive4_dates``: text read
     as dates and timestamps by Hive 4's rules; ``hybrid_instants``: numbers read as
-    timestamps shown by the hybrid calendar, as ``java.sql.Timestamp`` shows them)."""
+    timestamps shown by the hybrid calendar, as ``java.sql.Timestamp`` shows them;
+    ``hive1_decimals``: text read as a decimal by Hive 1.2's ``HiveDecimal``; ``text_file``:
+    a text file's own field, whose decimal takes no blanks since Hive 2.2)."""
     to = arrow_type(dst)
     if src.kind == "void":
         return pa.nulls(len(array), to)
@@ -386,6 +400,7 @@ def convert_primitive(
             converter=converter,
             orc_sql_dates=orc_sql_dates,
             hive4_dates=hive4_dates,
+            hive1_decimals=hive1_decimals,
         )
         return hybrid_dates(plain)
     if kind == "string":
@@ -405,7 +420,8 @@ def convert_primitive(
     if kind in ("float", "double"):
         return _to_floating(array, src, dst)
     if kind == "decimal":
-        return _to_decimal(array, src, dst, modern_orc=orc_file and not orc_sql_dates)
+        modern_orc = orc_file and not orc_sql_dates
+        return _to_decimal(array, src, dst, modern_orc, big_decimal=hive1_decimals, lazy=text_file)
     rule = "orc" if orc_file else "converter" if converter else "text"
     if orc_file and orc_sql_dates and src.kind in STRINGS:
         # ORC 1.3-1.5: java.sql's Date.valueOf / Timestamp.valueOf, which are Hive 2's

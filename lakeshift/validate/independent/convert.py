@@ -60,6 +60,7 @@ def convert(
     hive3_converters: bool = True,
     orc_sql_dates: bool = False,
     hive4_dates: bool = False,
+    hive1_decimals: bool = False,
     hybrid_instants: bool = False,
     hybrid_seconds: bool = False,
 ) -> pa.Array:
@@ -69,6 +70,7 @@ def convert(
     drops a key that reads NULL, as LazyMap does; ``orc_sql_dates``: ORC reads strings as
     dates and timestamps by java.sql's parsers, see ``HiveSemantics.orc_sql_dates``;
     ``hive4_dates``: Hive's converters and text SerDe read text as dates by Hive 4's rules;
+    ``hive1_decimals``: text read as a decimal by Hive 1.2's ``HiveDecimal``;
     ``hybrid_instants``: numbers read as timestamps are shown by the hybrid calendar, as
     ``java.sql.Timestamp`` shows them; ``hybrid_seconds``: a timestamp read as a number counts
     the seconds of the instant ``java.sql.Timestamp`` gives its wall clock, as Hive 1.2/2.x's
@@ -91,6 +93,8 @@ def convert(
             orc_sql_dates=orc_sql_dates,
             hive4_dates=hive4_dates,
             hybrid_instants=hybrid_instants,
+            hive1_decimals=hive1_decimals,
+            text_file=text_file,
         )
     if src.kind != dst.kind or dst.kind == "uniontype":
         raise SchemaMappingError(
@@ -105,6 +109,7 @@ def convert(
         "hive3_converters": hive3_converters,
         "orc_sql_dates": orc_sql_dates,
         "hive4_dates": hive4_dates,
+        "hive1_decimals": hive1_decimals,
         "hybrid_instants": hybrid_instants,
         "hybrid_seconds": hybrid_seconds,
     }

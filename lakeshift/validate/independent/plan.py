@@ -67,6 +67,7 @@ class FileTask:
     hive3_converters: bool = True  # Hive 3.0+'s converters (booleans, dates, timestamps)
     orc_sql_dates: bool = True  # ORC reads strings as dates by java.sql (HiveSemantics)
     hive4_dates: bool = False  # text read as dates by Hive 4's rules (HiveSemantics)
+    hive1_decimals: bool = False  # text read as decimals by Hive 1.2's rule (HiveSemantics)
     # numbers read as timestamps shown by the hybrid calendar (java.sql: calendar = "hive2")
     hybrid_instants: bool = False
 
@@ -167,6 +168,7 @@ def plan_files(
                     hive3_converters=semantics.hive3_converters,
                     orc_sql_dates=semantics.orc_sql_dates,
                     hive4_dates=semantics.hive4_dates,
+                    hive1_decimals=semantics.hive1_decimals,
                     keys=keys,
                     text_types=tuple(c.type for c in file.columns) if text else (),
                     # Java readers count days as hybrid unless the footer says proleptic;

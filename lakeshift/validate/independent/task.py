@@ -190,6 +190,7 @@ def _first_step(task: FileTask, table_type: HiveType) -> dict[str, Any]:
         "hive3_converters": task.hive3_converters,
         "orc_sql_dates": task.orc_sql_dates,
         "hive4_dates": task.hive4_dates,
+        "hive1_decimals": task.hive1_decimals,
         # a table reading the timestamp as a number counts its instant, not its label
         "hybrid_instants": task.hybrid_instants and not counts_instants(table_type),
     }

@@ -13,10 +13,12 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
+from lakeshift.schema_map import hive_decimal
 from lakeshift.schema_map.hive_datetime import JAVA_DIGITS
+from lakeshift.schema_map.hive_decimal import enforce as fit_decimal
 from lakeshift.schema_map.hive_types import DECIMAL_38
 from lakeshift.validate.independent.java_float_text import java_float_text
 
@@ -92,32 +94,14 @@ def parse_floating(text: str) -> float | None:
     return None
 
 
-def fit_decimal(value: Decimal, precision: int, scale: int) -> Decimal | None:
-    """Rounded half up to ``scale``; None when it does not fit ``precision``."""
-    if not value.is_finite() or abs(value) >= Decimal(10) ** (precision - scale):
-        return None  # (rounding only grows a value; quantize cannot hold a huge one)
-    rounded = value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, DECIMAL_38)
-    if abs(rounded) >= Decimal(10) ** (precision - scale):
-        return None
-    return rounded
-
-
-#: HiveDecimal's text (FastHiveDecimalImpl.fastSetFromBytes with trimBlanks): spaces (only)
-#: around it, ASCII digits, an exponent of at most two digits past its leading zeros.
-_HIVE_DECIMAL = re.compile(r" *([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?0*\d{1,2})?) *", re.ASCII)
-
-
-def parse_decimal(text: str, precision: int, scale: int) -> Decimal | None:
-    """``HiveDecimal.create(text)``, then rounded half up to ``scale`` and NULL past
-    ``precision``."""
-    match = _HIVE_DECIMAL.fullmatch(text)
-    if not match:
-        return None
-    stripped = match.group(1)
-    try:
-        return fit_decimal(Decimal(stripped), precision, scale)
-    except InvalidOperation:
-        return None
+def parse_decimal(
+    text: str, precision: int, scale: int, big_decimal: bool = False, trim_blanks: bool = True
+) -> Decimal | None:
+    """``HiveDecimal.create(text)`` (``big_decimal``: Hive 1.2's; ``trim_blanks``: spaces
+    around it allowed, as everywhere but a text file's own field since Hive 2.2), then rounded
+    half up to ``scale`` and NULL past ``precision``."""
+    value = hive_decimal.create(text, big_decimal, trim_blanks)
+    return None if value is None else fit_decimal(value, precision, scale)
 
 
 def timestamp_text(micros: int) -> str:
