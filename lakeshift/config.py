@@ -64,9 +64,16 @@ KEY_GLUE_ENDPOINT = "glue_endpoint"
 
 OUTPUT_CHOICES = ("text", "json")
 MAPPING_MODES = ("auto", "position", "name")
-#: Whose reading of dates before 1582-10-15 to reproduce: Hive 3.1+ (each ORC file's own
-#: calendar) or Hive 2.x (every day number counted in the hybrid calendar).
-CALENDARS = ("hive3", "hive2")
+#: Whose reading of dates before 1582-10-15 to reproduce: Hive 4 and Spark (each ORC file's
+#: own calendar), Hive 1.2/2.x (every day number counted in the hybrid calendar) or Apache Hive
+#: 3.1 (every ORC file's day numbers counted in the proleptic one, as written).
+CALENDARS = ("hive3", "hive2", "proleptic")
+#: Whose reading each calendar setting copies, for plans and anomalies.
+CALENDAR_RULES = {
+    "hive3": "Hive 4 and Spark (each file's calendar)",
+    "hive2": "Hive 2.x (every file's days counted as hybrid)",
+    "proleptic": "Apache Hive 3.1 (every ORC file's days as stored, counted proleptic)",
+}
 #: How ORC's schema evolution reads strings as dates and timestamps: java.sql's parsers (ORC
 #: 1.3-1.5, shipped with Hive 2.x and 3.1) or ORC 1.6+'s exact forms (Hive 4).
 ORC_DATE_PARSERS = ("java.sql", "exact")
@@ -112,8 +119,10 @@ class Settings:
             evolution): ``java.sql`` (ORC 1.3-1.5: Hive 2.x, 3.1) or ``exact`` (ORC 1.6+:
             Hive 4); ``None``: the version's.
         calendar: whose reading of dates and timestamps before 1582-10-15 to reproduce:
-            ``hive3`` (Hive 3.1+ and Spark: each ORC file's calendar field, hybrid when absent)
-            or ``hive2`` (Hive 2.x: every file's day numbers counted in the hybrid calendar);
+            ``hive3`` (Hive 4, Spark, Hive 3.1 builds with HIVE-22589: each ORC file's
+            calendar field, hybrid when absent), ``hive2`` (Hive 1.2/2.x: every file's day
+            numbers counted in the hybrid calendar) or ``proleptic`` (Apache Hive 3.1: every
+            ORC file's day numbers counted in the proleptic calendar, whatever wrote them);
             ``None``: the version's.
         inspect_workers: threads listing directories and reading ORC footers.
         small_file_bytes: files below this size count as small in anomaly reports.

@@ -12,7 +12,7 @@ from lakeshift.cli.interrupts import stop_on_interrupt
 from lakeshift.cli.output import Output
 from lakeshift.cli.profile_view import profile_run
 from lakeshift.cli.render import human_bytes
-from lakeshift.config import FORMAT_CHOICES
+from lakeshift.config import CALENDAR_RULES, FORMAT_CHOICES
 from lakeshift.errors import PartialFailure
 from lakeshift.inspect.inspector import (
     inspect_table,
@@ -158,7 +158,7 @@ def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
     )
     early = plan.anomalies.get("calendar-before-1582", 0)
     if early:
-        rules = "Hive 3.1+" if plan.mapping.calendar == "hive3" else "Hive 2.x"
+        rules = CALENDAR_RULES[plan.mapping.calendar]
         shifted = plan.anomalies.get("calendar-shifted-dates", 0)
         out.message(
             f"calendar: {early} partition(s) hold dates or timestamps before 1582-10-15, read "

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import median
 
+from lakeshift.config import CALENDAR_RULES
 from lakeshift.errors import RefusedInput
 from lakeshift.inspect.model import (
     SEVERITY_ERROR,
@@ -220,7 +221,7 @@ def _calendar_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
         return []
     found = []
     shifted = [f for f in old if f.calendar != "proleptic" and proleptic_writer(f.writer)]
-    if shifted:
+    if shifted and rules.calendar != "proleptic":  # Apache Hive 3.1 shows them as written
         found.append(
             _anomaly(
                 p,
@@ -236,11 +237,7 @@ def _calendar_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
         )
     proleptic = [f for f in old if f.calendar == "proleptic"]
     hybrid = [f for f in old if f.calendar != "proleptic"]
-    follows = (
-        "Hive 3.1+ (each file's calendar)"
-        if rules.calendar == "hive3"
-        else "Hive 2.x (every file's days counted as hybrid)"
-    )
+    follows = CALENDAR_RULES[rules.calendar]
     found.append(
         _anomaly(
             p,
@@ -249,8 +246,9 @@ def _calendar_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
             f"{len(old)} file(s) hold dates or timestamps before 1582-10-15 ({len(hybrid)} "
             f"counted in the hybrid Julian/Gregorian calendar, {len(proleptic)} in the "
             f"proleptic Gregorian one); lakeshift shows them as {follows} does.",
-            'Set calendar = "hive2" if your users read this table with Hive 2.x (it shows '
-            "proleptic files' early dates shifted), else nothing.",
+            'Set calendar to the Hive your users read this table with: "hive2" (Hive 2.x), '
+            '"proleptic" (Apache Hive 3.1: files Hive 2.x wrote show shifted) or "hive3" '
+            "(Hive 4, Spark, Hive 3.1 builds with HIVE-22589).",
             hybrid=len(hybrid),
             proleptic=len(proleptic),
         )

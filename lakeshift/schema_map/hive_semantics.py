@@ -71,7 +71,8 @@ class HiveSemantics:
         orc_positional: ``orc.force.positional.evolution``: model B matches ORC columns by
             position (top level; nested struct fields stay by name, as ORC does).
         case_sensitive: ``orc.schema.evolution.case.sensitive``: model B's name match.
-        calendar: ``hive2`` (every day counted in the hybrid calendar) or ``hive3``.
+        calendar: ``hive2`` (every day counted in the hybrid calendar), ``hive3`` (each ORC
+            file's calendar) or ``proleptic`` (every ORC file's days as stored).
         orc_sql_dates: model B reads a string as a date or timestamp by java.sql's
             ``Date.valueOf``/``Timestamp.valueOf`` (ORC 1.3-1.5's ``parseDateFromString`` and
             ``parseTimestampFromString``: Hive 2.3 ships ORC 1.3.4, Hive 3.1 ORC 1.5.8) rather
@@ -82,7 +83,7 @@ class HiveSemantics:
     schema_evolution: bool = True
     orc_positional: bool = False
     case_sensitive: bool = True
-    calendar: str = "hive3"
+    calendar: str = "proleptic"  # Apache Hive 3.1's (version_defaults)
     orc_sql_dates: bool = True
 
     @property
@@ -134,7 +135,8 @@ def version_defaults(version: str) -> HiveSemantics:
         schema_evolution=version != "1.2",
         orc_positional=version == "4",
         case_sensitive=True,
-        calendar="hive2" if version in ("1.2", "2.3") else "hive3",
+        # Apache Hive 3.1's ORC reader shows day numbers as stored (LocalDate.ofEpochDay)
+        calendar={"1.2": "hive2", "2.3": "hive2", "3.1": "proleptic"}.get(version, "hive3"),
         orc_sql_dates=version != "4",
     )
 

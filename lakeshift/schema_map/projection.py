@@ -53,6 +53,8 @@ class FileGroup:
     text_layout: TextLayout | None = None  # how a text group's lines split into values
     hybrid_labels: bool = False  # see hybrid_labels()
     proleptic_text: bool = False  # see proleptic_text()
+    # calendar = "proleptic": an ORC file without a calendar field holds proleptic days too
+    days_as_written: bool = False
     into_table: bool = False  # model B: read straight into the table's columns
     case_sensitive: bool = False  # how names are matched (top level and nested)
     hive3_converters: bool = True  # see HiveSemantics.hive3_converters
@@ -104,13 +106,16 @@ def hybrid_labels(file: FileInfo, mapping: FieldMapping) -> bool:
     return mapping.calendar == "hive2" and file.format == "orc" and file.calendar == "proleptic"
 
 
-def proleptic_text(file: FileInfo) -> bool:
+def proleptic_text(file: FileInfo, mapping: FieldMapping) -> bool:
     """Whether the reader must take a file's dates and timestamps as the text ORC formats them:
     Spark reads an ORC file marked proleptic through the hybrid calendar, which has no
     1582-10-05..14 (they read ten days later), while ORC's own date-to-text conversion, asked
-    for the proleptic calendar, gives every day as written. Only files whose statistics show
-    a value before 1582-10-15 (or show nothing) pay for it."""
-    return file.format == "orc" and file.calendar == "proleptic" and file.pre_gregorian is not False
+    for the proleptic calendar, gives every day as written. With ``calendar = "proleptic"``
+    (Apache Hive 3.1, which shows every ORC file's day numbers as stored) files without a
+    calendar field are read so too, ORC told they are proleptic. Only files whose statistics
+    show a value before 1582-10-15 (or show nothing) pay for it."""
+    as_written = file.calendar == "proleptic" or mapping.calendar == "proleptic"
+    return file.format == "orc" and as_written and file.pre_gregorian is not False
 
 
 def _find(physical: tuple[Column, ...], name: str, case_sensitive: bool) -> int | None:
@@ -169,7 +174,7 @@ def file_groups(
                 continue
             positional = by_position(file, semantics)
             relabel = hybrid_labels(file, mapping)
-            key = (file.format, file.columns, positional, relabel, proleptic_text(file))
+            key = (file.format, file.columns, positional, relabel, proleptic_text(file, mapping))
             by_schema[key].append(file.path)
         for (fmt, physical, positional, relabel, as_text), paths in by_schema.items():
             into_table = semantics.reads_into_table(fmt)
@@ -200,6 +205,7 @@ def file_groups(
                     text_layout=layout,
                     hybrid_labels=relabel,
                     proleptic_text=as_text,
+                    days_as_written=mapping.calendar == "proleptic",
                     into_table=into_table,
                     case_sensitive=sensitive,
                     hive3_converters=semantics.hive3_converters,

@@ -69,6 +69,11 @@ def first_step(group: FileGroup, table_type: HiveType) -> dict[str, Any]:
         "hive4_dates": group.hive4_dates,
         "hive1_decimals": group.hive1_decimals,
         "hybrid_instants": group.hybrid_instants and not counts_instants(table_type),
+        # ORC 1.3-1.5 count a timestamp's seconds from the file's own instant, which is the
+        # hybrid instant of the wall clock shown for a hybrid file (or under hive2, for any)
+        "hybrid_seconds": group.format == "orc"
+        and group.orc_sql_dates
+        and (group.hybrid_instants or not group.proleptic_text),
     }
 
 
@@ -145,6 +150,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.text_layout,
         group.hybrid_labels,
         group.proleptic_text,
+        group.days_as_written,
         group.into_table,
         group.case_sensitive,
         group.hive3_converters,
@@ -174,13 +180,18 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
     paths = [glob_escaped(p) for g in groups for p in g.paths]
     reader = spark.read.schema(physical_ddl).format(first.format)
     if first.format == "parquet":
-        # Hive (2.x, and 3.1+ by default) counts a Parquet file's days as hybrid unless the
-        # file says otherwise, as Spark's LEGACY mode does for files it did not write.
-        reader = reader.option("datetimeRebaseMode", "LEGACY").option("int96RebaseMode", "LEGACY")
+        # Hive (2.x, and 4 by default) counts a Parquet file's days as hybrid unless the file
+        # says otherwise, as Spark's LEGACY mode does for files it did not write; Apache Hive
+        # 3.1 takes a DATE's days as stored (ETypeConverter: new DateWritableV2(days)) and
+        # INT96 by its Julian day's label.
+        dates = "CORRECTED" if first.days_as_written else "LEGACY"
+        reader = reader.option("datetimeRebaseMode", dates).option("int96RebaseMode", "LEGACY")
     if first.proleptic_text:
         # ORC's schema evolution formats each date and timestamp as text in the calendar asked
         # for: the proleptic one, the file's. Cast back, they are the days as written.
         reader = reader.option("orc.proleptic.gregorian", "true")
+        if first.days_as_written:  # files without a calendar field: proleptic too (Hive 3.1)
+            reader = reader.option("orc.proleptic.gregorian.default", "true")
     scan = reader.load(paths)
     columns = [
         f"CAST({quote(c.name)} AS {spark_type(t, physical=True)}) AS {quote(c.name)}"

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 from chispa import assert_df_equality
 
-from lakeshift.config import Settings
+from lakeshift.config import CALENDAR_RULES, Settings
 from lakeshift.inspect import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.click_log_data import hive_view_rows
@@ -500,7 +500,7 @@ PRE_GREGORIAN = pa.table(
 )
 
 
-@pytest.mark.parametrize("calendar", ["hive3", "hive2"])
+@pytest.mark.parametrize("calendar", ["hive3", "hive2", "proleptic"])
 def test_dates_before_1582_read_as_java_orc_readers_read_them(
     client: MetastoreClient,
     settings: Settings,
@@ -513,7 +513,10 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
     """Hive 3.1+ and Spark count a file's days in the hybrid calendar unless its footer says
     proleptic (ORC's ``writerUsedProlepticGregorian``) and show hybrid days by their calendar
     label: pyarrow's 1000-01-01 (no calendar field) shows as 0999-12-27. Hive 2.x counts
-    every file's days as hybrid. The independent reader agrees in both modes."""
+    every file's days as hybrid. Apache Hive 3.1 shows every ORC file's day numbers as
+    stored (``RecordReaderImpl.nextDate``: ``DateWritableV2.set(days)``,
+    ``LocalDate.ofEpochDay``; 3.1.3's source), so pyarrow's days show as written. The
+    independent reader agrees in every mode."""
     import pyarrow.orc as orc
 
     from lakeshift.validate.fingerprints import source_fingerprints
@@ -546,9 +549,8 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
             *("plan", f"{b.db}.{b.name}"),
         ],
     )
-    rules = "Hive 3.1+" if calendar == "hive3" else "Hive 2.x"
     assert "2 partition(s) hold dates or timestamps before 1582-10-15" in planned.output
-    assert f"as {rules} reads them" in planned.output, planned.output
+    assert f"as {CALENDAR_RULES[calendar]} reads them" in planned.output, planned.output
     frame = read_partitions(spark, inventory, mapping)
     shown = {
         (r["dt"], str(r["d"]), str(r["ds"]))
@@ -566,8 +568,9 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
         ("2020-01-01", "[null, 1582-10-15]"),
         ("1500-03-10", "[]"),
     }
-    proleptic_shown = as_written if calendar == "hive3" else as_hybrid
-    assert shown == {("hybrid", *r) for r in as_hybrid} | {
+    proleptic_shown = as_hybrid if calendar == "hive2" else as_written
+    hybrid_shown = as_written if calendar == "proleptic" else as_hybrid
+    assert shown == {("hybrid", *r) for r in hybrid_shown} | {
         ("proleptic", *r) for r in proleptic_shown
     }
     names = [p.name for p in inventory.partitions]
@@ -586,7 +589,7 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
     inventory = inspect_table(client, f"{b.db}.{b.name}", replace(settings, calendar=calendar))
     frame = read_partitions(spark, inventory, mapping, ["dt=hole"])
     hole_shown = [(str(r["d"]), [str(d) for d in r["ds"]]) for r in frame.collect()]
-    if calendar == "hive3":
+    if calendar != "hive2":
         assert hole_shown == [("1582-10-14", ["1582-10-10"])]
     else:
         assert hole_shown == [("1582-10-04", ["1582-09-30"])]
@@ -664,7 +667,7 @@ def test_sequence_files_as_hive_reads_them(
     assert same == source_fingerprints(spark, inventory, mapping, names, lambda t: t)
 
 
-@pytest.mark.parametrize("calendar", ["hive3", "hive2"])
+@pytest.mark.parametrize("calendar", ["hive3", "hive2", "proleptic"])
 def test_timestamps_before_1582_follow_the_same_calendar_rule(
     client: MetastoreClient, settings: Settings, spark: Any, tables_root: Path, calendar: str
 ) -> None:
@@ -685,8 +688,8 @@ def test_timestamps_before_1582_follow_the_same_calendar_rule(
     mapping = build_mapping(inventory, None, HiveSemantics(calendar=calendar))
     frame = read_partitions(spark, inventory, mapping).selectExpr("dt", "CAST(t AS STRING) t")
     shown = {r["dt"]: r["t"] for r in frame.collect()}
-    hybrid = "0999-12-27 10:30:00"
+    hybrid, written = "0999-12-27 10:30:00", "1000-01-01 10:30:00"
     assert shown == {
-        "hybrid": hybrid,
-        "proleptic": "1000-01-01 10:30:00" if calendar == "hive3" else hybrid,
+        "hybrid": written if calendar == "proleptic" else hybrid,
+        "proleptic": hybrid if calendar == "hive2" else written,
     }

@@ -45,7 +45,14 @@ HYBRID = [
     *STAMPS[3:],
 ]
 # Hive 2.x (calendar "hive2") counts every file's days as hybrid: only text is as written.
-AS_WRITTEN = {"hive3": {"orc-proleptic", "text"}, "hive2": {"text"}}
+# Apache Hive 3.1 ("proleptic") shows ORC files' and Parquet DATE days as stored; INT96
+# timestamps by their label.
+AS_WRITTEN = {
+    "hive3": {"orc-proleptic", "text"},
+    "hive2": {"text"},
+    "proleptic": {"orc", "orc-proleptic", "parquet", "text"},
+}
+INT96_DATES_AS_WRITTEN = {"proleptic"}  # the int96 partition: its dates as stored
 
 
 def _arrow_rows() -> pa.Table:
@@ -84,7 +91,7 @@ def wide_table(client: MetastoreClient, tables_root: Path) -> str:
     return f"{b.db}.{b.name}"
 
 
-@pytest.mark.parametrize("calendar", ["hive3", "hive2"])
+@pytest.mark.parametrize("calendar", ["hive3", "hive2", "proleptic"])
 @pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
 def test_dates_and_timestamps_of_the_whole_range_are_proven(
     fmt: str,
@@ -117,5 +124,6 @@ def test_dates_and_timestamps_of_the_whole_range_are_proven(
         shown.setdefault(row["dt"], []).append((row["d"], stamp))
     for partition, rows in shown.items():
         expected = STAMPS if partition in AS_WRITTEN[calendar] else HYBRID
-        assert rows == [(s.date(), s) for s in expected], partition
+        days = STAMPS if partition == "int96" and calendar in INT96_DATES_AS_WRITTEN else expected
+        assert rows == [(d.date(), s) for d, s in zip(days, expected)], partition
     assert len(shown) == 5

@@ -4,10 +4,11 @@ Hive 2.2+ (``HiveDecimal.create(String)`` = ``FastHiveDecimalImpl.fastSetFromByt
 ``trimBlanks``, read in Hive 2.3.7's source; Hive 2.3.9's own answers for the shared texts are in
 ``tests/integration/test_hive_key_values.py``): spaces only around it, ASCII digits, an exponent
 of at most two digits past its leading zeros; nothing after a fraction without integer digits
-(``tests/integration/test_hive_decimals.py`` holds the grammar against Hive 2.3.9). Hive 1.2 (``HiveDecimal.create(String)``:
-``new BigDecimal(dec.trim())``, kept in Hive 2's storage-api as ``HiveDecimalV1``): every
-character up to U+0020 trimmed, any digit ``Character.digit`` reads, any exponent an int holds,
-then ``normalize`` (38 digits, half up) and ``enforcePrecisionScale``."""
+(``tests/integration/test_hive_decimals.py`` holds the grammar against Hive 2.3.9). Hive 1.2
+(``HiveDecimal.create(String)``: ``new BigDecimal(dec.trim())``, kept in Hive 2's storage-api
+as ``HiveDecimalV1``): every character up to U+0020 trimmed, any digit ``Character.digit``
+reads, any exponent an int holds, then ``normalize`` (38 digits, half up) and
+``enforcePrecisionScale``."""
 
 from __future__ import annotations
 

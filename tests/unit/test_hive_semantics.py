@@ -46,7 +46,7 @@ def test_unknown_versions_are_refused_with_the_choices(given: str) -> None:
 def test_each_version_has_its_own_defaults() -> None:
     assert version_defaults("1.2") == HiveSemantics("1.2", False, False, True, "hive2")
     assert version_defaults("2.3") == HiveSemantics("2.3", True, False, True, "hive2")
-    assert version_defaults("3.1") == HiveSemantics("3.1", True, False, True, "hive3")
+    assert version_defaults("3.1") == HiveSemantics("3.1", True, False, True, "proleptic")
     assert version_defaults("4") == HiveSemantics("4", True, True, True, "hive3", False)
     # ORC 1.3.4 (Hive 2.3) and 1.5.8 (Hive 3.1) parse strings by java.sql, ORC 1.6+ do not
     assert version_defaults("3.1").orc_sql_dates and not version_defaults("4").orc_sql_dates

@@ -64,6 +64,10 @@ class FileTask:
     text_parameters: tuple[tuple[str, str], ...] = ()
     # An ORC file whose footer does not say "proleptic": Java readers count its days as hybrid.
     hybrid_days: bool = False
+    # calendar = "proleptic" (Apache Hive 3.1): a Parquet file's dates (and INT64 timestamps)
+    # as stored, its INT96 timestamps by their hybrid label (NanoTimeUtils: jodd's Julian-day
+    # conversion into a GregorianCalendar), as Spark's CORRECTED and LEGACY int96 modes read
+    hybrid_timestamps: bool = False
     hive3_converters: bool = True  # Hive 3.0+'s converters (booleans, dates, timestamps)
     orc_sql_dates: bool = True  # ORC reads strings as dates by java.sql (HiveSemantics)
     hive4_dates: bool = False  # text read as dates by Hive 4's rules (HiveSemantics)
@@ -173,11 +177,13 @@ def plan_files(
                     text_types=tuple(c.type for c in file.columns) if text else (),
                     # Java readers count days as hybrid unless the footer says proleptic;
                     # Hive 2.x counts every file's days as hybrid.
-                    hybrid_days=file.format == "parquet"
+                    hybrid_days=(file.format == "parquet" and mapping.calendar != "proleptic")
                     or (
                         file.format == "orc"
+                        and mapping.calendar != "proleptic"
                         and (file.calendar != "proleptic" or mapping.calendar == "hive2")
                     ),
+                    hybrid_timestamps=file.format == "parquet" and mapping.calendar == "proleptic",
                     hybrid_instants=mapping.calendar == "hive2",
                     text_parameters=tuple(
                         {**inventory.parameters, **partition.serde_parameters}.items()
