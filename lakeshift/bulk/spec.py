@@ -81,7 +81,8 @@ class TableSpec:
         schema_evolution: ``hive.exec.schema.evolution``.
         name_case_sensitive: ``orc.schema.evolution.case.sensitive``.
         mapping_mode: ``auto``/``position``/``name``; ``None`` keeps the global setting.
-        calendar: ``hive3``/``hive2`` (dates before 1582); ``None`` keeps the global setting.
+        calendar: ``proleptic``/``hive3``/``hive2`` (dates before 1582); ``None`` keeps the
+            global setting.
         orc_date_parser: ``java.sql``/``exact`` (ORC partitions' strings read as dates).
         hudi_table_version: 6 or 8 for a new Hudi target; ``None`` keeps the global setting.
         partitions: partition filter (README "Partition filters"); ``None`` = all.

@@ -1,8 +1,9 @@
 """The calendar an ORC file's dates and timestamps were written in, from its footer.
 
 ORC writers store dates as day numbers. Hive 2.x and other Java writers before ORC's calendar
-support counted them in the hybrid Julian/Gregorian calendar (``java.sql.Date``); Hive 3.1+,
-ORC's C++ writer (pyarrow, Impala) and Trino count them in the proleptic Gregorian calendar.
+support counted them in the hybrid Julian/Gregorian calendar (``java.sql.Date``); Hive 3.1+
+(Hive 3.1 without writing a calendar field), ORC's C++ writer (pyarrow, Impala) and Trino
+count them in the proleptic Gregorian calendar.
 The two agree from 1582-10-15 on. Java writers since ORC 1.5.? record which one in the footer
 (``Footer.calendar``, field 11); pyarrow does not expose that field, so the file tail is read
 here: the PostScript (plain protobuf), then the footer (protobuf in the file's compression

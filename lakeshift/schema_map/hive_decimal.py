@@ -84,6 +84,8 @@ def _fast_decimal(text: str, grammar: re.Pattern[str]) -> Decimal | None:
         return None
     mantissa = Decimal(f"{match['sign']}{whole or 0}.{fraction or 0}")
     mantissa = _round_places(mantissa, _MAX_DIGITS - len(whole))
+    if mantissa.is_zero():  # zero whatever its exponent (checked before the exponent)
+        return Decimal(0)
     exponent = int(match["exp"]) if match["exp"] and match["exp"] not in "+-" else 0
     value = mantissa.scaleb(exponent, DECIMAL_38)
     if value.adjusted() + 1 > _MAX_DIGITS:

@@ -101,8 +101,8 @@ def name_match_is_case_sensitive(file_format: str, semantics: HiveSemantics) -> 
 
 def hybrid_labels(file: FileInfo, mapping: FieldMapping) -> bool:
     """Whether the reader must show a file's early dates as Hive 2.x does although Spark (like
-    Hive 3.1+) reads them by the file's proleptic calendar: Hive 2.x counts every file's days
-    in the hybrid calendar."""
+    Hive 4) reads them by the file's proleptic calendar: Hive 2.x counts every file's days in
+    the hybrid calendar."""
     return mapping.calendar == "hive2" and file.format == "orc" and file.calendar == "proleptic"
 
 

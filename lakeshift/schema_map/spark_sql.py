@@ -248,6 +248,12 @@ def _decimal_text(expr: str, src: HiveType) -> str:
 _HIVE_DECIMAL = (
     "'^ *[+-]?([0-9]+[.]?[0-9]*([eE]([+-]?0*[0-9]{1,2}|[+-]?(?= )))? *|[.][0-9]+)" + _END + "'"
 )
+#: A zero mantissa, whatever the exponent (of a text the grammar above accepted; Hive 1.2's
+#: BigDecimal: Java's trim, an exponent with digits).
+_FAST_ZERO = "'^ *[+-]?(0+[.]?0*|[.]0+)([eE].*)?" + _END + "'"
+_BIG_ZERO = (
+    "'^[\\\\x00-\\\\x20]*[+-]?(0+[.]?0*|[.]0+)([eE][+-]?[0-9]+)?[\\\\x00-\\\\x20]*" + _END + "'"
+)
 _LAZY_DECIMAL = "'^[+-]?([0-9]+[.]?[0-9]*([eE][+-]?0*[0-9]{1,2})?|[.][0-9]+)" + _END + "'"
 
 
@@ -260,12 +266,17 @@ def _hive_decimal(
     which is what Spark's CAST reads (any blank trimmed, any exponent, any digit
     ``Character.digit`` reads). Spark's CAST rounds once where Hive first rounds a text of
     more than 38 digits to 38 (``hive_decimal``), so the two readers can differ there."""
+    to = spark_type(dst)
+    # Spark's CAST refuses a zero with a large exponent (0e50: more than 38 integer digits to
+    # its BigDecimal), which every Hive reads as 0
     if big_decimal:
-        return f"CAST({text} AS {spark_type(dst)})"
-    if not trim_blanks:
-        return f"IF({text} RLIKE {_LAZY_DECIMAL}, CAST({text} AS {spark_type(dst)}), NULL)"
-    number = f"regexp_replace({text}, '[eE][+-]? +{_END}', '')"  # "1e " is 1
-    return f"IF({text} RLIKE {_HIVE_DECIMAL}, CAST({number} AS {spark_type(dst)}), NULL)"
+        return f"IF({text} RLIKE {_BIG_ZERO}, CAST(0 AS {to}), CAST({text} AS {to}))"
+    if trim_blanks:
+        grammar, number = _HIVE_DECIMAL, f"regexp_replace({text}, '[eE][+-]? +{_END}', '')"
+    else:  # ("1e " is 1 only where blanks are trimmed)
+        grammar, number = _LAZY_DECIMAL, text
+    value = f"IF({text} RLIKE {_FAST_ZERO}, CAST(0 AS {to}), CAST({number} AS {to}))"
+    return f"IF({text} RLIKE {grammar}, {value}, NULL)"
 
 
 _LAZY_INTEGER = "^([+-]?[0-9]*)([.][0-9]*)?" + _END

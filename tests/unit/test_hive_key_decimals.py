@@ -39,6 +39,7 @@ CASES = [
     ("99.995", None, None),  # rounds to 100.00: past the precision
     ("99.994", "99.99", "99.99"),
     ("1_0", None, None),
+    ("0e50", "0.00", "0.00"),  # zero whatever the exponent
     ("1e99999999999", None, None),  # BigDecimal: exponent overflow
     ("NaN", None, None),
     ("", None, None),

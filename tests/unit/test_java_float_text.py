@@ -68,6 +68,11 @@ def test_floating_point_text_is_javas(kind: str, hexadecimal: str, text: str) ->
     assert java_float_text(value, single) == text
 
 
+def test_a_double_past_a_float_s_range_is_its_infinity() -> None:
+    assert java_float_text(1e39, single=True) == "Infinity"  # (float) 1e39 in Java
+    assert java_float_text(-1e39, single=True) == "-Infinity"
+
+
 def test_doubles_become_decimals_through_their_java_text() -> None:
     """Hive's HiveDecimal.create(double) parses Double.toString's text (as Spark's CAST does)."""
     value = float.fromhex("0x1.9b94cba2b4724p58")  # 463399271028345088 exactly

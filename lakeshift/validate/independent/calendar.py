@@ -1,6 +1,7 @@
-"""Day numbers counted in the hybrid Julian/Gregorian calendar, shown as Hive 3.1+ shows them.
+"""Day numbers counted in the hybrid Julian/Gregorian calendar, shown as Hive 4 shows them.
 
-A Java ORC reader (Hive 3.1+, Spark) reads the days of a file whose footer does not say
+A Java ORC reader that knows calendars (Hive 4, Spark; not Apache Hive 3.1, which shows every
+day number as stored: ``calendar = "proleptic"``) reads the days of a file whose footer does not say
 "proleptic" as hybrid-calendar days and shows the same calendar label in the proleptic
 Gregorian calendar: 1000-01-01 stays 1000-01-01 although the two calendars count it 5 days
 apart. pyarrow gives the raw day number, so the independent reader converts it here, by the

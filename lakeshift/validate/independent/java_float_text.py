@@ -44,6 +44,9 @@ _LARGEST_EXACT = 62
 def java_float_text(value: float, single: bool) -> str:
     """``Float.toString`` (``single``) or ``Double.toString`` of ``value`` (a float is first
     narrowed to single precision)."""
+    if single:  # narrowed first: a double past a float's range is its Infinity
+        with np.errstate(over="ignore"):
+            value = float(np.float32(value))
     if value != value:
         return "NaN"
     if math.isinf(value):

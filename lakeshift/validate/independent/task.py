@@ -91,11 +91,7 @@ def _read_file(task: FileTask) -> pa.Table:
             columns = [names[i] for i in wanted if i < len(names)]
             table = parquet.read(columns=columns) if columns else None
             rows = parquet.metadata.num_rows
-            int96 = {
-                leaf.path.split(".")[0]
-                for leaf in (parquet.schema.column(i) for i in range(len(parquet.schema)))
-                if leaf.physical_type == "INT96"
-            }
+            int96 = _int96_columns(parquet)
     if table is not None and task.hybrid_days:
         for index, field in enumerate(table.schema):
             if has_dates(field.type):  # other columns are left as read, never copied
@@ -113,6 +109,28 @@ def _read_file(task: FileTask) -> pa.Table:
         )
     out = {name: table.column(name) for name in columns} if table is not None else {}
     return pa.table(out) if out else pa.table({"__rows": pa.nulls(rows)})
+
+
+def _int96_columns(parquet: pq.ParquetFile) -> set[str]:
+    """Top-level columns holding an INT96 leaf (leaves are numbered in schema order)."""
+    physical = [parquet.schema.column(i).physical_type for i in range(len(parquet.schema))]
+    found, at = set(), 0
+    for field in parquet.schema_arrow:
+        width = _leaves(field.type)
+        if "INT96" in physical[at : at + width]:
+            found.add(field.name)
+        at += width
+    return found
+
+
+def _leaves(kind: pa.DataType) -> int:
+    if pa.types.is_struct(kind):
+        return sum(_leaves(kind.field(i).type) for i in range(kind.num_fields))
+    if pa.types.is_map(kind):
+        return _leaves(kind.key_type) + _leaves(kind.item_type)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _leaves(kind.value_type)
+    return 1
 
 
 def _read_orc(reader: orc.ORCFile, handle: Any, columns: list[str], path: str) -> pa.Table:
