@@ -97,7 +97,7 @@ def arrow_plan(
         where = f"partition {group.partition}"
         if group.format != "orc" or group.text_layout is not None:
             return None, f"{where} is {group.format}, not ORC"
-        if group.hybrid_labels or group.proleptic_text:
+        if group.hybrid_labels or group.proleptic_text or group.julian_text:
             return None, f"{where} needs its early dates relabelled"
         columns: list[str | None] = []
         dated = False

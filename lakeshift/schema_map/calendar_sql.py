@@ -62,19 +62,52 @@ def julian_day(date: str) -> str:
     """SQL: the day number (days since 1970) of the Julian calendar date that the proleptic
     ``date`` bears (the Julian calendar's day-number formula; the inverse of
     ``julian_label_date``)."""
+    return julian_day_of(f"year({date})", f"month({date})", f"day({date})")
+
+
+def julian_day_of(year: str, month: str, day: str) -> str:
+    """SQL: the day number (days since 1970) of the Julian calendar date ``year-month-day``
+    (integers; a Julian-only day such as 1500-02-29 included)."""
     return bind(
-        f"(14 - month({date})) div 12",
+        f"(14 - {month}) div 12",
         lambda a: bind(
-            f"year({date}) + {4800 + 4 * _CYCLES} - {a}",
+            f"{year} + {4800 + 4 * _CYCLES} - {a}",
             lambda y: bind(
-                f"month({date}) + 12 * {a} - 3",
+                f"{month} + 12 * {a} - 3",
                 lambda m: (
-                    f"(day({date}) + (153 * {m} + 2) div 5 + 365 * {y} + {y} div 4 - "
+                    f"({day} + (153 * {m} + 2) div 5 + 365 * {y} + {y} div 4 - "
                     f"{32083 + 2440588 + 1461 * _CYCLES})"
                 ),
             ),
         ),
     )
+
+
+#: ``yyyy-MM-dd[ HH:mm:ss[.f]]`` as ORC formats a date or timestamp in the hybrid calendar
+_HYBRID_TEXT = r"'^(-?[0-9]+)-([0-9]+)-([0-9]+)( ([0-9]+):([0-9]+):([0-9]+)([.]([0-9]*))?)?$'"
+
+
+def hybrid_text_as_stored(text: str, kind: str) -> str:
+    """SQL: a date or timestamp that ORC formatted as text in the hybrid calendar (its label),
+    as the day number it is stored as, counted proleptic (Apache Hive 3.1's reading of an ORC
+    file whose footer says hybrid): before 1582-10-15 the label is a Julian date."""
+
+    def part(n: int) -> str:
+        return f"CAST(regexp_extract({text}, {_HYBRID_TEXT}, {n}) AS INT)"
+
+    year, month, day = part(1), part(2), part(3)
+    label = f"make_date({year}, {month}, {day})"
+    early = f"({year} * 10000 + {month} * 100 + {day} < 15821015)"
+    days = f"IF({early}, {julian_day_of(year, month, day)}, unix_date({label}))"
+    if kind == "date":
+        return f"IF({text} IS NULL, NULL, date_from_unix_date({days}))"
+    fraction = f"regexp_extract({text}, {_HYBRID_TEXT}, 9)"
+    micros = (
+        f"CAST({days} AS BIGINT) * 86400000000 + CAST({part(5)} AS BIGINT) * 3600000000"
+        f" + CAST({part(6)} AS BIGINT) * 60000000 + CAST({part(7)} AS BIGINT) * 1000000"
+        f" + CAST(rpad(substr({fraction}, 1, 6), 6, '0') AS BIGINT)"
+    )
+    return f"IF({text} IS NULL, NULL, CAST(timestamp_micros({micros}) AS TIMESTAMP_NTZ))"
 
 
 def hybrid_instant(expr: str) -> str:

@@ -55,6 +55,7 @@ class FileGroup:
     proleptic_text: bool = False  # see proleptic_text()
     # calendar = "proleptic": an ORC file without a calendar field holds proleptic days too
     days_as_written: bool = False
+    julian_text: bool = False  # see julian_text()
     into_table: bool = False  # model B: read straight into the table's columns
     case_sensitive: bool = False  # how names are matched (top level and nested)
     hive3_converters: bool = True  # see HiveSemantics.hive3_converters
@@ -114,8 +115,23 @@ def proleptic_text(file: FileInfo, mapping: FieldMapping) -> bool:
     (Apache Hive 3.1, which shows every ORC file's day numbers as stored) files without a
     calendar field are read so too, ORC told they are proleptic. Only files whose statistics
     show a value before 1582-10-15 (or show nothing) pay for it."""
-    as_written = file.calendar == "proleptic" or mapping.calendar == "proleptic"
+    as_written = file.calendar == "proleptic" or (
+        mapping.calendar == "proleptic" and file.calendar != "hybrid"
+    )
     return file.format == "orc" and as_written and file.pre_gregorian is not False
+
+
+def julian_text(file: FileInfo, mapping: FieldMapping) -> bool:
+    """Whether the reader must take a file's dates and timestamps as the text ORC formats them
+    in the hybrid calendar and count the labels back to the days stored: under ``calendar =
+    "proleptic"`` (Apache Hive 3.1, whose ORC 1.5 ignores the field) for a file whose footer
+    says hybrid, which ORC 1.6+ and Spark would otherwise show by their labels."""
+    return (
+        mapping.calendar == "proleptic"
+        and file.format == "orc"
+        and file.calendar == "hybrid"
+        and file.pre_gregorian is not False
+    )
 
 
 def _find(physical: tuple[Column, ...], name: str, case_sensitive: bool) -> int | None:
@@ -166,7 +182,7 @@ def file_groups(
             continue
         if not partition.migratable:
             continue
-        by_schema: dict[tuple[str, tuple[Column, ...], bool, bool, bool], list[str]]
+        by_schema: dict[tuple[str, tuple[Column, ...], bool, bool, bool, bool], list[str]]
         by_schema = defaultdict(list)
         semantics = mapping.semantics
         for file in partition.files:
@@ -174,9 +190,17 @@ def file_groups(
                 continue
             positional = by_position(file, semantics)
             relabel = hybrid_labels(file, mapping)
-            key = (file.format, file.columns, positional, relabel, proleptic_text(file, mapping))
+            as_text = proleptic_text(file, mapping)
+            key = (
+                file.format,
+                file.columns,
+                positional,
+                relabel,
+                as_text,
+                julian_text(file, mapping),
+            )
             by_schema[key].append(file.path)
-        for (fmt, physical, positional, relabel, as_text), paths in by_schema.items():
+        for (fmt, physical, positional, relabel, as_text, julian), paths in by_schema.items():
             into_table = semantics.reads_into_table(fmt)
             sensitive = name_match_is_case_sensitive(fmt, semantics)
             layout = (
@@ -206,6 +230,7 @@ def file_groups(
                     hybrid_labels=relabel,
                     proleptic_text=as_text,
                     days_as_written=mapping.calendar == "proleptic",
+                    julian_text=julian,
                     into_table=into_table,
                     case_sensitive=sensitive,
                     hive3_converters=semantics.hive3_converters,

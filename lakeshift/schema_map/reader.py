@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import reduce
+from itertools import count
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.inspect.model import Column, TableInventory
+from lakeshift.schema_map.calendar_sql import hybrid_text_as_stored
 from lakeshift.schema_map.hive_types import (
     HiveType,
     counts_instants,
@@ -73,7 +75,8 @@ def first_step(group: FileGroup, table_type: HiveType) -> dict[str, Any]:
         # hybrid instant of the wall clock shown for a hybrid file (or under hive2, for any)
         "hybrid_seconds": group.format == "orc"
         and group.orc_sql_dates
-        and (group.hybrid_instants or not group.proleptic_text),
+        and (group.hybrid_instants or not group.proleptic_text)
+        and not group.julian_text,
     }
 
 
@@ -151,6 +154,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hybrid_labels,
         group.proleptic_text,
         group.days_as_written,
+        group.julian_text,
         group.into_table,
         group.case_sensitive,
         group.hive3_converters,
@@ -173,7 +177,8 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
         ]
         return text_frame(spark, files, first.text_layout, first.physical, FILE_KEY)
     types = [parse_hive_type(c.type) for c in first.physical]
-    scanned = [_dates_as_text(t) if first.proleptic_text else t for t in types]
+    as_text = first.proleptic_text or first.julian_text
+    scanned = [_dates_as_text(t) if as_text else t for t in types]
     physical_ddl = ", ".join(
         f"{quote(c.name)} {spark_type(t, physical=True)}" for c, t in zip(first.physical, scanned)
     )
@@ -192,14 +197,46 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
         reader = reader.option("orc.proleptic.gregorian", "true")
         if first.days_as_written:  # files without a calendar field: proleptic too (Hive 3.1)
             reader = reader.option("orc.proleptic.gregorian.default", "true")
+    if first.julian_text:
+        # a footer saying hybrid: the labels ORC formats in that calendar, counted back to the
+        # days stored (Apache Hive 3.1 shows those)
+        reader = reader.option("orc.proleptic.gregorian", "false")
     scan = reader.load(paths)
     columns = [
-        f"CAST({quote(c.name)} AS {spark_type(t, physical=True)}) AS {quote(c.name)}"
+        f"{_from_text(quote(c.name), t, first.julian_text)} AS {quote(c.name)}"
         if t != read
         else quote(c.name)
         for c, t, read in zip(first.physical, types, scanned)
     ]
     return scan.selectExpr(*columns, f"{DECODED_FILE_PATH} AS {quote(FILE_KEY)}")
+
+
+_names = count()
+
+
+def _from_text(expr: str, hive: HiveType, julian: bool) -> str:
+    """SQL reading back ``expr``, a ``hive`` value whose dates and timestamps were read as text
+    (``_dates_as_text``): cast, or for ``julian`` text counted back to its stored days."""
+    if not julian:
+        return f"CAST({expr} AS {spark_type(hive, physical=True)})"
+    if hive.kind in ("date", "timestamp"):
+        return hybrid_text_as_stored(expr, hive.kind)
+    if hive.kind == "struct":
+        fields = ", ".join(
+            f"'{name}', {_from_text(f'{expr}.{quote(name)}', kind, julian)}"
+            for name, kind in hive.fields
+        )
+        return f"IF({expr} IS NULL, NULL, named_struct({fields}))"
+    if hive.kind == "array":
+        var = f"t{next(_names)}"
+        return f"transform({expr}, {var} -> {_from_text(var, hive.fields[0][1], julian)})"
+    if hive.kind == "map":
+        (_, key), (_, value) = hive.fields
+        k, v = f"k{next(_names)}", f"v{next(_names)}"
+        keys = f"transform(map_keys({expr}), {k} -> {_from_text(k, key, julian)})"
+        values = f"transform(map_values({expr}), {v} -> {_from_text(v, value, julian)})"
+        return f"IF({expr} IS NULL, NULL, map_from_arrays({keys}, {values}))"
+    return expr
 
 
 def _dates_as_text(hive: HiveType) -> HiveType:

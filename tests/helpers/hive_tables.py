@@ -118,9 +118,10 @@ def unique_name(prefix: str) -> str:
     return f"{prefix}_{next(_counter)}"
 
 
-def mark_proleptic(path: Path) -> Path:
-    """Give an uncompressed ORC file's footer the calendar field (11) set to proleptic, as
-    Hive 3.1+ writers do (pyarrow's writer leaves it out): test data for calendar rules."""
+def mark_proleptic(path: Path, calendar: int = 2) -> Path:
+    """Give an uncompressed ORC file's footer the calendar field (11) set to proleptic (2), as
+    Hive 4 and ORC 1.6+ writers do (pyarrow's writer leaves it out), or to hybrid (1, ORC
+    1.6+ Java writers' default): test data for calendar rules."""
     from lakeshift.inspect.orc_tail import _fields
 
     data = path.read_bytes()
@@ -130,7 +131,7 @@ def mark_proleptic(path: Path) -> Path:
     assert fields.get(2, [0])[0] == 0, "only uncompressed files"
     footer_length = int(fields[1][0])  # type: ignore[arg-type]
     start = len(data) - 1 - ps_length - footer_length
-    footer = data[start : start + footer_length] + b"\x58\x02"  # field 11 varint = 2
+    footer = data[start : start + footer_length] + b"\x58" + bytes([calendar])  # field 11
     assert postscript[0] == 0x08  # field 1 (footerLength) comes first
     _, rest = _varint_split(postscript[1:])
     new_postscript = b"\x08" + _varint(len(footer)) + rest

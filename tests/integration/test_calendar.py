@@ -232,6 +232,8 @@ def test_an_orc_timestamp_read_as_a_number_counts_the_file_s_own_seconds(
     hybrid = b.add_partition(["hybrid"], {"f.orc": pa.table(data)})
     marked = b.add_partition(["proleptic"], {"f.orc": pa.table(data)})
     mark_proleptic(marked / "f.orc")
+    said_hybrid = b.add_partition(["marked"], {"f.orc": pa.table(data)})
+    mark_proleptic(said_hybrid / "f.orc", calendar=1)
     assert hybrid.exists()
     epoch = dt.datetime(1970, 1, 1)
     seconds = [(w - epoch).total_seconds() for w in written]
@@ -246,7 +248,7 @@ def test_an_orc_timestamp_read_as_a_number_counts_the_file_s_own_seconds(
         for calendar in ("hive2", "hive3", "proleptic"):
             chosen = replace(settings, hive_version=version, calendar=calendar)
             for reader, frame in both_readers(spark, client, table, chosen).items():
-                for part in ("hybrid", "proleptic"):
+                for part in ("hybrid", "proleptic", "marked"):
                     rows = {r["id"]: r for r in frame.where(f"dt = '{part}'").collect()}
                     for name, _ in columns:
                         got = [rows[i][name] for i in range(len(EARLY))]

@@ -528,11 +528,19 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
     path = b.add_partition(["proleptic"], {"000000_0": PRE_GREGORIAN}) / "000000_0"
     orc.write_table(PRE_GREGORIAN, str(path), compression="uncompressed")
     mark_proleptic(path)
+    # a footer that says hybrid (ORC 1.6+ Java writers' default): Apache Hive 3.1 ignores it
+    marked = b.add_partition(["marked"], {"000000_0": PRE_GREGORIAN}) / "000000_0"
+    orc.write_table(PRE_GREGORIAN, str(marked), compression="uncompressed")
+    mark_proleptic(marked, calendar=1)
     inventory = inspect_table(client, f"{b.db}.{b.name}", replace(settings, calendar=calendar))
     calendars = {
         p.name: (p.files[0].calendar, p.files[0].pre_gregorian) for p in inventory.partitions
     }
-    assert calendars == {"dt=hybrid": (None, True), "dt=proleptic": ("proleptic", True)}
+    assert calendars == {
+        "dt=hybrid": (None, True),
+        "dt=proleptic": ("proleptic", True),
+        "dt=marked": ("hybrid", True),
+    }
     before = {p.name: p for p in inventory.partitions}["dt=proleptic"].anomalies
     assert [a.details for a in before if a.code == "calendar-before-1582"] == [
         {"hybrid": 0, "proleptic": 1}
@@ -549,7 +557,7 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
             *("plan", f"{b.db}.{b.name}"),
         ],
     )
-    assert "2 partition(s) hold dates or timestamps before 1582-10-15" in planned.output
+    assert "3 partition(s) hold dates or timestamps before 1582-10-15" in planned.output
     assert f"as {CALENDAR_RULES[calendar]} reads them" in planned.output, planned.output
     frame = read_partitions(spark, inventory, mapping)
     shown = {
@@ -570,9 +578,11 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
     }
     proleptic_shown = as_hybrid if calendar == "hive2" else as_written
     hybrid_shown = as_written if calendar == "proleptic" else as_hybrid
-    assert shown == {("hybrid", *r) for r in hybrid_shown} | {
-        ("proleptic", *r) for r in proleptic_shown
-    }
+    assert shown == (
+        {("hybrid", *r) for r in hybrid_shown}
+        | {("proleptic", *r) for r in proleptic_shown}
+        | {("marked", *r) for r in hybrid_shown}
+    )
     names = [p.name for p in inventory.partitions]
     same = independent_fingerprints(spark, inventory, mapping, names, lambda t: t)
     assert same == source_fingerprints(spark, inventory, mapping, names, lambda t: t)
@@ -684,6 +694,9 @@ def test_timestamps_before_1582_follow_the_same_calendar_rule(
     path = b.add_partition(["proleptic"], {"000000_0": stamps}) / "000000_0"
     orc.write_table(stamps, str(path), compression="uncompressed")
     mark_proleptic(path)
+    marked = b.add_partition(["marked"], {"000000_0": stamps}) / "000000_0"
+    orc.write_table(stamps, str(marked), compression="uncompressed")
+    mark_proleptic(marked, calendar=1)  # a footer saying hybrid
     inventory = inspect_table(client, f"{b.db}.{b.name}", replace(settings, calendar=calendar))
     mapping = build_mapping(inventory, None, HiveSemantics(calendar=calendar))
     frame = read_partitions(spark, inventory, mapping).selectExpr("dt", "CAST(t AS STRING) t")
@@ -691,5 +704,6 @@ def test_timestamps_before_1582_follow_the_same_calendar_rule(
     hybrid, written = "0999-12-27 10:30:00", "1000-01-01 10:30:00"
     assert shown == {
         "hybrid": written if calendar == "proleptic" else hybrid,
+        "marked": written if calendar == "proleptic" else hybrid,
         "proleptic": hybrid if calendar == "hive2" else written,
     }
