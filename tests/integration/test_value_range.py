@@ -91,8 +91,12 @@ def wide_table(client: MetastoreClient, tables_root: Path) -> str:
     return f"{b.db}.{b.name}"
 
 
-@pytest.mark.parametrize("calendar", ["hive3", "hive2", "proleptic"])
-@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+# "proleptic" changes only how the source is read (every target writes what the reader gives,
+# as the other two calendars show for each format): one format keeps make test in budget.
+CASES = [(c, f) for c in ("hive3", "hive2") for f in ("iceberg", "delta", "hudi")]
+
+
+@pytest.mark.parametrize("calendar,fmt", [*CASES, ("proleptic", "delta")])
 def test_dates_and_timestamps_of_the_whole_range_are_proven(
     fmt: str,
     calendar: str,
