@@ -480,8 +480,10 @@ def _primitive(
     if src.kind in _STRING_KINDS and dst.kind == "decimal":
         # HiveDecimal's grammar (Spark's CAST trims any blank, takes any exponent and, through
         # Java's BigDecimal, fullwidth and Arabic-Indic digits)
-        # (a text file's own field: LazyHiveDecimal, no blanks since Hive 2.2)
-        return _hive_decimal(expr, dst, hive1_decimals, trim_blanks=not text_file)
+        # (a text file's own field: LazyHiveDecimal, no blanks since Hive 2.2; a CHAR's text is
+        # its stripped value, getString's getStrippedValue)
+        text = f"rtrim({expr})" if src.kind == "char" else expr
+        return _hive_decimal(text, dst, hive1_decimals, trim_blanks=not text_file)
     if dst.kind == "char":
         width = dst.params[0]
         return f"rpad(substring(CAST({expr} AS STRING), 1, {width}), {width}, ' ')"

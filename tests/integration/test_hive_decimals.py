@@ -24,6 +24,7 @@ from lakeshift.config import Settings
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.schema_map import hive_decimal, spark_sql
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.validate.independent.casts import convert_primitive
 from tests.helpers.hive_oracle import hive_answers
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.readers import both_readers
@@ -110,10 +111,33 @@ def oracle(decimals: str, metastore_uri: str) -> list[list[list[str | None]]]:
     """Hive 2.3.9's rows of the table (no partition filter: Hive 2.3.9's metastore pruning
     fails on Java 17) and its CAST of each GRAMMAR text to decimal(38,18)."""
     casts = ", ".join(f"cast('{t}' as decimal(38,18))" for t in GRAMMAR)
+    chars = ", ".join(f"cast(cast('{t}' as char(10)) as decimal(38,18))" for t in CHARS)
     return hive_answers(
         metastore_uri,
-        [(f"select rid, t, s, d, dt from {decimals}", {}), (f"select {casts}", {})],
+        [
+            (f"select rid, t, s, d, dt from {decimals}", {}),
+            (f"select {casts}", {}),
+            (f"select {chars}", {}),
+        ],
     )
+
+
+# A CHAR read as a decimal: its stripped value (getString's getStrippedValue), so a bare
+# fraction padded to the CHAR's width reads (make differential found it)
+CHARS = ["-.5", ".5", "1.5", " 2", ".5e1"]
+
+
+def test_a_char_reads_as_a_decimal_by_its_stripped_value(oracle: list[Any], spark: Any) -> None:
+    shown = [None if v is None else Decimal(v) for v in oracle[2][0]]
+    assert shown[:2] == [Decimal("-0.5"), Decimal("0.5")]
+    char, d38 = parse_hive_type("char(10)"), parse_hive_type("decimal(38,18)")
+    padded = [t.ljust(10) for t in CHARS]
+    frame = spark.createDataFrame(list(enumerate(padded)), "i INT, c STRING")
+    expr = spark_sql.convert("c", char, d38, by_name=False)
+    spark_values = [r["v"] for r in frame.selectExpr("i", f"{expr} AS v").orderBy("i").collect()]
+    independent = convert_primitive(pa.array(padded), char, d38, converter=True).to_pylist()
+    assert spark_values == shown
+    assert independent == shown
 
 
 def test_hive_decimal_grammar_is_hive_2_3_s(oracle: list[Any], spark: Any) -> None:

@@ -216,6 +216,9 @@ def _to_decimal(
     def text(value: str) -> Decimal | None:  # HiveDecimal.create (Hive 1.2's: big_decimal)
         return rules.parse_decimal(value, precision, scale, big_decimal)
 
+    if src.kind == "char":  # getString: a CHAR's stripped value (trailing spaces dropped)
+        array = _each(array, lambda v: v.rstrip(" "), pa.string())
+
     if src.kind in STRINGS and lazy:  # LazyHiveDecimal: setFromBytes without trimBlanks
         return _each(
             array, lambda v: rules.parse_decimal(v, precision, scale, big_decimal, False), to
