@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
-from lakeshift.schema_map.hive_datetime import JAVA_DIGITS
+from lakeshift.schema_map.hive_datetime import JAVA_DIGITS, java_trim
 from lakeshift.schema_map.hive_types import DECIMAL_38
 
 # FastHiveDecimalImpl.fastSetFromBytes, as a grammar: integer digits, an optional dot and
@@ -45,7 +45,6 @@ _FAST_UNTRIMMED = re.compile(
 )
 _D = JAVA_DIGITS
 _BIG = re.compile(f"([+-]?(?:[{_D}]+\\.?[{_D}]*|\\.[{_D}]+))(?:[eE]([+-]?[{_D}]+))?")
-_JAVA_BLANKS = "".join(chr(c) for c in range(0x21))  # String.trim: every char <= ' '
 _MAX_DIGITS = 38  # HiveDecimal's precision and scale limit
 _INT_RANGE = range(-(2**31), 2**31)
 
@@ -103,7 +102,7 @@ def _round_places(value: Decimal, places: int) -> Decimal:
 def _big_decimal(text: str) -> Decimal | None:
     """Java's exact ``BigDecimal``, then ``normalize``: NULL past 38 integer digits, else
     rounded half up to at most 38 digits (``min(38, 38 - integer digits)`` places)."""
-    match = _BIG.fullmatch(text.strip(_JAVA_BLANKS))
+    match = _BIG.fullmatch(java_trim(text))
     if not match:
         return None
     digits = "".join(str(int(c)) if c.isdigit() else c for c in match.group(1))

@@ -33,7 +33,6 @@ from lakeshift.schema_map import hive_datetime, hive_decimal
 from lakeshift.schema_map.hive_types import INTEGER_BITS, HiveType
 
 _JAVA_INT = re.compile(f"[+-]?[{hive_datetime.JAVA_DIGITS}]+")  # any decimal digit of the BMP
-_JAVA_BLANKS = "".join(chr(c) for c in range(0x21))  # String.trim: every char <= ' '
 # Double.parseDouble: NaN and Infinity exactly (no suffix), or a number with an optional suffix
 _JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
 _JAVA_HEX = re.compile(
@@ -58,7 +57,7 @@ def _java_integer(text: str, bits: int) -> int | None:
 
 
 def _java_floating(text: str, single: bool) -> float | None:
-    stripped = text.strip(_JAVA_BLANKS)
+    stripped = hive_datetime.java_trim(text)
     body = stripped[:-1] if stripped[-1:] in ("f", "F", "d", "D") else stripped
     if _JAVA_HEX.fullmatch(stripped):
         value = float.fromhex(body)
@@ -122,6 +121,6 @@ def lost_precision(text: str, hive: HiveType) -> bool:
     """Whether a timestamp key's text holds digits below a microsecond that are not zero."""
     if hive.kind != "timestamp" or "." not in text:
         return False
-    fraction = re.match(r"\d*", text.strip(_JAVA_BLANKS).rpartition(".")[2])
+    fraction = re.match(r"\d*", hive_datetime.java_trim(text).rpartition(".")[2])
     digits = fraction.group(0)[:9] if fraction else ""
     return digits[6:].strip("0") != ""
