@@ -66,19 +66,22 @@ def _readings(
 
 
 @lru_cache(maxsize=256)
-def _orc_string_dates(physical: tuple[Column, ...], table: tuple[Column, ...]) -> tuple[str, ...]:
-    """Table date/timestamp columns that Hive 2.x/3.1's schema evolution reads from a string
-    file column (cached, as ``_differing``)."""
+def _orc_java_sql(
+    physical: tuple[Column, ...], table: tuple[Column, ...], to: tuple[str, ...], of: str
+) -> tuple[str, ...]:
+    """Table columns of a type in ``to`` that Hive 2.x/3.1's schema evolution reads from a
+    file column of a type ``of`` matches (its java.sql conversions; cached, as
+    ``_differing``)."""
     positional_file = bool(physical) and all(_POSITIONAL.fullmatch(c.name) for c in physical)
     out = []
     for position, column in enumerate(table):
-        if column.type not in ("date", "timestamp"):
+        if column.type.split("(")[0] not in to:
             continue
         if positional_file:
             found = [physical[position]] if position < len(physical) else []
         else:
             found = [c for c in physical if c.name == column.name]
-        if found and found[0].type.split("(")[0] in _STRINGS:
+        if found and re.match(of, found[0].type):
             out.append(column.name)
     return tuple(out)
 
@@ -96,7 +99,18 @@ def version_sensitivity(
                 continue
             for name, seen in _differing(file.columns, tuple(p.columns), tuple(table)):
                 details.setdefault(name, dict(seen))
-            for name in _orc_string_dates(tuple(file.columns), tuple(table)):
+            found, columns = tuple(file.columns), tuple(table)
+            for name in _orc_java_sql(found, columns, _STRINGS, "timestamp$"):
+                details.setdefault(
+                    name,
+                    {
+                        "2.x/3.1": "ORC 1.3/1.5 print the file's timestamps by java.sql's "
+                        "toString (a whole second as '10:00:00.0')",
+                        "4": "ORC 1.6+ print '10:00:00'",
+                    },
+                )
+            dated = ("date", "timestamp")
+            for name in _orc_java_sql(found, columns, dated, "(string|char|varchar)"):
                 details.setdefault(
                     name,
                     {

@@ -6,6 +6,7 @@ Hand-written: Spark SQL has no function from a day number to its Julian calendar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import count
 
 _names = count()
@@ -20,9 +21,9 @@ def bind(value: str, body: object) -> str:
     return f"element_at(transform(array({value}), {name} -> {body(name)}), 1)"  # type: ignore[operator]
 
 
-def julian_label_date(days: str) -> str:
-    """SQL: the proleptic date bearing the Julian calendar date of day number ``days`` (the
-    Julian day-number formulas; a Julian-only day such as 1500-02-29 rolls to March 1)."""
+def _julian_fields(days: str, body: Callable[[str, str, str], str]) -> str:
+    """SQL: ``body(year, month, day)`` of the Julian calendar date of day number ``days`` (the
+    Julian day-number formulas; year 0 is 1 BC)."""
     # Spark's div truncates toward zero where the formulas floor: before 4713 BC (a negative
     # day count) they would be a day off. _CYCLES whole 4-year Julian cycles keep it positive.
     return bind(
@@ -33,15 +34,65 @@ def julian_label_date(days: str) -> str:
                 f"{c} - (1461 * {d}) div 4",
                 lambda e: bind(
                     f"(5 * {e} + 2) div 153",
-                    lambda m: (
-                        f"date_add(make_date({d} - {4800 + 4 * _CYCLES} + {m} div 10, "
-                        f"{m} + 3 - 12 * ({m} div 10), 1), "
-                        f"CAST({e} - (153 * {m} + 2) div 5 AS INT))"
+                    lambda m: body(
+                        f"({d} - {4800 + 4 * _CYCLES} + {m} div 10)",
+                        f"({m} + 3 - 12 * ({m} div 10))",
+                        f"({e} - (153 * {m} + 2) div 5 + 1)",
                     ),
                 ),
             ),
         ),
     )
+
+
+def julian_label_date(days: str) -> str:
+    """SQL: the proleptic date bearing the Julian calendar date of day number ``days`` (a
+    Julian-only day such as 1500-02-29 rolls to March 1)."""
+    return _julian_fields(
+        days, lambda y, m, d: f"date_add(make_date({y}, {m}, 1), CAST({d} - 1 AS INT))"
+    )
+
+
+def julian_label_text(days: str) -> str:
+    """SQL: ``yyyy-MM-dd`` of the Julian calendar date of day number ``days``, as
+    ``java.sql.Date.toString`` prints a day before 1582-10-15 (a Julian-only day such as
+    1500-02-29 as such; a year before 1 by its era's year, 1 BC as 0001)."""
+
+    def text(y: str, m: str, d: str) -> str:
+        year = bind(y, lambda v: f"IF({v} < 1, 1 - {v}, {v})")
+        return (
+            f"concat(lpad(CAST({year} AS STRING), 4, '0'), '-', lpad(CAST({m} AS STRING), 2, "
+            f"'0'), '-', lpad(CAST({d} AS STRING), 2, '0'))"
+        )
+
+    return _julian_fields(days, text)
+
+
+def java_sql_text(expr: str, kind: str, stored: bool) -> str:
+    """SQL: a date or timestamp as ``java.sql.Date``/``Timestamp.toString`` print it, which is
+    how ORC 1.3-1.5's schema evolution turns one into text (``StringGroupFromDateTreeReader``,
+    ``StringGroupFromTimestampTreeReader``): a timestamp's fraction without trailing zeros but
+    at least ``.0``. ``stored``: ``expr`` holds the day numbers as stored (``calendar =
+    "proleptic"``, Apache Hive 3.1), which java.sql prints by their hybrid calendar's label
+    (Julian before 1582-10-15); otherwise ``expr`` already bears that label."""
+
+    def day_text(date: str) -> str:
+        plain = f"CAST({date} AS STRING)"
+        if not stored:
+            return plain
+        return f"IF({date} < DATE'1582-10-15', {julian_label_text(f'unix_date({date})')}, {plain})"
+
+    if kind == "date":
+        return bind(expr, day_text) if stored else day_text(expr)
+
+    def stamp_text(t: str) -> str:
+        whole = f"CAST({t} AS STRING)"
+        clock = f"regexp_extract({whole}, ' .*$', 0)"
+        text = f"concat({day_text(f'to_date({t})')}, {clock})" if stored else whole
+        whole_second = f"pmod(unix_micros(CAST({t} AS TIMESTAMP)), 1000000) = 0"
+        return f"IF({whole_second}, concat({text}, '.0'), {text})"
+
+    return bind(expr, stamp_text)
 
 
 def hybrid_label(expr: str, kind: str) -> str:

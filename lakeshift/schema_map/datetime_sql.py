@@ -348,11 +348,13 @@ def _jdn(y: str, mo: str, d: str, julian: bool) -> str:
     return f"({base} - {_floor_div(yy, 100)} + {_floor_div(yy, 400)} - 32045)"
 
 
-def _shown(fields: str, kind: str, hybrid: bool) -> str:
+def _shown(fields: str, kind: str, hybrid: bool, stored: bool = False) -> str:
     """The date or timestamp of parsed fields, resolved leniently (months past 12 carry into
     years, days past the month's end and time past the day's into the next), counted in the
     hybrid calendar (as GregorianCalendar: Julian before 1582, and in 1582 where the Gregorian
-    count falls before the switch) or the proleptic one; NULL outside 0001..9999."""
+    count falls before the switch) or the proleptic one; NULL outside 0001..9999. A hybrid
+    day is shown by its label, or with ``stored`` by its day number (Apache Hive 3.1 shows
+    the days ORC 1.5's java.sql parsers count as stored)."""
 
     def body(f: str) -> str:
         y = f"({f}.y + {_floor_div(f'{f}.mo - 1', 12)})"
@@ -373,7 +375,8 @@ def _shown(fields: str, kind: str, hybrid: bool) -> str:
 
         def label(n: str) -> str:
             plain = f"date_from_unix_date(CAST({n} AS INT))"
-            date = f"IF({n} < {SWITCH_DAY}, {julian_label_date(n)}, {plain})" if hybrid else plain
+            labelled = hybrid and not stored
+            date = f"IF({n} < {SWITCH_DAY}, {julian_label_date(n)}, {plain})" if labelled else plain
             if kind == "date":
                 value = date
             else:
@@ -399,14 +402,16 @@ _PLAIN = {
 }
 
 
-def _reading(parse: Callable[[str], str], expr: str, kind: str, hybrid: bool) -> str:
+def _reading(
+    parse: Callable[[str], str], expr: str, kind: str, hybrid: bool, stored: bool = False
+) -> str:
     cast = f"CAST({expr} AS {'DATE' if kind == 'date' else 'TIMESTAMP_NTZ'})"
     first_year = "1583" if hybrid else "0001"
     plain = (
         f"{expr} RLIKE {_PLAIN[kind]} AND substring({expr}, 1, 4) >= '{first_year}' "
         f"AND {cast} IS NOT NULL"
     )
-    full = bind(expr, lambda text: _shown(parse(text), kind, hybrid))
+    full = bind(expr, lambda text: _shown(parse(text), kind, hybrid, stored))
     return f"CASE WHEN {plain} THEN {cast} ELSE {full} END"
 
 
@@ -416,6 +421,10 @@ def hive_string_to(expr: str, kind: str, hive3: bool, hive4: bool = False) -> st
     return _reading(lambda t: parse(t, hive3, hive4), expr, kind, not hive3)
 
 
-def hive_text_field(expr: str, kind: str, hive3: bool, hive4: bool = False) -> str:
-    """SQL: a text file's field ``expr`` as Hive's text SerDe reads a ``kind`` column."""
-    return _reading(lambda t: _lazy(t, kind, hive3, hive4), expr, kind, not hive3)
+def hive_text_field(
+    expr: str, kind: str, hive3: bool, hive4: bool = False, stored: bool = False
+) -> str:
+    """SQL: a text file's field ``expr`` as Hive's text SerDe reads a ``kind`` column
+    (``stored``: Hive 2's java.sql parsers, their hybrid days shown as stored: see
+    ``_shown``)."""
+    return _reading(lambda t: _lazy(t, kind, hive3, hive4), expr, kind, not hive3, stored)

@@ -71,6 +71,7 @@ def first_step(group: FileGroup, table_type: HiveType) -> dict[str, Any]:
         "hive4_dates": group.hive4_dates,
         "hive1_decimals": group.hive1_decimals,
         "hybrid_instants": group.hybrid_instants and not counts_instants(table_type),
+        "stored_days": group.days_as_written,
         # ORC 1.3-1.5 count a timestamp's seconds from the file's own instant, which is the
         # hybrid instant of the wall clock shown for a hybrid file (or under hive2, for any)
         "hybrid_seconds": group.format == "orc"

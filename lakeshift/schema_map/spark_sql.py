@@ -13,7 +13,7 @@ from itertools import count
 from typing import Any
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.calendar_sql import bind, hybrid_instant, hybrid_label
+from lakeshift.schema_map.calendar_sql import bind, hybrid_instant, hybrid_label, java_sql_text
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.datetime_sql import ascii_digits, hive_string_to, hive_text_field
 from lakeshift.schema_map.hive_types import (
@@ -214,11 +214,17 @@ def _orc_from_string(expr: str, dst: HiveType) -> str | None:
     return None
 
 
-def _orc_to_string(expr: str, src: HiveType, legacy_orc: bool = True) -> str | None:
+def _orc_to_string(
+    expr: str, src: HiveType, legacy_orc: bool = True, stored_days: bool = False
+) -> str | None:
     """ORC's schema evolution writing a value as text where it differs from Spark's CAST:
     booleans as ``TRUE``/``FALSE``, a NaN double as NULL, binary as lower-case hex bytes
     parted by spaces (``StringGroupFromBinaryTreeReader``), and a float by ``Float.toString``
-    in ORC 1.3-1.5 (``legacy_orc``), by the text of its double in ORC 1.6+."""
+    in ORC 1.3-1.5 (``legacy_orc``), by the text of its double in ORC 1.6+; in ORC 1.3-1.5
+    dates and timestamps by java.sql's ``toString`` (``java_sql_text``; ``stored_days``: the
+    values hold the day numbers as stored)."""
+    if legacy_orc and src.kind in ("date", "timestamp"):
+        return java_sql_text(expr, src.kind, stored_days)
     if src.kind == "boolean":
         return f"CASE WHEN {expr} THEN 'TRUE' WHEN NOT {expr} THEN 'FALSE' END"
     if src.kind == "binary":
@@ -429,20 +435,22 @@ def _primitive(
     hive4_dates: bool = False,
     hybrid_instants: bool = False,
     hive1_decimals: bool = False,
+    stored_days: bool = False,
 ) -> str:
     dated = src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp")
     if text_file and dated:  # LazyDate, LazyTimestamp
         return hive_text_field(expr, dst.kind, hive3_converters, hive4_dates)
     if orc_file and orc_sql_dates and dated:
         # ORC 1.3-1.5: java.sql's Date.valueOf / Timestamp.valueOf, which are Hive 2's
-        # LazyDate/LazyTimestamp parsers (their 8-character floor and "NULL" never parse)
-        return hive_text_field(expr, dst.kind, False)
+        # LazyDate/LazyTimestamp parsers (their 8-character floor and "NULL" never parse);
+        # Apache Hive 3.1 shows the hybrid day numbers they give as stored
+        return hive_text_field(expr, dst.kind, False, stored=stored_days)
     if orc_file:
         evolved = _orc_integral(expr, src, dst)
         if evolved is None and src.kind in _STRING_KINDS:
             evolved = _orc_from_string(expr, dst)
         if evolved is None and dst.kind in _STRING_KINDS and src.kind != dst.kind:
-            text = _orc_to_string(expr, src, orc_sql_dates)
+            text = _orc_to_string(expr, src, orc_sql_dates, stored_days)
             if text is not None and dst.kind != "string":  # then cut (and padded) to width
                 text = _primitive(text, HiveType("string"), dst, False)
             evolved = text
@@ -511,6 +519,7 @@ def convert(
     hive1_decimals: bool = False,
     hybrid_instants: bool = False,
     hybrid_seconds: bool = False,
+    stored_days: bool = False,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -531,6 +540,9 @@ def convert(
     ``java.sql.Timestamp`` shows an instant, its day counted in the hybrid calendar.
     ``hybrid_seconds``: a timestamp read as a number counts the seconds of the instant
     ``java.sql.Timestamp`` gives its wall clock (``hybrid_instant``; Hive 1.2/2.x's converter).
+    ``stored_days``: dates and timestamps are shown by their day numbers as stored (``calendar
+    = "proleptic"``, Apache Hive 3.1), also where ORC 1.3-1.5's java.sql conversions count
+    them in the hybrid calendar (text read as a date, a date written as text).
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -559,6 +571,7 @@ def convert(
             hive4_dates,
             hybrid_instants,
             hive1_decimals,
+            stored_days,
         )
     if src == dst and not (
         (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))
@@ -577,6 +590,7 @@ def convert(
         "hive1_decimals": hive1_decimals,
         "hybrid_instants": hybrid_instants,
         "hybrid_seconds": hybrid_seconds,
+        "stored_days": stored_days,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"

@@ -19,8 +19,9 @@ import pytest
 
 from lakeshift.config import Settings
 from lakeshift.metastore.client import MetastoreClient
+from lakeshift.schema_map.hive_datetime import UNIX_JDN, day_number
 from tests.helpers.hive_oracle import hive_answers, hive_text
-from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.hive_tables import HiveTableBuilder, mark_proleptic, unique_name
 from tests.helpers.readers import both_readers
 
 pytestmark = pytest.mark.slow
@@ -223,19 +224,29 @@ SQL_TEXTS = [*DATE_TEXTS, "2020-1-1", "2020-01-01 ", " 2020-01-01", "+2020-01-01
              "\u00b2020-01-01", "2020-01-01 10:00:00.\uff15"]  # fmt: skip
 
 
-def _java_sql(jvm: Any, kind: str, text: str) -> str | None:
+def _java_sql(jvm: Any, kind: str, text: str, version: str = "2.3") -> str | None:
     """What java.sql's ``Date.valueOf``/``Timestamp.valueOf`` (the running JDK's own classes)
-    give for ``text``, as Hive 2.x (and 3.1, which labels ORC's hybrid days alike) shows it:
-    ORC 1.3.4/1.5.8's ``parseDateFromString``/``parseTimestampFromString`` call exactly these
-    (ConvertTreeReaderFactory, NULL on IllegalArgumentException)."""
+    give for ``text``: ORC 1.3.4/1.5.8's ``parseDateFromString``/``parseTimestampFromString``
+    call exactly these (ConvertTreeReaderFactory, NULL on IllegalArgumentException). Hive 2.x
+    shows the value by java.sql's own label (hybrid calendar); Apache Hive 3.1.3 shows the
+    day number ORC stores (``DateWritable.dateToDays``, ``TimestampColumnVector.set``) as
+    stored, counted proleptic (``RecordReaderImpl.nextDate``: ``DateWritableV2.set(int)``;
+    ``nextTimestamp``: ``setInternal(millis, nanos)``; sessions in UTC)."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import IllegalArgumentException
 
     parse = jvm.java.sql.Date if kind == "date" else jvm.java.sql.Timestamp
     try:
-        shown = str(parse.valueOf(text).toString())
+        value = parse.valueOf(text)
     except (IllegalArgumentException, Py4JJavaError):  # as pyspark raises Java's
         return None
+    shown = str(value.toString())
+    if version == "3.1":
+        seconds = value.getTime() // 1000
+        stored = dt.datetime(1970, 1, 1) + dt.timedelta(seconds=seconds)
+        if kind == "date":
+            return stored.date().isoformat()
+        shown = f"{stored.isoformat(sep=' ')}.{value.getNanos():09d}"
     if kind == "timestamp":  # lakeshift's targets hold microseconds
         clock, _, fraction = shown.partition(".")
         fraction = fraction[:6].rstrip("0")
@@ -267,7 +278,7 @@ def test_orc_strings_read_as_dates_by_java_sql(
     readers = {reader: frame.collect() for reader, frame in frames.items()}
     jvm = spark.sparkContext._jvm
     expected = {
-        i: (_java_sql(jvm, "date", t), _java_sql(jvm, "timestamp", t))
+        i: (_java_sql(jvm, "date", t, version), _java_sql(jvm, "timestamp", t, version))
         for i, t in enumerate(SQL_TEXTS)
     }
     # Both kinds of value occur, so the comparison below can fail either way
@@ -277,6 +288,10 @@ def test_orc_strings_read_as_dates_by_java_sql(
     assert expected[SQL_TEXTS.index("\uff12\uff10\uff12\uff10-\uff10\uff11-\uff10\uff12")][0] == (
         "2020-01-02"
     )
+    # java.sql counts 1500-03-01 in the Julian calendar: Hive 2 shows that label, Apache
+    # Hive 3.1 the day number it stands for (ten days later in the proleptic calendar)
+    early = {"2.3": "1500-03-01 23:00:00", "3.1": "1500-03-11 23:00:00"}[version]
+    assert expected[SQL_TEXTS.index("1500-03-01 23:00:00")][1] == early
     differ = []
     for reader, rows in readers.items():
         assert len(rows) == len(SQL_TEXTS)
@@ -284,6 +299,86 @@ def test_orc_strings_read_as_dates_by_java_sql(
             mine = (_shown(row["d"]), _shown(row["ts"]))
             if mine != expected[row["rid"]]:
                 differ.append((reader, SQL_TEXTS[row["rid"]], expected[row["rid"]], mine))
+    assert differ == [], "\n".join(map(str, differ))
+
+
+# Stored day numbers: 2020-01-01, the Julian dates 1500-02-29 (no proleptic date bears that
+# label), 1000-01-01 and 0001-01-01, the last Julian day and the first Gregorian one
+_JULIAN = [(1500, 2, 29), (1000, 1, 1), (1, 1, 1), (1582, 10, 4)]
+STORED_DAYS = [18262, *(day_number(*d, julian=True) - UNIX_JDN for d in _JULIAN), -141427]
+# times of day: whole seconds (java.sql prints ".0"), and on 2020-01-01 a half and
+# microseconds (ORC's C++ writer, pyarrow's, encodes a fraction before 1970 so that Java's
+# reader, Hive's, reads it a second earlier than pyarrow does: test data only, as Hive's files
+# come from Java writers, which both readers read alike)
+STORED_MICROS = [
+    d * 86_400_000_000 + c
+    for d in STORED_DAYS
+    for c in (0, 86_399_000_000, *((36_000_500_000, 86_399_123_456) if d > 0 else ()))
+]
+
+
+@pytest.mark.parametrize("version", ["2.3", "3.1"])
+def test_orc_1_5_writes_dates_and_timestamps_as_java_sql_text(
+    version: str,
+    client: MetastoreClient,
+    tables_root: Path,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """ORC 1.3.4 and 1.5.8 write a date or timestamp read as text by java.sql's ``toString``
+    (``StringGroupFromDateTreeReader``: ``new Date(daysToMillis(days)).toString()``;
+    ``StringGroupFromTimestampTreeReader``: ``asScratchTimestamp(i).toString()``): the label
+    of the stored day in the hybrid calendar (Julian before 1582-10-15), whichever calendar
+    Hive shows dates in, and a whole second as ``.0``. Both readers give what the JDK's own
+    classes print for the stored values, in files without a calendar field, marked hybrid
+    and marked proleptic (which ORC 1.5 ignores)."""
+    b = HiveTableBuilder(
+        client, tables_root, "orcsqltext", unique_name("t"),
+        [("rid", "int"), ("d", "string"), ("ts", "string"), ("tv", "varchar(21)")],
+    )  # fmt: skip
+    micros = STORED_MICROS
+    days = [m // 86_400_000_000 for m in micros]
+    data = pa.table(
+        {
+            "rid": pa.array(range(len(micros) + 1), pa.int32()),
+            "d": pa.array([*days, None], pa.int32()).cast(pa.date32()),
+            "ts": pa.array([*micros, None], pa.int64()).cast(pa.timestamp("us")),
+            "tv": pa.array([*micros, None], pa.int64()).cast(pa.timestamp("us")),
+        }
+    )
+    for name, calendar in (("plain", None), ("hybrid", 1), ("proleptic", 2)):
+        directory = b.add_partition([name], {"000000_0": data})
+        if calendar is not None:
+            mark_proleptic(directory / "000000_0", calendar)
+    settings = replace(settings, hive_version=version)
+    assert settings.hive.orc_sql_dates
+    jvm = spark.sparkContext._jvm
+    expected = {}
+    for rid, value in enumerate(micros):
+        seconds, fraction = divmod(value, 1_000_000)
+        stamp = jvm.java.sql.Timestamp(seconds * 1000)
+        stamp.setNanos(fraction * 1000)
+        text = str(stamp.toString())
+        expected[rid] = (str(jvm.java.sql.Date(days[rid] * 86_400_000).toString()), text, text)
+    expected[len(micros)] = (None, None, None)
+    assert expected[0] == ("2020-01-01", "2020-01-01 00:00:00.0", "2020-01-01 00:00:00.0")
+    assert expected[3][1] == "2020-01-01 23:59:59.123456"  # and cut to 21 characters below
+    assert {"1500-02-29", "1000-01-01", "0001-01-01"} <= {e[0] for e in expected.values()}
+    frames = both_readers(spark, client, f"{b.db}.{b.name}", settings)
+    differ = []
+    for reader, frame in frames.items():
+        rows = frame.collect()
+        assert len(rows) == 3 * len(expected)
+        for row in rows:
+            mine = (row["d"], row["ts"], row["tv"])
+            want = expected[row["rid"]]
+            # Hive 2.x's readers take the days of a file not marked proleptic by their hybrid
+            # labels, where 1500-02-29 has no day to stand for (README "Limits")
+            julian_only = (
+                version == "2.3" and row["rid"] < len(days) and days[row["rid"]] == STORED_DAYS[1]
+            )
+            if mine != (*want[:2], want[2] and want[2][:21]) and not julian_only:
+                differ.append((reader, row["dt"], row["rid"], want, mine))
     assert differ == [], "\n".join(map(str, differ))
 
 

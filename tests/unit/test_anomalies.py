@@ -132,6 +132,23 @@ def test_string_to_boolean_is_version_sensitive_in_text_partitions() -> None:
     assert "non-empty string is true" in sensitive.message
 
 
+def test_timestamp_read_as_text_is_version_sensitive_in_orc() -> None:
+    """ORC 1.3/1.5 (Hive 2.x/3.1) print a timestamp read as text by java.sql's toString, a
+    whole second with '.0'; ORC 1.6+ (Hive 4) without: the plan names such columns."""
+    table = (Column("at", "string"), Column("short", "varchar(12)"), Column("day", "string"))
+    written = (Column("at", "timestamp"), Column("short", "timestamp"), Column("day", "date"))
+    found = classify_partition(
+        _partition((_file("f", written),), columns=table), table, "orc", DEFAULT_RULES
+    )
+    sensitive = next(a for a in found if a.code == "hive-version-sensitive")
+    assert set(sensitive.details["columns"]) == {"at", "short"}  # a date prints alike
+    assert "'10:00:00.0'" in sensitive.message
+    plain = classify_partition(
+        _partition((_file("f", table),), columns=table), table, "orc", DEFAULT_RULES
+    )
+    assert "hive-version-sensitive" not in {a.code for a in plain}
+
+
 def test_string_to_date_and_timestamp_are_version_sensitive() -> None:
     table = (Column("day", "date"), Column("at", "timestamp"), Column("note", "string"))
     declared = (Column("day", "varchar(10)"), Column("at", "string"), Column("note", "string"))

@@ -126,6 +126,34 @@ def test_orc_schema_evolution_rules(
     assert found == expected
 
 
+def test_orc_1_5_prints_dates_and_timestamps_by_java_sql() -> None:
+    """ORC 1.3-1.5 write a date or timestamp as text by java.sql's ``toString``: a whole
+    second as ``.0`` (ORC 1.6+ and Hive's converters print none), and stored day numbers
+    (``stored_days``, Apache Hive 3.1) by their hybrid label, Julian before 1582-10-15."""
+    stamps = pa.array([dt.datetime(2022, 4, 1), dt.datetime(2022, 4, 1, 1, 2, 3, 400000)])
+    legacy = {"by_name": True, "orc_file": True, "orc_sql_dates": True}
+    text = parse_hive_type("string")
+    found = convert(stamps, parse_hive_type("timestamp"), text, **legacy).to_pylist()
+    assert found == ["2022-04-01 00:00:00.0", "2022-04-01 01:02:03.4"]
+    modern = convert(stamps, parse_hive_type("timestamp"), text, by_name=True, orc_file=True)
+    assert modern.to_pylist() == ["2022-04-01 00:00:00", "2022-04-01 01:02:03.4"]
+    # stored days of the Julian 1500-02-29 and 0001-01-01, and 1582-10-15
+    days = pa.array([-171596, -719164, -141427], pa.int32()).cast(pa.date32())
+    shown = convert(days, parse_hive_type("date"), text, stored_days=True, **legacy)
+    assert shown.to_pylist() == ["1500-02-29", "0001-01-01", "1582-10-15"]
+    stamp = pa.array([-171596 * 86_400_000_000 + 1], pa.int64()).cast(pa.timestamp("us"))
+    shown = convert(stamp, parse_hive_type("timestamp"), text, stored_days=True, **legacy)
+    assert shown.to_pylist() == ["1500-02-29 00:00:00.000001"]
+    # the same days where Hive shows them by their labels (calendar hive2): as they read
+    labels = convert(days.slice(2), parse_hive_type("date"), text, **legacy)
+    assert labels.to_pylist() == ["1582-10-15"]
+    # text read as dates: java.sql's hybrid day numbers, by their label or as stored
+    early = pa.array(["1500-03-01"])
+    labelled = convert(early, text, parse_hive_type("date"), **legacy).to_pylist()
+    as_stored = convert(early, text, parse_hive_type("date"), stored_days=True, **legacy)
+    assert labelled == [dt.date(1500, 3, 1)] and as_stored.to_pylist() == [dt.date(1500, 3, 11)]
+
+
 @pytest.mark.parametrize("values,src,dst,expected", CASES, ids=[f"{c[1]}->{c[2]}" for c in CASES])
 def test_conversion_follows_hive(
     values: list[Any], src: str, dst: str, expected: list[Any]

@@ -61,13 +61,18 @@ def to_text(
     orc_file: bool = False,
     converter: bool = False,
     legacy_orc: bool = True,
+    stored_days: bool = False,
 ) -> pa.Array:
     """Values as Hive prints them when a column becomes a string (``orc_file``: as ORC's
     schema evolution writes them: booleans ``TRUE``/``FALSE``, a NaN double NULL, binary as
     lower-case hex bytes parted by spaces, a float by ``Float.toString`` in ORC 1.3-1.5
-    (``legacy_orc``) and by its double's text in ORC 1.6+; ``converter``: as Hive's converter
-    does, booleans ``TRUE``/``FALSE``)."""
+    (``legacy_orc``) and by its double's text in ORC 1.6+, dates and timestamps by java.sql's
+    ``toString`` in ORC 1.3-1.5 (``stored_days``: the values hold the day numbers as stored);
+    ``converter``: as Hive's converter does, booleans ``TRUE``/``FALSE``)."""
     kind = src.kind
+    if orc_file and legacy_orc and kind in ("date", "timestamp"):
+        sql_text = rules.sql_date_text if kind == "date" else rules.sql_timestamp_text
+        return _each(_ints(array), lambda v: sql_text(v, stored_days), pa.string())
     if kind in STRINGS:
         return array
     if kind == "binary" and orc_file:
@@ -247,12 +252,18 @@ def _to_decimal(
 
 
 def _string_days(
-    array: pa.Array, kind: str, rule: str, hive3: bool, hive4: bool = False
+    array: pa.Array,
+    kind: str,
+    rule: str,
+    hive3: bool,
+    hive4: bool = False,
+    stored_days: bool = False,
 ) -> pa.Array:
     """Strings read as dates or timestamps: ``rule`` ``orc`` (ORC's schema evolution),
     ``converter`` (Hive's converter) or ``text`` (Hive's text SerDe), by Hive 3.0+'s parsers
     when ``hive3`` (``hive_datetime``). Day numbers of java.sql's hybrid calendar are shown by
-    their Julian label before 1582-10-15, as the reader shows such days of ORC files."""
+    their Julian label before 1582-10-15, as the reader shows such days of ORC files, or with
+    ``stored_days`` as they are (Apache Hive 3.1 and ORC 1.5's java.sql parsers)."""
     if rule == "orc":
         parse = rules.orc_date_days if kind == "date" else rules.orc_timestamp_micros
         out = _each(array, parse, pa.int32() if kind == "date" else pa.int64())
@@ -261,7 +272,7 @@ def _string_days(
     found = [None if v is None else read(v, kind, hive3, hive4) for v in array.to_pylist()]
     mask = np.array([f is None for f in found], bool)
     days = np.array([f[0] if f else 0 for f in found], np.int64)
-    if not hive3:
+    if not hive3 and not stored_days:
         days = np.where(days < GREGORIAN_START, julian_label_to_proleptic(days), days)
     if kind == "date":
         return pa.array(days.astype(np.int32), pa.int32(), mask=mask).view(pa.date32())
@@ -270,10 +281,15 @@ def _string_days(
 
 
 def _to_date(
-    array: pa.Array, src: HiveType, rule: str, hive3: bool, hive4: bool = False
+    array: pa.Array,
+    src: HiveType,
+    rule: str,
+    hive3: bool,
+    hive4: bool = False,
+    stored_days: bool = False,
 ) -> pa.Array:
     if src.kind in STRINGS:
-        return _string_days(array, "date", rule, hive3, hive4)
+        return _string_days(array, "date", rule, hive3, hive4, stored_days)
     if src.kind == "timestamp":
         days = np.floor_divide(_numpy(_ints(array), np.int64), _DAY_MICROS)
         return _with_nulls(days.astype(np.int32), array, pa.int32()).view(pa.date32())
@@ -291,6 +307,7 @@ def _to_timestamp(
     hive3: bool,
     hive4: bool = False,
     millis_rounded: bool = False,
+    stored_days: bool = False,
 ) -> pa.Array:
     """Strings parsed by ``rule`` (``_string_days``); dates at midnight; numbers as ORC counts
     them (seconds since the epoch, fractions kept) or, through Hive's converter, integers as
@@ -299,7 +316,7 @@ def _to_timestamp(
     to = pa.timestamp("us")
     orc_file = rule == "orc"
     if src.kind in STRINGS:
-        return _string_days(array, "timestamp", rule, hive3, hive4)
+        return _string_days(array, "timestamp", rule, hive3, hive4, stored_days)
     if src.kind in (*_BITS, "boolean"):
         whole = _numpy(array.cast(pa.int64()) if src.kind == "boolean" else array, np.int64)
         limit, factor = (_SECONDS_LIMIT, 1_000_000) if orc_file else (_MILLIS_LIMIT, 1_000)
@@ -366,6 +383,7 @@ def convert_primitive(
     hybrid_instants: bool = False,
     hive1_decimals: bool = False,
     text_file: bool = False,
+    stored_days: bool = False,
 ) -> pa.Array:
     """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
     as ORC's schema evolution reads a file's column as the partition's type;
@@ -376,13 +394,16 @@ def convert_primitive(
     as dates and timestamps by Hive 4's rules; ``hybrid_instants``: numbers read as
     timestamps shown by the hybrid calendar, as ``java.sql.Timestamp`` shows them;
     ``hive1_decimals``: text read as a decimal by Hive 1.2's ``HiveDecimal``; ``text_file``:
-    a text file's own field, whose decimal takes no blanks since Hive 2.2)."""
+    a text file's own field, whose decimal takes no blanks since Hive 2.2; ``stored_days``:
+    dates and timestamps shown by their day numbers as stored, also where ORC 1.3-1.5's
+    java.sql conversions count them in the hybrid calendar)."""
     to = arrow_type(dst)
+    stored_days = stored_days and orc_file and orc_sql_dates  # only java.sql's conversions
     if src.kind == "void":
         return pa.nulls(len(array), to)
     if dst.kind in ("char", "varchar"):  # truncated to the length; CHAR padded with spaces
         width = dst.params[0]
-        text = to_text(array, src, orc_file, converter, orc_sql_dates)
+        text = to_text(array, src, orc_file, converter, orc_sql_dates, stored_days)
         if src.kind == "binary" and not _valid_utf8(text):
             # bytes that are no UTF-8 have no characters to count: each invalid sequence is
             # one U+FFFD here (the partition may then differ from the Spark reader's bytes)
@@ -407,7 +428,7 @@ def convert_primitive(
         )
         return hybrid_dates(plain)
     if kind == "string":
-        return to_text(array, src, orc_file, converter, orc_sql_dates)
+        return to_text(array, src, orc_file, converter, orc_sql_dates, stored_days)
     if kind == "boolean":
         if converter and src.kind in ("float", "double"):  # by its long: 0.5 is false
             return pc.not_equal(_each(array, lambda v: rules.saturate(v, 64), pa.int64()), 0)
@@ -431,10 +452,10 @@ def convert_primitive(
         # LazyDate/LazyTimestamp parsers (their 8-character floor and "NULL" never parse)
         rule, hive3_converters, hive4_dates = "text", False, False
     if kind == "date":
-        return _to_date(array, src, rule, hive3_converters, hive4_dates)
+        return _to_date(array, src, rule, hive3_converters, hive4_dates, stored_days)
     if kind == "timestamp":
         millis = orc_file and not orc_sql_dates
-        return _to_timestamp(array, src, rule, hive3_converters, hive4_dates, millis)
+        return _to_timestamp(array, src, rule, hive3_converters, hive4_dates, millis, stored_days)
     if kind == "binary" and src.kind in STRINGS:
         return array.cast(pa.binary())
     raise _unsupported(src, dst)

@@ -63,6 +63,7 @@ def convert(
     hive1_decimals: bool = False,
     hybrid_instants: bool = False,
     hybrid_seconds: bool = False,
+    stored_days: bool = False,
 ) -> pa.Array:
     """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
     an ORC file's column read as the partition's declared type; ``text_file``: a text file's
@@ -74,7 +75,9 @@ def convert(
     ``hybrid_instants``: numbers read as timestamps are shown by the hybrid calendar, as
     ``java.sql.Timestamp`` shows them; ``hybrid_seconds``: a timestamp read as a number counts
     the seconds of the instant ``java.sql.Timestamp`` gives its wall clock, as Hive 1.2/2.x's
-    converter does)."""
+    converter does; ``stored_days``: dates and timestamps shown by their day numbers as
+    stored, also where ORC 1.3-1.5's java.sql conversions count them in the hybrid
+    calendar)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if src.kind == "void" or pa.types.is_null(array.type):
@@ -95,6 +98,7 @@ def convert(
             hybrid_instants=hybrid_instants,
             hive1_decimals=hive1_decimals,
             text_file=text_file,
+            stored_days=stored_days,
         )
     if src.kind != dst.kind or dst.kind == "uniontype":
         raise SchemaMappingError(
@@ -112,6 +116,7 @@ def convert(
         "hive1_decimals": hive1_decimals,
         "hybrid_instants": hybrid_instants,
         "hybrid_seconds": hybrid_seconds,
+        "stored_days": stored_days,
     }
     if dst.kind == "struct":
         children = array.flatten()

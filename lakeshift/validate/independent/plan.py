@@ -74,6 +74,9 @@ class FileTask:
     hive1_decimals: bool = False  # text read as decimals by Hive 1.2's rule (HiveSemantics)
     # numbers read as timestamps shown by the hybrid calendar (java.sql: calendar = "hive2")
     hybrid_instants: bool = False
+    # calendar = "proleptic" (Apache Hive 3.1): day numbers shown as stored, also those ORC
+    # 1.3-1.5's java.sql conversions count in the hybrid calendar
+    stored_days: bool = False
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -185,6 +188,7 @@ def plan_files(
                     ),
                     hybrid_timestamps=file.format == "parquet" and mapping.calendar == "proleptic",
                     hybrid_instants=mapping.calendar == "hive2",
+                    stored_days=mapping.calendar == "proleptic",
                     text_parameters=tuple(
                         {**inventory.parameters, **partition.serde_parameters}.items()
                     )

@@ -222,6 +222,7 @@ def _first_step(task: FileTask, table_type: HiveType) -> dict[str, Any]:
         "hive1_decimals": task.hive1_decimals,
         # a table reading the timestamp as a number counts its instant, not its label
         "hybrid_instants": task.hybrid_instants and not counts_instants(table_type),
+        "stored_days": task.stored_days,
         # ORC 1.3-1.5 count a timestamp's seconds from the file's instant: the hybrid one of
         # the wall clock shown for a hybrid file (or under hive2, for any)
         "hybrid_seconds": task.format == "orc" and task.orc_sql_dates and task.hybrid_days,

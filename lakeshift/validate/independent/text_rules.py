@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from lakeshift.schema_map import hive_decimal
-from lakeshift.schema_map.hive_datetime import JAVA_DIGITS
+from lakeshift.schema_map.hive_datetime import JAVA_DIGITS, SWITCH_DAY, label
 from lakeshift.schema_map.hive_decimal import enforce as fit_decimal
 from lakeshift.schema_map.hive_types import DECIMAL_38
 from lakeshift.validate.independent.java_float_text import java_float_text
@@ -115,6 +115,25 @@ def timestamp_text(micros: int) -> str:
 
 def date_text(days: int) -> str:
     return (EPOCH + dt.timedelta(days=days)).isoformat()
+
+
+def sql_date_text(days: int, stored: bool) -> str:
+    """``java.sql.Date.toString`` (ORC 1.3-1.5's date written as text): with ``stored`` (the
+    day number as stored, ``calendar = "proleptic"``) by its hybrid calendar's label, Julian
+    before 1582-10-15 (1500-02-29 as such; 1 BC as 0001), else the label ``days`` bears."""
+    if not stored or days >= SWITCH_DAY:
+        return date_text(days)
+    year, month, day = label(days, hybrid=True)
+    return f"{year:04d}-{month:02d}-{day:02d}"
+
+
+def sql_timestamp_text(micros: int, stored: bool) -> str:
+    """``java.sql.Timestamp.toString`` (ORC 1.3-1.5's timestamp written as text): as
+    ``sql_date_text`` for the day, the fraction without trailing zeros but at least ``.0``."""
+    seconds, fraction = divmod(micros, 1_000_000)
+    days, rest = divmod(seconds, 86400)
+    clock = f"{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
+    return f"{sql_date_text(days, stored)} {clock}.{f'{fraction:06d}'.rstrip('0') or '0'}"
 
 
 def wrap(value: int, bits: int) -> int:
