@@ -86,6 +86,46 @@ def _orc_java_sql(
     return tuple(out)
 
 
+#: ORC's conversions that ORC 1.3/1.5 (Hive 2.x/3.1) and 1.6+ (Hive 4) do differently: (table
+#: types, file type pattern, what each reads)
+_ORC_RELEASES: tuple[tuple[tuple[str, ...], str, dict[str, str]], ...] = (
+    (
+        ("date", "timestamp"),
+        "(string|char|varchar)",
+        {
+            "2.x/3.1": "ORC 1.3/1.5 parse the file's text by java.sql's Date/Timestamp.valueOf "
+            "('2020-1-1' read, '2020-02-30' is March 1)",
+            "4": "ORC 1.6+ take only yyyy-MM-dd[ HH:mm:ss[.f]] ('2020-02-30' is February 29)",
+        },
+    ),
+    (
+        _STRINGS,
+        "timestamp$",
+        {
+            "2.x/3.1": "ORC 1.3/1.5 print the file's timestamps by java.sql's toString (a "
+            "whole second as '10:00:00.0')",
+            "4": "ORC 1.6+ print '10:00:00'",
+        },
+    ),
+    (
+        ("timestamp",),
+        "(tinyint|smallint|int|bigint|boolean)$",
+        {
+            "2.x/3.1": "ORC 1.3/1.5 read the file's integers as milliseconds since 1970",
+            "4": "ORC 1.6+ read them as seconds",
+        },
+    ),
+    (
+        ("double",),
+        "float$",
+        {
+            "2.x/3.1": "ORC 1.3/1.5 read the file's floats through their text (74.72 stays 74.72)",
+            "4": "ORC 1.6+ widen them exactly (74.72000122070312)",
+        },
+    ),
+)
+
+
 def version_sensitivity(
     p: PartitionInfo, table: Sequence[Column], hive: HiveSemantics, *, files: bool = True
 ) -> list[Anomaly]:
@@ -100,26 +140,9 @@ def version_sensitivity(
             for name, seen in _differing(file.columns, tuple(p.columns), tuple(table)):
                 details.setdefault(name, dict(seen))
             found, columns = tuple(file.columns), tuple(table)
-            for name in _orc_java_sql(found, columns, _STRINGS, "timestamp$"):
-                details.setdefault(
-                    name,
-                    {
-                        "2.x/3.1": "ORC 1.3/1.5 print the file's timestamps by java.sql's "
-                        "toString (a whole second as '10:00:00.0')",
-                        "4": "ORC 1.6+ print '10:00:00'",
-                    },
-                )
-            dated = ("date", "timestamp")
-            for name in _orc_java_sql(found, columns, dated, "(string|char|varchar)"):
-                details.setdefault(
-                    name,
-                    {
-                        "2.x/3.1": "ORC 1.3/1.5 parse the file's text by java.sql's "
-                        "Date/Timestamp.valueOf ('2020-1-1' read, '2020-02-30' is March 1)",
-                        "4": "ORC 1.6+ take only yyyy-MM-dd[ HH:mm:ss[.f]] ('2020-02-30' is "
-                        "February 29)",
-                    },
-                )
+            for to, of, seen in _ORC_RELEASES:
+                for name in _orc_java_sql(found, columns, to, of):
+                    details.setdefault(name, dict(seen))
     # Hive's converter reads a non-ORC partition's declared strings (and, under 1.2, an ORC
     # one's, which the file comparison above already names).
     converted = table[: len(p.columns)] if p.format != "orc" else ()

@@ -264,14 +264,18 @@ _LAZY_DECIMAL = "'^[+-]?([0-9]+[.]?[0-9]*([eE][+-]?0*[0-9]{1,2})?|[.][0-9]+)" + 
 
 
 def _hive_decimal(
-    text: str, dst: HiveType, big_decimal: bool = False, trim_blanks: bool = True
+    text: str,
+    dst: HiveType,
+    big_decimal: bool = False,
+    trim_blanks: bool = True,
+    long_text: bool = False,
 ) -> str:
     """A string read as a decimal by ``HiveDecimal.create``, rounded half up to the type
     (``trim_blanks``: spaces around it allowed, as everywhere but in a text file's own field
     since Hive 2.2). ``big_decimal``: Hive 1.2's, Java's ``BigDecimal`` of the trimmed text,
     which is what Spark's CAST reads (any blank trimmed, any exponent, any digit
-    ``Character.digit`` reads). Spark's CAST rounds once where Hive first rounds a text of
-    more than 38 digits to 38 (``hive_decimal``), so the two readers can differ there."""
+    ``Character.digit`` reads). ``long_text``: the text may hold more than 38 digits (data,
+    not a number's ``toString``), which Hive 2.2+ round to 38 first (``_first_rounding``)."""
     to = spark_type(dst)
     # Spark's CAST refuses a zero with a large exponent (0e50: more than 38 integer digits to
     # its BigDecimal), which every Hive reads as 0
@@ -281,8 +285,36 @@ def _hive_decimal(
         grammar, number = _HIVE_DECIMAL, f"regexp_replace({text}, '[eE][+-]? +{_END}', '')"
     else:  # ("1e " is 1 only where blanks are trimmed)
         grammar, number = _LAZY_DECIMAL, text
-    value = f"IF({text} RLIKE {_FAST_ZERO}, CAST(0 AS {to}), CAST({number} AS {to}))"
+
+    def read(t: str) -> str:
+        return f"IF({t} RLIKE {_FAST_ZERO}, CAST(0 AS {to}), CAST({t} AS {to}))"
+
+    value = read(number)
+    if long_text:
+        value = f"IF(length({number}) > 39, {read(_first_rounding(number))}, {value})"
     return f"IF({text} RLIKE {grammar}, {value}, NULL)"
+
+
+def _first_rounding(number: str) -> str:
+    """SQL: a decimal text of FastHiveDecimal's grammar with its digits before the exponent
+    (the integer's without leading zeros, then the fraction's) rounded half up to 38, as
+    ``fastSetFromBytes`` does before it applies the exponent and the type rounds again
+    (``hive_decimal``): Spark's CAST alone rounds once, so ``0.4`` and forty 9s would read as
+    0 for ``decimal(38,0)`` where Hive shows 1. The digits are read as one fraction (``0.``
+    and the digits, ``DECIMAL(38,38)``: rounded at the 38th) and the exponent moved by the
+    integer's length (NULL past 38 integer digits, whatever the exponent); all 38 rounded up
+    to a carry make ``1``. A text that passes 38 places
+    only once a negative exponent is applied is rounded once (Hive rounds it to 38 places
+    first: not copied)."""
+    mantissa = f"regexp_extract({number}, '^ *([+-]?[0-9]*[.]?[0-9]*)', 1)"
+    sign = f"regexp_extract({mantissa}, '^([+-]?)', 1)"
+    whole = f"regexp_extract({mantissa}, '^[+-]?0*([0-9]*)', 1)"
+    fraction = f"regexp_extract({mantissa}, '[.]([0-9]*)', 1)"
+    digits = f"CAST(concat('0.', {whole}, {fraction}) AS DECIMAL(38,38))"
+    shown = f"coalesce(format_number({digits}, 38), '1')"
+    exponent = f"coalesce(CAST(regexp_extract({number}, '[eE]([+-]?[0-9]+)', 1) AS INT), 0)"
+    moved = f"concat({sign}, {shown}, 'e', {exponent} + length({whole}))"
+    return f"IF(length({whole}) > 38, NULL, {moved})"  # more integer digits: NULL
 
 
 _LAZY_INTEGER = "^([+-]?[0-9]*)([.][0-9]*)?" + _END
@@ -377,17 +409,19 @@ def _fraction_nanos(value: str, src: HiveType) -> tuple[str, str] | None:
     return None
 
 
-def _number_to_timestamp(expr: str, src: HiveType, millis_rounded: bool, orc_file: bool) -> str:
-    """A number read as a timestamp: ORC's schema evolution counts seconds since the epoch
-    (``TimestampFromAnyIntegerTreeReader``; doubles and decimals with their fraction); Hive's
-    converter counts an integer as milliseconds (``hive.int.timestamp.conversion.in.seconds``
-    is false by default) and a double or decimal as seconds. A double's fraction is its
+def _number_to_timestamp(expr: str, src: HiveType, modern_orc: bool) -> str:
+    """A number read as a timestamp: a double or decimal counts seconds since the epoch, with
+    its fraction; an integer (or boolean) milliseconds, by Hive's converter
+    (``hive.int.timestamp.conversion.in.seconds`` is false by default) and by ORC 1.3-1.5's
+    schema evolution (``TimestampFromAnyIntegerTreeReader``: ``new Timestamp(long)``), seconds
+    in ORC 1.6+ (``modern_orc``: ``long * 1000`` milliseconds). A double's fraction is its
     ``Double.toString`` digits (``TimestampUtils.doubleToTimestamp``: Hive's converter and ORC
-    1.3-1.5), or, in ORC 1.6+ (``millis_rounded``), the seconds rounded to a millisecond. The
-    wall clock of that instant in UTC, as the session reads it."""
+    1.3-1.5), or, in ORC 1.6+, the seconds rounded to a millisecond. The wall clock of that
+    instant in UTC, as the session reads it."""
     value = f"CAST({expr} AS INT)" if src.kind == "boolean" else expr
     whole = src.kind in _INTEGRAL or src.kind == "boolean"
-    if whole and not orc_file:
+    millis_rounded = modern_orc
+    if whole and not modern_orc:
         fn, limit = "timestamp_millis", _MILLIS_LIMIT
     else:
         fn, limit = "timestamp_seconds", _SECONDS_LIMIT
@@ -445,6 +479,10 @@ def _primitive(
         # LazyDate/LazyTimestamp parsers (their 8-character floor and "NULL" never parse);
         # Apache Hive 3.1 shows the hybrid day numbers they give as stored
         return hive_text_field(expr, dst.kind, False, stored=stored_days)
+    if orc_file and orc_sql_dates and src.kind == "float" and dst.kind == "double":
+        # ORC 1.3-1.5: Double.parseDouble(String.valueOf(f)) (DoubleFromFloatTreeReader:
+        # 74.72f is 74.72), whose text Spark's CAST to STRING writes alike
+        return f"CAST(CAST({expr} AS STRING) AS DOUBLE)"
     if orc_file:
         evolved = _orc_integral(expr, src, dst)
         if evolved is None and src.kind in _STRING_KINDS:
@@ -462,7 +500,7 @@ def _primitive(
         words = ", ".join(string_literal(w) for w in HIVE_FALSE_WORDS)
         return f"IF({expr} IS NULL, NULL, NOT (lower({expr}) IN ({words})))"
     if dst.kind == "timestamp" and (src.kind in _INTEGRAL or src.kind in _FRACTIONAL):
-        stamp = _number_to_timestamp(expr, src, orc_file and not orc_sql_dates, orc_file)
+        stamp = _number_to_timestamp(expr, src, orc_file and not orc_sql_dates)
         # java.sql.Timestamp (Hive 1.2/2.x) shows the instant's day in the hybrid calendar
         if not hybrid_instants:
             return stamp
@@ -491,7 +529,7 @@ def _primitive(
         # (a text file's own field: LazyHiveDecimal, no blanks since Hive 2.2; a CHAR's text is
         # its stripped value, getString's getStrippedValue)
         text = f"rtrim({expr})" if src.kind == "char" else expr
-        return _hive_decimal(text, dst, hive1_decimals, trim_blanks=not text_file)
+        return _hive_decimal(text, dst, hive1_decimals, trim_blanks=not text_file, long_text=True)
     if dst.kind == "char":
         width = dst.params[0]
         return f"rpad(substring(CAST({expr} AS STRING), 1, {width}), {width}, ' ')"

@@ -94,7 +94,8 @@ CASES: list[tuple[str, pa.Array, list[str]]] = [
                              pa.decimal128(20, 12)),
      ["string", "char(6)", "tinyint", "smallint", "boolean"]),
     ("float", _rows([123456.7890625, 1.0049999952316284, 876155328.0, 1e-7, 0.5, -2.5],
-                    pa.float32()), ["string", "decimal(30,3)", "timestamp", "varchar(9)"]),
+                    pa.float32()),
+     ["string", "decimal(30,3)", "timestamp", "varchar(9)", "double"]),
     ("double", _rows([1.005, 739772.8558447245, 0.7647864049329272, -250704.6278996336, -1.5,
                       1e9 + 0.3], pa.float64()), ["timestamp"]),
     ("timestamp", _rows([dt.datetime(9999, 12, 31, 23, 59, 59, 999999), dt.datetime(2020, 1, 1),
@@ -388,10 +389,12 @@ def test_orc_1_5_conversions_print_floats_and_time_doubles_by_their_text(
 ) -> None:
     """ORC 1.3-1.5 (Hive 2.3 ships 1.3.4, Hive 3.1 1.5.8; ``orc_date_parser = "java.sql"``):
     ``StringGroupFromFloatTreeReader`` and ``DecimalFromFloatTreeReader`` use
-    ``Float.toString``, ``TimestampFromDoubleTreeReader`` Hive's ``doubleToTimestamp`` (the
-    double's text), ``DecimalFromTimestampTreeReader`` the text of the seconds as a double
-    (read at ORC's tags rel/release-1.3.4 and 1.5.8; ORC 1.6+, which the oracle above runs,
-    differs in all four). No Hive with those ORC releases runs here: both readers must agree,
+    ``Float.toString``, ``DoubleFromFloatTreeReader`` parses that text as a double,
+    ``TimestampFromDoubleTreeReader`` Hive's ``doubleToTimestamp`` (the double's text),
+    ``TimestampFromAnyIntegerTreeReader`` ``new Timestamp(long)`` (milliseconds),
+    ``DecimalFromTimestampTreeReader`` the text of the seconds as a double (read at ORC's tags
+    rel/release-1.3.4 and 1.5.8; ORC 1.6+, which the oracle above runs, differs in all six).
+    No Hive with those ORC releases runs here: both readers must agree,
     and on the values that rule gives."""
     settings = replace(settings, hive_version="2.3", orc_date_parser="java.sql")
     frames = both_readers(spark, client, converted, settings)
@@ -405,6 +408,10 @@ def test_orc_1_5_conversions_print_floats_and_time_doubles_by_their_text(
         assert rows[0][columns["float->decimal(30,3)"]] == Decimal("123456.790")
         assert str(rows[0][columns["double->timestamp"]]) == "1970-01-01 00:00:01.005000"
         assert rows[0][columns["timestamp->decimal(20,6)"]] == Decimal("253402300800.000000")
+        assert rows[0][columns["float->double"]] == 123456.79  # 123456.7890625 in ORC 1.6+
+        assert rows[1][columns["float->double"]] == 1.005  # 1.0049999952316284
+        # 123456782 milliseconds (ORC 1.6+: seconds, 1973-11-29 21:33:02)
+        assert str(rows[1][columns["bigint->timestamp"]]) == "1970-01-02 10:17:36.782000"
     differ = [
         (name, rid, spark_rows[rid][name], second[rid][name])
         for name in columns.values()

@@ -154,6 +154,30 @@ def test_orc_1_5_prints_dates_and_timestamps_by_java_sql() -> None:
     assert labelled == [dt.date(1500, 3, 1)] and as_stored.to_pylist() == [dt.date(1500, 3, 11)]
 
 
+def test_orc_1_5_reads_floats_through_text_and_integers_as_milliseconds() -> None:
+    """ORC 1.3-1.5: ``DoubleFromFloatTreeReader`` parses ``Float.toString``'s text, and
+    ``TimestampFromAnyIntegerTreeReader`` is ``new Timestamp(long)`` (milliseconds); ORC 1.6+
+    widen the float exactly and count seconds."""
+    legacy = {"by_name": True, "orc_file": True, "orc_sql_dates": True}
+    modern = {"by_name": True, "orc_file": True}
+    floats, double = pa.array([74.72, 0.1, None], pa.float32()), parse_hive_type("double")
+    real = parse_hive_type("float")
+    assert convert(floats, real, double, **legacy).to_pylist() == [74.72, 0.1, None]
+    assert convert(floats, real, double, **modern).to_pylist()[:2] == [
+        74.72000122070312,
+        0.10000000149011612,
+    ]
+    numbers, stamp = pa.array([1234, -1], pa.int64()), parse_hive_type("timestamp")
+    bigint = parse_hive_type("bigint")
+    assert convert(numbers, bigint, stamp, **legacy).to_pylist() == [
+        dt.datetime(1970, 1, 1, 0, 0, 1, 234000),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999000),
+    ]
+    assert convert(numbers, bigint, stamp, **modern).to_pylist()[0] == dt.datetime(
+        1970, 1, 1, 0, 20, 34
+    )
+
+
 @pytest.mark.parametrize("values,src,dst,expected", CASES, ids=[f"{c[1]}->{c[2]}" for c in CASES])
 def test_conversion_follows_hive(
     values: list[Any], src: str, dst: str, expected: list[Any]

@@ -178,9 +178,15 @@ def _java_integer(text: str, src: HiveType, bits: int) -> int | None:
     return None if value is None else rules.wrap(value, bits)
 
 
-def _to_floating(array: pa.Array, src: HiveType, dst: HiveType) -> pa.Array:
+def _to_floating(
+    array: pa.Array, src: HiveType, dst: HiveType, float_text: bool = False
+) -> pa.Array:
+    """``float_text``: ORC 1.3-1.5 read a float as a double through its text
+    (``DoubleFromFloatTreeReader``: ``Double.parseDouble(String.valueOf(f))``)."""
     to = arrow_type(dst)
     single = dst.kind == "float"
+    if float_text and src.kind == "float" and not single:
+        return _each(array, lambda v: float(rules.java_float_text(v, True)), to)
     if src.kind in STRINGS:
         parsed = _each(array, rules.parse_floating, pa.float64())
         if not single:
@@ -309,17 +315,20 @@ def _to_timestamp(
     millis_rounded: bool = False,
     stored_days: bool = False,
 ) -> pa.Array:
-    """Strings parsed by ``rule`` (``_string_days``); dates at midnight; numbers as ORC counts
-    them (seconds since the epoch, fractions kept) or, through Hive's converter, integers as
-    milliseconds; a double's fraction by its text (``doubleToTimestamp``), or in ORC 1.6+
-    (``millis_rounded``) rounded to a millisecond."""
+    """Strings parsed by ``rule`` (``_string_days``); dates at midnight; doubles and decimals
+    as seconds since the epoch, fractions kept; integers as milliseconds (Hive's converter, ORC
+    1.3-1.5) or, in ORC 1.6+ (``millis_rounded``), seconds; a double's fraction by its text
+    (``doubleToTimestamp``), or in ORC 1.6+ rounded to a millisecond."""
     to = pa.timestamp("us")
     orc_file = rule == "orc"
     if src.kind in STRINGS:
         return _string_days(array, "timestamp", rule, hive3, hive4, stored_days)
     if src.kind in (*_BITS, "boolean"):
         whole = _numpy(array.cast(pa.int64()) if src.kind == "boolean" else array, np.int64)
-        limit, factor = (_SECONDS_LIMIT, 1_000_000) if orc_file else (_MILLIS_LIMIT, 1_000)
+        # milliseconds (Hive's converter; ORC 1.3-1.5's new Timestamp(long)), seconds in ORC
+        # 1.6+ (long * 1000 milliseconds)
+        seconds = orc_file and millis_rounded
+        limit, factor = (_SECONDS_LIMIT, 1_000_000) if seconds else (_MILLIS_LIMIT, 1_000)
         mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
         mask |= (whole < -limit) | (whole > limit)  # (abs of the least long is negative)
         return pa.array(np.where(mask, 0, whole) * factor, pa.int64(), mask=mask).view(to)
@@ -442,7 +451,7 @@ def convert_primitive(
             return _each(array, lambda v: rules.lazy_integer(v, bits), arrow_type(dst))
         return _to_integer(array, src, dst, orc_file)
     if kind in ("float", "double"):
-        return _to_floating(array, src, dst)
+        return _to_floating(array, src, dst, float_text=orc_file and orc_sql_dates)
     if kind == "decimal":
         modern_orc = orc_file and not orc_sql_dates
         return _to_decimal(array, src, dst, modern_orc, big_decimal=hive1_decimals, lazy=text_file)
