@@ -286,12 +286,12 @@ def _hive_decimal(
     else:  # ("1e " is 1 only where blanks are trimmed)
         grammar, number = _LAZY_DECIMAL, text
 
-    def read(t: str) -> str:
-        return f"IF({t} RLIKE {_FAST_ZERO}, CAST(0 AS {to}), CAST({t} AS {to}))"
-
-    value = read(number)
-    if long_text:
-        value = f"IF(length({number}) > 39, {read(_first_rounding(number))}, {value})"
+    read = (
+        f"IF(length({number}) > 39, {_first_rounding(number)}, {number})" if long_text else number
+    )
+    # (zero whatever its exponent, checked on the text: a text of more than 38 digits that
+    # rounds to zero reads as zero by its rounded text too, short of an exponent past 50)
+    value = f"IF({number} RLIKE {_FAST_ZERO}, CAST(0 AS {to}), CAST({read} AS {to}))"
     return f"IF({text} RLIKE {grammar}, {value}, NULL)"
 
 
@@ -306,10 +306,9 @@ def _first_rounding(number: str) -> str:
     to a carry make ``1``. A text that passes 38 places
     only once a negative exponent is applied is rounded once (Hive rounds it to 38 places
     first: not copied)."""
-    mantissa = f"regexp_extract({number}, '^ *([+-]?[0-9]*[.]?[0-9]*)', 1)"
-    sign = f"regexp_extract({mantissa}, '^([+-]?)', 1)"
-    whole = f"regexp_extract({mantissa}, '^[+-]?0*([0-9]*)', 1)"
-    fraction = f"regexp_extract({mantissa}, '[.]([0-9]*)', 1)"
+    sign = f"regexp_extract({number}, '^ *([+-]?)', 1)"
+    whole = f"regexp_extract({number}, '^ *[+-]?0*([0-9]*)', 1)"
+    fraction = f"regexp_extract({number}, '^ *[+-]?[0-9]*[.]([0-9]*)', 1)"
     digits = f"CAST(concat('0.', {whole}, {fraction}) AS DECIMAL(38,38))"
     shown = f"coalesce(format_number({digits}, 38), '1')"
     exponent = f"coalesce(CAST(regexp_extract({number}, '[eE]([+-]?[0-9]+)', 1) AS INT), 0)"
@@ -521,6 +520,12 @@ def _primitive(
         # Spark casts no TIMESTAMP_NTZ to a number; as an instant in the UTC session it
         # counts the seconds of its wall clock, as Hive does.
         return f"CAST(CAST({expr} AS TIMESTAMP) AS {spark_type(dst)})"
+    via_double = not text_file and not (orc_file and orc_sql_dates)
+    if dst.kind == "float" and via_double and (src.kind in _STRING_KINDS or src.kind in _INTEGRAL):
+        # rounded to a double first: Hive's converter (getFloat is (float) getDouble) and ORC
+        # 1.6+ (its double readers); LazyFloat and ORC 1.3-1.5 round once, as Spark's CAST does
+        double = f"CAST({expr} AS DOUBLE)" if src.kind in _INTEGRAL else None
+        return f"CAST({double or _java_floating(expr, HiveType('double'))} AS FLOAT)"
     if src.kind in _STRING_KINDS and dst.kind in ("float", "double"):
         return _java_floating(expr, dst)
     if src.kind in _STRING_KINDS and dst.kind == "decimal":

@@ -102,6 +102,10 @@ CASES: list[tuple[str, pa.Array, list[str]]] = [
                          dt.datetime(1970, 1, 1, 0, 0, 0, 500000)], pa.timestamp("us")),
      ["double", "float", "decimal(20,6)", "int", "boolean"]),
     ("bigint", _rows([4294967296, -9223372036854775808, 1, 0], pa.int64()), ["boolean"]),
+    # a float rounded through a double (Hive's converter, ORC 1.6+) or once (ORC 1.3-1.5)
+    ("bigint", _rows([1152921573326323713, 9007199254740993, 3], pa.int64()), ["float"]),
+    ("string", _rows(["1.00000005960464477539062500001", "0.1", "1152921573326323713"]),
+     ["float"]),
 ]  # fmt: skip
 
 
@@ -410,6 +414,9 @@ def test_orc_1_5_conversions_print_floats_and_time_doubles_by_their_text(
         assert rows[0][columns["timestamp->decimal(20,6)"]] == Decimal("253402300800.000000")
         assert rows[0][columns["float->double"]] == 123456.79  # 123456.7890625 in ORC 1.6+
         assert rows[1][columns["float->double"]] == 1.005  # 1.0049999952316284
+        # Float.parseFloat and (float) long round once (ORC 1.6+: 1.0 and 1.1529215E18)
+        assert rows[0][columns["string->float"]] == 1.0000001192092896
+        assert rows[0][columns["bigint->float"]] == 1.1529216420458004e18
         # 123456782 milliseconds (ORC 1.6+: seconds, 1973-11-29 21:33:02)
         assert str(rows[1][columns["bigint->timestamp"]]) == "1970-01-02 10:17:36.782000"
     differ = [

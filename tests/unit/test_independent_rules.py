@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import math
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -152,6 +154,30 @@ def test_orc_1_5_prints_dates_and_timestamps_by_java_sql() -> None:
     labelled = convert(early, text, parse_hive_type("date"), **legacy).to_pylist()
     as_stored = convert(early, text, parse_hive_type("date"), stored_days=True, **legacy)
     assert labelled == [dt.date(1500, 3, 1)] and as_stored.to_pylist() == [dt.date(1500, 3, 11)]
+
+
+def test_floats_from_text_and_integers_round_once_or_through_a_double() -> None:
+    """``Float.parseFloat`` and Java's ``(float) long`` round once (the text SerDe, ORC
+    1.3-1.5); Hive's converter (``getFloat`` is ``(float) getDouble``) and ORC 1.6+ round to
+    a double first, which differs where the double lands halfway between two floats."""
+    real = parse_hive_type("float")
+    texts = pa.array(["1.00000005960464477539062500001", "0.1", None])
+    longs = pa.array([1152921573326323713, 3], pa.int64())
+    once = {"by_name": True, "orc_file": True, "orc_sql_dates": True}
+    for options in (once, {"by_name": True, "text_file": True}):
+        found = convert(texts, parse_hive_type("string"), real, **options).to_pylist()
+        assert found == [1.0000001192092896, float(np.float32(0.1)), None]
+    assert convert(longs, parse_hive_type("bigint"), real, **once).to_pylist() == [
+        1.1529216420458004e18,
+        3.0,
+    ]
+    for options in ({"by_name": True, "orc_file": True}, {"by_name": False}):
+        found = convert(texts, parse_hive_type("string"), real, **options).to_pylist()
+        assert found[0] == 1.0
+        twice = convert(longs, parse_hive_type("bigint"), real, **options).to_pylist()
+        assert twice == [1.152921504606847e18, 3.0]
+    assert rules.parse_float32("3.4028235e38") == float(np.finfo(np.float32).max)
+    assert rules.parse_float32("1e39") == math.inf and rules.parse_float32("x") is None
 
 
 def test_orc_1_5_reads_floats_through_text_and_integers_as_milliseconds() -> None:

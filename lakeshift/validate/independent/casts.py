@@ -179,10 +179,18 @@ def _java_integer(text: str, src: HiveType, bits: int) -> int | None:
 
 
 def _to_floating(
-    array: pa.Array, src: HiveType, dst: HiveType, float_text: bool = False
+    array: pa.Array,
+    src: HiveType,
+    dst: HiveType,
+    float_text: bool = False,
+    via_double: bool = False,
 ) -> pa.Array:
     """``float_text``: ORC 1.3-1.5 read a float as a double through its text
-    (``DoubleFromFloatTreeReader``: ``Double.parseDouble(String.valueOf(f))``)."""
+    (``DoubleFromFloatTreeReader``: ``Double.parseDouble(String.valueOf(f))``). A text or an
+    integer becomes a float rounded once (``Float.parseFloat``, Java's ``(float) long``: the
+    text SerDe's ``LazyFloat``, ORC 1.3-1.5), or with ``via_double`` rounded to a double
+    first (Hive's converter: ``getFloat`` is ``(float) getDouble``; ORC 1.6+, whose float
+    readers are its double readers)."""
     to = arrow_type(dst)
     single = dst.kind == "float"
     if float_text and src.kind == "float" and not single:
@@ -191,7 +199,11 @@ def _to_floating(
         parsed = _each(array, rules.parse_floating, pa.float64())
         if not single:
             return parsed
-        return _each(array, lambda v: _single(rules.parse_floating(v)), to)
+        if via_double:
+            return _each(array, lambda v: _single(rules.parse_floating(v)), to)
+        return _each(array, rules.parse_float32, to)
+    if single and not via_double and src.kind in _BITS:  # (float) long: rounded once
+        return _with_nulls(_numpy(array, np.int64).astype(np.float32), array, to)
     if src.kind == "decimal":
         return _each(array, lambda v: float(v), pa.float64()).cast(to)
     if src.kind == "timestamp":
@@ -451,7 +463,13 @@ def convert_primitive(
             return _each(array, lambda v: rules.lazy_integer(v, bits), arrow_type(dst))
         return _to_integer(array, src, dst, orc_file)
     if kind in ("float", "double"):
-        return _to_floating(array, src, dst, float_text=orc_file and orc_sql_dates)
+        return _to_floating(
+            array,
+            src,
+            dst,
+            float_text=orc_file and orc_sql_dates,
+            via_double=converter or (orc_file and not orc_sql_dates),
+        )
     if kind == "decimal":
         modern_orc = orc_file and not orc_sql_dates
         return _to_decimal(array, src, dst, modern_orc, big_decimal=hive1_decimals, lazy=text_file)

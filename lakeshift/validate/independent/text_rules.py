@@ -16,6 +16,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
+
 from lakeshift.schema_map import hive_decimal
 from lakeshift.schema_map.hive_datetime import JAVA_DIGITS, SWITCH_DAY, label
 from lakeshift.schema_map.hive_decimal import enforce as fit_decimal
@@ -92,6 +94,30 @@ def parse_floating(text: str) -> float | None:
         body = stripped.rstrip("fFdD") if stripped[-1:] in "fFdD" else stripped
         return float.fromhex(body)
     return None
+
+
+def parse_float32(text: str) -> float | None:
+    """Java's ``Float.parseFloat`` (Hive's converter and text SerDe, ORC 1.3-1.5): the text
+    rounded once to a float. Rounding to a double first (``parse_floating``) and then to a
+    float goes wrong only where the double lands exactly halfway between two floats; there
+    the text's exact value decides. (Hand-written: Python and numpy parse through a double.)"""
+    value = parse_floating(text)
+    if value is None or not math.isfinite(value):
+        return value
+    with np.errstate(over="ignore"):
+        near = np.float32(value)
+        if not np.isfinite(near) or float(near) == value:
+            return float(near)
+        away = np.nextafter(near, np.float32(math.inf if value > float(near) else -math.inf))
+    low, high = sorted((float(near), float(away)))
+    middle = (Decimal(low) + Decimal(high)) / 2
+    if Decimal(value) != middle:
+        return float(near)
+    stripped = text.strip("".join(chr(c) for c in range(0x21))).rstrip("fFdD")
+    if not _DECIMAL.fullmatch(stripped):  # a hexadecimal form: exact in the double already
+        return float(near)
+    exact = Decimal(stripped)
+    return float(near) if exact == middle else (high if exact > middle else low)
 
 
 def parse_decimal(
