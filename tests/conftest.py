@@ -97,7 +97,9 @@ def settings(
             "metastore_uri": metastore_uri,
             "spark_master": "local[2]",
             "shuffle_partitions": 2,
-            "spark_driver_memory": "1g",
+            # lakeshift's own default: at 1g one Delta write ran out of execution memory after
+            # some 600 tests in the shared session (test_value_range, once)
+            "spark_driver_memory": "2g",
             "spark_conf": object_store_conf,
         },
         env={},
