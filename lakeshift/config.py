@@ -115,9 +115,10 @@ class Settings:
         mapping_mode: ``orc.force.positional.evolution``: ``position`` or ``name``; ``auto``
             keeps the version's (or hive-site's) choice. ``_colN`` files map by position always.
         name_case_sensitive: ``orc.schema.evolution.case.sensitive``; ``None``: the version's.
-        orc_date_parser: how ORC partitions' strings read as dates and timestamps (schema
-            evolution): ``java.sql`` (ORC 1.3-1.5: Hive 2.x, 3.1) or ``exact`` (ORC 1.6+:
-            Hive 4); ``None``: the version's.
+        orc_date_parser: the ORC release whose schema evolution converts ORC partitions'
+            columns (strings as dates, timestamps as text, floats as doubles, integers as
+            timestamps...): ``java.sql`` (ORC 1.3-1.5: Hive 2.x, 3.1) or ``exact`` (ORC
+            1.6+: Hive 4); ``None``: the version's.
         calendar: whose reading of dates and timestamps before 1582-10-15 to reproduce:
             ``hive3`` (Hive 4, Spark, Hive 3.1 builds with HIVE-22589: each ORC file's
             calendar field, hybrid when absent), ``hive2`` (Hive 1.2/2.x: every file's day

@@ -83,7 +83,7 @@ class TableSpec:
         mapping_mode: ``auto``/``position``/``name``; ``None`` keeps the global setting.
         calendar: ``proleptic``/``hive3``/``hive2`` (dates before 1582); ``None`` keeps the
             global setting.
-        orc_date_parser: ``java.sql``/``exact`` (ORC partitions' strings read as dates).
+        orc_date_parser: ``java.sql``/``exact`` (the ORC release's conversions).
         hudi_table_version: 6 or 8 for a new Hudi target; ``None`` keeps the global setting.
         partitions: partition filter (README "Partition filters"); ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).

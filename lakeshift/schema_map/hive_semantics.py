@@ -76,7 +76,11 @@ class HiveSemantics:
         orc_sql_dates: model B reads a string as a date or timestamp by java.sql's
             ``Date.valueOf``/``Timestamp.valueOf`` (ORC 1.3-1.5's ``parseDateFromString`` and
             ``parseTimestampFromString``: Hive 2.3 ships ORC 1.3.4, Hive 3.1 ORC 1.5.8) rather
-            than by ORC 1.6+'s exact ``yyyy-MM-dd[ HH:mm:ss[.f]]`` forms (Hive 4).
+            than by ORC 1.6+'s exact ``yyyy-MM-dd[ HH:mm:ss[.f]]`` forms (Hive 4); with it
+            go ORC 1.3-1.5's other conversions (a timestamp as text by java.sql's
+            ``toString``, a float as a double through its text, an integer as a timestamp
+            in milliseconds, a float's text by ``Float.toString``, a text or integer as a
+            float rounded once).
     """
 
     version: str = DEFAULT_HIVE_VERSION
