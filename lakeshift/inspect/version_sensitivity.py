@@ -66,12 +66,11 @@ def _readings(
 
 
 @lru_cache(maxsize=256)
-def _orc_java_sql(
+def _orc_converted(
     physical: tuple[Column, ...], table: tuple[Column, ...], to: tuple[str, ...], of: str
 ) -> tuple[str, ...]:
-    """Table columns of a type in ``to`` that Hive 2.x/3.1's schema evolution reads from a
-    file column of a type ``of`` matches (its java.sql conversions; cached, as
-    ``_differing``)."""
+    """Table columns of a type in ``to`` that ORC's schema evolution reads from a file column
+    whose type the pattern ``of`` matches (cached, as ``_differing``)."""
     positional_file = bool(physical) and all(_POSITIONAL.fullmatch(c.name) for c in physical)
     out = []
     for position, column in enumerate(table):
@@ -141,7 +140,7 @@ def version_sensitivity(
                 details.setdefault(name, dict(seen))
             found, columns = tuple(file.columns), tuple(table)
             for to, of, seen in _ORC_RELEASES:
-                for name in _orc_java_sql(found, columns, to, of):
+                for name in _orc_converted(found, columns, to, of):
                     details.setdefault(name, dict(seen))
     # Hive's converter reads a non-ORC partition's declared strings (and, under 1.2, an ORC
     # one's, which the file comparison above already names).

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from lakeshift.schema_map.hive_datetime import java_trim
 from lakeshift.schema_map.hive_key_values import hive_value
 from lakeshift.schema_map.hive_types import DECIMAL_38, INTEGER_BITS, parse_hive_type
 
@@ -63,7 +64,7 @@ def _integral(text: str, bits: int) -> int | None:
 def _decimal(text: str, precision: int, scale: int) -> Decimal | None:
     # Decimal.fromString: java.math.BigDecimal of the trimmed text, then HALF_UP to the scale.
     try:
-        value = Decimal(text.strip("".join(chr(c) for c in range(0x21))))
+        value = Decimal(java_trim(text))
     except InvalidOperation:
         return None
     if not value.is_finite():

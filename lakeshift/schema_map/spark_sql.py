@@ -303,9 +303,8 @@ def _first_rounding(number: str) -> str:
     0 for ``decimal(38,0)`` where Hive shows 1. The digits are read as one fraction (``0.``
     and the digits, ``DECIMAL(38,38)``: rounded at the 38th) and the exponent moved by the
     integer's length (NULL past 38 integer digits, whatever the exponent); all 38 rounded up
-    to a carry make ``1``. A text that passes 38 places
-    only once a negative exponent is applied is rounded once (Hive rounds it to 38 places
-    first: not copied)."""
+    to a carry make ``1``. A text that passes 38 places only once a negative exponent is
+    applied is rounded once (Hive rounds it to 38 places first: not copied)."""
     sign = f"regexp_extract({number}, '^ *([+-]?)', 1)"
     whole = f"regexp_extract({number}, '^ *[+-]?0*([0-9]*)', 1)"
     fraction = f"regexp_extract({number}, '^ *[+-]?[0-9]*[.]([0-9]*)', 1)"
@@ -419,7 +418,6 @@ def _number_to_timestamp(expr: str, src: HiveType, modern_orc: bool) -> str:
     instant in UTC, as the session reads it."""
     value = f"CAST({expr} AS INT)" if src.kind == "boolean" else expr
     whole = src.kind in _INTEGRAL or src.kind == "boolean"
-    millis_rounded = modern_orc
     if whole and not modern_orc:
         fn, limit = "timestamp_millis", _MILLIS_LIMIT
     else:
@@ -427,7 +425,7 @@ def _number_to_timestamp(expr: str, src: HiveType, modern_orc: bool) -> str:
     guard = f"NOT ({value} BETWEEN -{limit} AND {limit})"  # (abs of the least long is negative)
     if src.kind in ("float", "double"):
         guard = f"isnan({value}) OR {guard}"
-    if src.kind in ("float", "double") and millis_rounded:  # Math.round(seconds * 1000)
+    if src.kind in ("float", "double") and modern_orc:  # Math.round(seconds * 1000)
         millis = f"CAST(floor(CAST({value} AS DOUBLE) * 1000 + 0.5) AS BIGINT)"
         return f"IF({guard}, NULL, CAST(timestamp_millis({millis}) AS TIMESTAMP_NTZ))"
     digits = _fraction_nanos(value, src)
@@ -524,8 +522,9 @@ def _primitive(
     if dst.kind == "float" and via_double and (src.kind in _STRING_KINDS or src.kind in _INTEGRAL):
         # rounded to a double first: Hive's converter (getFloat is (float) getDouble) and ORC
         # 1.6+ (its double readers); LazyFloat and ORC 1.3-1.5 round once, as Spark's CAST does
-        double = f"CAST({expr} AS DOUBLE)" if src.kind in _INTEGRAL else None
-        return f"CAST({double or _java_floating(expr, HiveType('double'))} AS FLOAT)"
+        if src.kind in _INTEGRAL:
+            return f"CAST(CAST({expr} AS DOUBLE) AS FLOAT)"
+        return f"CAST({_java_floating(expr, HiveType('double'))} AS FLOAT)"
     if src.kind in _STRING_KINDS and dst.kind in ("float", "double"):
         return _java_floating(expr, dst)
     if src.kind in _STRING_KINDS and dst.kind == "decimal":

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from lakeshift.schema_map import hive_decimal
-from lakeshift.schema_map.hive_datetime import JAVA_DIGITS, SWITCH_DAY, label
+from lakeshift.schema_map.hive_datetime import JAVA_DIGITS, SWITCH_DAY, java_trim, label
 from lakeshift.schema_map.hive_decimal import enforce as fit_decimal
 from lakeshift.schema_map.hive_types import DECIMAL_38
 from lakeshift.validate.independent.java_float_text import java_float_text
@@ -86,7 +86,7 @@ def parse_floating(text: str) -> float | None:
     """Java's ``Double.parseDouble`` (blanks trimmed; ``NaN``, ``Infinity``, decimal and
     hexadecimal forms with an optional f/d suffix), which every Hive reader of text calls
     (``inf`` or ``nan``, which Spark's CAST would read, are NULL)."""
-    stripped = text.strip("".join(chr(c) for c in range(0x21)))
+    stripped = java_trim(text)
     if _JAVA_FLOAT.fullmatch(stripped):
         body = stripped.rstrip("fFdD") if stripped[-1:] in "fFdD" else stripped
         return float(body.replace("Infinity", "inf"))
@@ -113,7 +113,7 @@ def parse_float32(text: str) -> float | None:
     middle = (Decimal(low) + Decimal(high)) / 2
     if Decimal(value) != middle:
         return float(near)
-    stripped = text.strip("".join(chr(c) for c in range(0x21))).rstrip("fFdD")
+    stripped = java_trim(text).rstrip("fFdD")
     if not _DECIMAL.fullmatch(stripped):  # a hexadecimal form: exact in the double already
         return float(near)
     exact = Decimal(stripped)
@@ -132,11 +132,17 @@ def parse_decimal(
 
 def timestamp_text(micros: int) -> str:
     """``yyyy-MM-dd HH:mm:ss`` and the fraction without trailing zeros, if any."""
+    days, clock, fraction = _stamp_parts(micros)
+    return f"{date_text(days)} {clock}" + (f".{fraction}" if fraction else "")
+
+
+def _stamp_parts(micros: int) -> tuple[int, str, str]:
+    """A timestamp's days since 1970, ``HH:mm:ss`` and fraction digits without trailing
+    zeros."""
     seconds, fraction = divmod(micros, 1_000_000)
     days, rest = divmod(seconds, 86400)
-    day = EPOCH + dt.timedelta(days=days)
-    text = f"{day.isoformat()} {rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
-    return text + (f".{fraction:06d}".rstrip("0") if fraction else "")
+    clock = f"{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
+    return days, clock, f"{fraction:06d}".rstrip("0")
 
 
 def date_text(days: int) -> str:
@@ -156,10 +162,8 @@ def sql_date_text(days: int, stored: bool) -> str:
 def sql_timestamp_text(micros: int, stored: bool) -> str:
     """``java.sql.Timestamp.toString`` (ORC 1.3-1.5's timestamp written as text): as
     ``sql_date_text`` for the day, the fraction without trailing zeros but at least ``.0``."""
-    seconds, fraction = divmod(micros, 1_000_000)
-    days, rest = divmod(seconds, 86400)
-    clock = f"{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
-    return f"{sql_date_text(days, stored)} {clock}.{f'{fraction:06d}'.rstrip('0') or '0'}"
+    days, clock, fraction = _stamp_parts(micros)
+    return f"{sql_date_text(days, stored)} {clock}.{fraction or '0'}"
 
 
 def wrap(value: int, bits: int) -> int:
