@@ -26,7 +26,7 @@ from lakeshift.schema_map.hive_types import (
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.projection import FileGroup, file_groups
-from lakeshift.schema_map.spark_sql import convert, quote, spark_type
+from lakeshift.schema_map.spark_sql import convert, java_maps, quote, spark_type
 from lakeshift.text.fields import text_type
 from lakeshift.text.scan import text_frame
 
@@ -203,12 +203,12 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
         # days stored (Apache Hive 3.1 shows those)
         reader = reader.option("orc.proleptic.gregorian", "false")
     scan = reader.load(paths)
-    columns = [
-        f"{_from_text(quote(c.name), t, first.julian_text)} AS {quote(c.name)}"
-        if t != read
-        else quote(c.name)
-        for c, t, read in zip(first.physical, types, scanned)
-    ]
+    columns = []
+    for c, t, read in zip(first.physical, types, scanned):
+        expr = java_maps(quote(c.name), read)  # Hive's Java maps: a repeated key's last entry
+        if t != read:
+            expr = _from_text(expr, t, first.julian_text)
+        columns.append(expr if expr == quote(c.name) else f"{expr} AS {quote(c.name)}")
     return scan.selectExpr(*columns, f"{DECODED_FILE_PATH} AS {quote(FILE_KEY)}")
 
 

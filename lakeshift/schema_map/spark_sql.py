@@ -711,6 +711,44 @@ def kept_entries(
     return f"reverse(aggregate(reverse({entries}), {start}, ({acc}, {x}) -> {keep}))"
 
 
+def java_maps(expr: str, hive: HiveType) -> str:
+    """SQL giving ``expr`` (a scanned ORC or Parquet value of Hive type ``hive``, physical
+    types) as Hive holds it: each map, at any depth, put entry by entry into a Java map, so a
+    key written more than once keeps its last entry (Hive 2.3.9's ORC ``RecordReaderImpl
+    .nextMap``, ``AbstractParquetMapInspector.getMap``: ``map.put``; Hive 1.2's
+    ``MapTreeReader`` alike). Such files come from other writers than Hive's (Spark's builders
+    refuse a repeated key). ``expr`` itself where ``hive`` holds no map; a map without a
+    repeated key is kept as read (one ``array_distinct`` to find out, none under 2 entries)."""
+    if not _has_map(hive):
+        return expr
+    if hive.kind == "struct":
+        parts = ", ".join(
+            f"{string_literal(name)}, {java_maps(f'{expr}.{quote(name)}', kind)}"
+            for name, kind in hive.fields
+        )
+        return f"IF({expr} IS NULL, NULL, named_struct({parts}))"
+    n = next(_lambda_names)
+    if hive.kind == "array":
+        return f"transform({expr}, jm{n} -> {java_maps(f'jm{n}', hive.fields[0][1])})"
+    (_, key), (_, value) = hive.fields
+    key_type, value_type = spark_type(key, physical=True), spark_type(value, physical=True)
+    probe = f"map_keys({expr})"
+    if key.kind in ("float", "double"):  # -0.0 is 0.0 to Java's DoubleWritable (==)
+        probe = f"transform({probe}, jk{n} -> jk{n} + CAST(0 AS {key_type}))"
+    kept = kept_entries(
+        f"map_entries({expr})", f"ARRAY<STRUCT<key:{key_type},value:{value_type}>>", last=True
+    )
+    distinct = f"size({expr}) < 2 OR size(array_distinct({probe})) = size({expr})"
+    deduped = f"IF({distinct}, {expr}, map_from_entries({kept}))"
+    if not _has_map(value):
+        return deduped
+    return f"transform_values({deduped}, (jk{n}, jv{n}) -> {java_maps(f'jv{n}', value)})"
+
+
+def _has_map(hive: HiveType) -> bool:
+    return hive.kind == "map" or any(_has_map(t) for _, t in hive.fields)
+
+
 def _struct_source(
     src: HiveType, name: str, position: int, by_name: bool, case_sensitive: bool
 ) -> tuple[str, HiveType] | None:

@@ -29,7 +29,7 @@ from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.validate.independent import text_rules as rules
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.casts import number_finer
-from lakeshift.validate.independent.convert import convert, leaf
+from lakeshift.validate.independent.convert import convert, java_maps, leaf
 from lakeshift.validate.independent.plan import plan_files
 from lakeshift.validate.independent.verdict import (
     INDEPENDENT,
@@ -519,6 +519,34 @@ def test_map_keys_that_collide_once_read_keep_the_value_hive_shows() -> None:
     # a NULL key Hive keeps ({null:"c"}) cannot be written: refused, saying what to do
     with pytest.raises(SchemaMappingError, match="NULL key"):
         convert(text, source, table, by_name=False, orc_file=True)
+
+
+def test_a_files_own_repeated_map_keys_keep_the_last_entry_as_writables_compare() -> None:
+    # Hive's ORC and Parquet readers put a file's map entries into a Java map (nextMap,
+    # AbstractParquetMapInspector.getMap): the last of a repeated key wins
+    ints = pa.array(
+        [[(1, "a"), (2, "c"), (1, "b")], None, [(3, "d")]], pa.map_(pa.int32(), pa.string())
+    )
+    assert java_maps(ints).to_pylist() == [[(2, "c"), (1, "b")], None, [(3, "d")]]
+    # DoubleWritable's == makes -0.0 and 0.0 one key; timestamps differ to the nanosecond
+    doubles = pa.array([[(0.0, "a"), (-0.0, "b"), (1.5, "c")]], pa.map_(pa.float64(), pa.string()))
+    assert java_maps(doubles).to_pylist() == [[(-0.0, "b"), (1.5, "c")]]
+    stamps = pa.array([[(1, "a"), (2, "b"), (1, "c")]], pa.map_(pa.int64(), pa.string()))
+    stamps = stamps.cast(pa.map_(pa.timestamp("ns"), pa.string()))
+    assert [v for _, v in java_maps(stamps).to_pylist()[0]] == ["b", "c"]
+    # a column whose maps repeat no key is the very array read (no copy), chunks as well
+    distinct = pa.chunked_array([pa.array([[(1, "a")], [(1, "b"), (2, "c")]], ints.type)])
+    assert java_maps(distinct) is distinct
+    assert java_maps(ints.slice(2)).to_pylist() == [[(3, "d")]]
+    # maps longer than the pairwise check's reach, with and without a repeated key
+    long = [(i, str(i)) for i in range(40)]
+    longer = pa.array([long, [*long, (7, "x")]], ints.type)
+    assert java_maps(first := longer.slice(0, 1)) is first
+    shown = java_maps(longer).to_pylist()
+    assert shown[0] == long and len(shown[1]) == 40 and dict(shown[1])[7] == "x"
+    # a map inside a list: the list is rebuilt around the kept entries
+    lists = pa.array([[[(1, "a"), (1, "b")]], None, [[(2, "c")]]], pa.list_(ints.type))
+    assert java_maps(lists).to_pylist() == [[[(1, "b")]], None, [[(2, "c")]]]
 
 
 @pytest.mark.parametrize(

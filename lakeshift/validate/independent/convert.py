@@ -181,6 +181,105 @@ def kept_entries(keys: pa.Array, lengths: np.ndarray, *, last: bool) -> tuple[pa
     return pa.array(kept, pa.int64()), np.array(counts, np.int64)
 
 
+def java_maps(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """``array`` (an ORC or Parquet file's column as read) as Hive holds it: each map, at any
+    depth, put entry by entry into a Java map, so a key written more than once keeps its last
+    entry (Hive's ORC ``RecordReaderImpl.nextMap``, ``AbstractParquetMapInspector.getMap``).
+    ``array`` itself, not a copy, where no map repeats a key (the usual case, found out
+    without copying a value: ``_repeats``)."""
+    if not _has_map(array.type):
+        return array
+    if isinstance(array, pa.ChunkedArray):
+        chunks = array.chunks  # (each call wraps the chunks anew)
+        kept_chunks = [java_maps(chunk) for chunk in chunks]
+        same = all(new is old for new, old in zip(kept_chunks, chunks))
+        return array if same else pa.chunked_array(kept_chunks, array.type)
+    if pa.types.is_struct(array.type):
+        children = array.flatten()
+        kept = [java_maps(child) for child in children]
+        if all(new is old for new, old in zip(kept, children)):
+            return array
+        fields = [array.type.field(i) for i in range(array.type.num_fields)]
+        return pa.StructArray.from_arrays(kept, fields=fields, mask=_nulls(array))
+    # offsets index the whole child, whatever the array's own offset (a slice)
+    if pa.types.is_list(array.type):
+        child = array.values  # (each call wraps the child anew)
+        values = java_maps(child)
+        if values is child:
+            return array
+        return pa.ListArray.from_arrays(array.offsets, values, type=array.type, mask=_nulls(array))
+    child = array.items
+    items = java_maps(child)
+    if not _repeats(array):
+        if items is child:
+            return array
+        return pa.MapArray.from_arrays(
+            array.offsets, array.keys, items, type=array.type, mask=_nulls(array)
+        )
+    lengths, indices = compact(array)
+    take = pa.array(indices, pa.int64())
+    keys, items = array.keys.take(take), items.take(take)
+    kept, lengths = kept_entries(_key_probe(keys), lengths, last=True)
+    return pa.MapArray.from_arrays(
+        _offsets(lengths), keys.take(kept), items.take(kept), type=array.type, mask=_nulls(array)
+    )
+
+
+def _has_map(kind: pa.DataType) -> bool:
+    if pa.types.is_map(kind):
+        return True
+    if pa.types.is_struct(kind):
+        return any(_has_map(kind.field(i).type) for i in range(kind.num_fields))
+    return pa.types.is_list(kind) and _has_map(kind.value_type)
+
+
+def _key_probe(keys: pa.Array) -> pa.Array:
+    """Map keys as Hive's Writables compare them: timestamps to the nanosecond (as integers),
+    -0.0 as 0.0 (``DoubleWritable``'s ``==``)."""
+    if pa.types.is_dictionary(keys.type):
+        keys = keys.dictionary_decode()
+    if pa.types.is_timestamp(keys.type):
+        return keys.view(pa.int64())
+    if pa.types.is_date32(keys.type):
+        return keys.view(pa.int32())
+    if pa.types.is_floating(keys.type):
+        return pc.add(keys, pa.scalar(0, keys.type))
+    return keys
+
+
+#: Maps up to this long are checked entry against entry (one pass per distance), longer ones
+#: by sorting their keys' codes.
+_PAIRWISE = 32
+
+
+def _repeats(array: pa.MapArray) -> bool:
+    """Whether a map of ``array`` may hold a key twice: exact, but for entries under a NULL
+    map (Arrow may keep some), which count too (``kept_entries`` then finds none), and NaN
+    keys, which always go to ``kept_entries`` (its rule for them is its own). Hand-written:
+    no Arrow kernel finds repeats within each list; this compares dictionary codes."""
+    offsets = np.asarray(array.offsets.to_numpy(zero_copy_only=False), np.int64)
+    lengths = np.diff(offsets)
+    longest = int(lengths.max(initial=0))
+    if longest < 2:
+        return False
+    first = int(offsets[0])
+    probe = _key_probe(array.keys.slice(first, int(offsets[-1]) - first))
+    if pa.types.is_floating(probe.type) and pc.any(pc.is_nan(probe)).as_py():
+        return True
+    indices = pc.dictionary_encode(probe).indices.fill_null(-1)  # NULL keys are one key
+    codes = np.asarray(indices.to_numpy(zero_copy_only=False))
+    if longest <= _PAIRWISE:
+        # entries left in each entry's map (itself included): a later entry d places on is
+        # in the same map where more than d are left
+        left = (np.repeat(offsets[1:] - first, lengths) - np.arange(len(codes))).astype(np.int8)
+        return any(
+            bool(np.any((codes[:-d] == codes[d:]) & (left[:-d] > d))) for d in range(1, longest)
+        )
+    maps = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    ordered = np.sort(maps * (int(codes.max()) + 2) + codes)
+    return bool(np.any(ordered[1:] == ordered[:-1]))
+
+
 def repeat(value: pa.Array, rows: int) -> pa.Array:
     """A one-value array repeated ``rows`` times (partition values)."""
     return pc.take(value, pa.array(np.zeros(rows, np.int64)))

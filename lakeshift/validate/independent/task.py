@@ -31,7 +31,13 @@ from lakeshift.validate.independent.arrow_hash import compact, fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import has_dates, hybrid_dates
 from lakeshift.validate.independent.casts import number_finer
-from lakeshift.validate.independent.convert import convert, kept_entries, leaf, repeat
+from lakeshift.validate.independent.convert import (
+    convert,
+    java_maps,
+    kept_entries,
+    leaf,
+    repeat,
+)
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
@@ -92,6 +98,8 @@ def _read_file(task: FileTask) -> pa.Table:
             table = parquet.read(columns=columns) if columns else None
             rows = parquet.metadata.num_rows
             int96 = _int96_columns(parquet)
+    if table is not None:
+        table = _java_maps(table)
     if table is not None and task.hybrid_days:
         for index, field in enumerate(table.schema):
             if has_dates(field.type):  # other columns are left as read, never copied
@@ -131,6 +139,16 @@ def _leaves(kind: pa.DataType) -> int:
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         return _leaves(kind.value_type)
     return 1
+
+
+def _java_maps(table: pa.Table) -> pa.Table:
+    """``table`` with every map as Hive holds it (``java_maps``: a repeated key's last entry)."""
+    for index, field in enumerate(table.schema):
+        column = table.column(index)
+        kept = java_maps(column)
+        if kept is not column:
+            table = table.set_column(index, field, kept)
+    return table
 
 
 def _read_orc(reader: orc.ORCFile, handle: Any, columns: list[str], path: str) -> pa.Table:
