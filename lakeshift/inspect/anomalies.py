@@ -315,7 +315,8 @@ def _file_anomalies(
         by_position = projection.by_position(f, rules.hive)
         sensitive = projection.name_match_is_case_sensitive(f.format, rules.hive)
         wanted = table_columns if into_table else p.columns
-        for code, detail in _file_vs_columns(f, wanted, by_position, sensitive):
+        legacy_orc = f.format == "orc" and rules.hive.orc_sql_dates  # ORC 1.3-1.5 reads it
+        for code, detail in _file_vs_columns(f, wanted, by_position, sensitive, legacy_orc):
             diffs.setdefault(code, []).append(f"{f.path}: {detail}")
     texts = {
         "file-extra-columns": (
@@ -374,7 +375,11 @@ def _file_anomalies(
 
 
 def _file_vs_columns(
-    f: FileInfo, columns: Sequence[Column], by_position: bool, case_sensitive: bool
+    f: FileInfo,
+    columns: Sequence[Column],
+    by_position: bool,
+    case_sensitive: bool,
+    legacy_orc: bool = False,
 ) -> list[tuple[str, str]]:
     """How a file's columns differ from the columns that read it (the partition's, or under
     schema evolution the table's)."""
@@ -387,7 +392,9 @@ def _file_vs_columns(
             missing = [c.name for c in columns[len(physical) :]]
             out.append(("file-missing-columns", ", ".join(missing)))
         pairs = [(ph.type, c) for ph, c in zip(physical, columns)]
-        return out + _retyped(pairs, by_name=False, case_sensitive=case_sensitive)
+        return out + _retyped(
+            pairs, by_name=False, case_sensitive=case_sensitive, legacy_orc=legacy_orc
+        )
     by_name = {_key(c.name, case_sensitive): c for c in physical}
     declared = {_key(c.name, case_sensitive): c for c in columns}
     extra = [c.name for k, c in by_name.items() if k not in declared]
@@ -409,11 +416,11 @@ def _file_vs_columns(
     if common_file != common_decl:
         out.append(("file-reordered-columns", ", ".join(by_name[k].name for k in common_file)))
     pairs = [(by_name[k].type, declared[k]) for k in common_decl]
-    return out + _retyped(pairs, by_name=True, case_sensitive=case_sensitive)
+    return out + _retyped(pairs, by_name=True, case_sensitive=case_sensitive, legacy_orc=legacy_orc)
 
 
 def _retyped(
-    pairs: Sequence[tuple[str, Column]], *, by_name: bool, case_sensitive: bool
+    pairs: Sequence[tuple[str, Column]], *, by_name: bool, case_sensitive: bool, legacy_orc: bool
 ) -> list[tuple[str, str]]:
     """``file-type-differs`` for changes Hive converts; ``file-type-incompatible`` for those
     its reader cannot (the one rule in ``lakeshift.schema_map.conversions``)."""
@@ -422,7 +429,7 @@ def _retyped(
     for file_type, column in pairs:
         if file_type == column.type:
             continue
-        reason = _unreadable(file_type, column.type, by_name, case_sensitive)
+        reason = _unreadable(file_type, column.type, by_name, case_sensitive, legacy_orc=legacy_orc)
         if reason:
             broken.append(f"{column.name}: {reason}")
         else:
@@ -449,14 +456,24 @@ def _finer(name: str, src: str, dst: str, by_name: bool, case_sensitive: bool) -
 
 
 def _unreadable(
-    src: str, dst: str, by_name: bool, case_sensitive: bool, converter: bool = False
+    src: str,
+    dst: str,
+    by_name: bool,
+    case_sensitive: bool,
+    converter: bool = False,
+    legacy_orc: bool = False,
 ) -> str | None:
     try:
         source, declared = parse_hive_type(src), parse_hive_type(dst)
     except RefusedInput as e:
         return str(e)
     return unreadable(
-        source, declared, by_name=by_name, case_sensitive=case_sensitive, converter=converter
+        source,
+        declared,
+        by_name=by_name,
+        case_sensitive=case_sensitive,
+        converter=converter,
+        legacy_orc=legacy_orc,
     )
 
 

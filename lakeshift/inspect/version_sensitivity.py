@@ -122,6 +122,15 @@ _ORC_RELEASES: tuple[tuple[tuple[str, ...], str, dict[str, str]], ...] = (
             "4": "ORC 1.6+ widen them exactly (74.72000122070312)",
         },
     ),
+    (
+        ("binary",),
+        "(string|char|varchar)",
+        {
+            "2.x/3.1": "ORC 1.3/1.5 never read the file's text as binary (every query of a "
+            "value fails)",
+            "4": "ORC 1.6+ read its UTF-8 bytes (a dictionary-encoded stripe fails)",
+        },
+    ),
 )
 
 
@@ -141,7 +150,10 @@ def version_sensitivity(
             found, columns = tuple(file.columns), tuple(table)
             for to, of, seen in _ORC_RELEASES:
                 for name in _orc_converted(found, columns, to, of):
-                    details.setdefault(name, dict(seen))
+                    known = details.setdefault(name, {})
+                    for version, reading in seen.items():  # after where it is read from
+                        if reading not in known.get(version, ""):
+                            known[version] = "; ".join(filter(None, (known.get(version), reading)))
     # Hive's converter reads a non-ORC partition's declared strings (and, under 1.2, an ORC
     # one's, which the file comparison above already names).
     converted = table[: len(p.columns)] if p.format != "orc" else ()

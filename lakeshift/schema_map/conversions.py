@@ -46,6 +46,7 @@ def unreadable(
     case_sensitive: bool = False,
     at: str = "",
     converter: bool = False,
+    legacy_orc: bool = False,
 ) -> str | None:
     """Why Hive cannot read a value of type ``src`` as ``dst``, or ``None`` when it can.
 
@@ -54,7 +55,12 @@ def unreadable(
     field in the reason (``.a.b``, ``[]``, ``.key``). ``converter``: the partition-to-table
     step (Hive's ObjectInspector converters), whose ``getBoolean`` has no case for CHAR and
     VARCHAR (Hive 2.3 and 3.1 ``PrimitiveObjectInspectorUtils``): every query of such a
-    partition fails with "unsupported conversion" (seen in Hive 2.3.9).
+    partition fails with "unsupported conversion" (seen in Hive 2.3.9). ``legacy_orc``: the
+    step is ORC 1.3-1.5's schema evolution (Hive 2.x and 3.1, ``HiveSemantics.orc_sql_dates``),
+    whose reader of text as ``binary`` (``BinaryFromStringGroupTreeReader``) reads only which
+    values are NULL, never their bytes: Hive's ``RecordReaderImpl.nextBinary`` then copies
+    from a missing buffer (``BytesWritable.set(null, 0, 0)``), a NullPointerException on the
+    first value that is not NULL (read in ORC 1.3.4's, 1.5.8's and Hive 2.3.7's source).
     """
     where = f" at {at}" if at else ""
     if src.is_primitive and dst.is_primitive:
@@ -62,6 +68,11 @@ def unreadable(
             return (
                 f"{src} cannot be read as {dst}{where} (Hive's converter has no such "
                 "conversion: every query of the partition fails)"
+            )
+        if legacy_orc and src.kind in _STRINGS and dst.kind == "binary":
+            return (
+                f"{src} cannot be read as {dst}{where} (Hive's ORC reader before ORC 1.6 "
+                "never reads the text's bytes: every query of a value that is not NULL fails)"
             )
         if _primitive(src, dst):
             return None
@@ -80,6 +91,7 @@ def unreadable(
             case_sensitive=case_sensitive,
             at=inner_at,
             converter=converter,
+            legacy_orc=legacy_orc,
         )
         if reason:
             return reason

@@ -4,6 +4,7 @@ column."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -158,3 +159,37 @@ def test_char_and_varchar_partition_columns_become_integers_by_java_s_parsers(
     for reader, frame in both_readers(spark, client, f"{b.db}.{b.name}", settings).items():
         rows = sorted((r["id"], r["n"], r["m"]) for r in frame.collect())
         assert rows == expected, reader
+
+
+def test_text_read_as_binary_is_refused_where_hives_orc_cannot_read_it(
+    client: MetastoreClient,
+    settings: Settings,
+    spark: Any,
+    metastore_uri: str,
+    tables_root: Path,
+    lakeshift_home: Path,
+) -> None:
+    """ORC 1.3-1.5 (Hive 2.x, 3.1) never read an ORC file's text as binary (Hive fails on the
+    first value: conversions.unreadable); ORC 1.6+ (Hive 4) read its UTF-8 bytes."""
+    b = HiveTableBuilder(
+        client, tables_root, "type_rule", unique_name("b"), [("id", "int"), ("blob", "binary")]
+    )
+    texts = pa.array(["h\u00e9", None], pa.string())
+    b.add_partition(
+        ["0"], {"000000_0": pa.table({"id": pa.array([1, 2], pa.int32()), "blob": texts})}
+    )
+    source = f"{b.db}.{b.name}"
+    catalog = HiveCatalog("t", uri=metastore_uri)
+    for version, target in (("3.1", f"{source}_31"), ("4", f"{source}_4")):
+        chosen = replace(settings, hive_version=version)
+        journal = Journal(lakeshift_home / f"binary-{version}.sqlite")
+        result = migrate(spark, client, catalog, chosen, journal, source, MigrateOptions(target))
+        journal.close()
+        if version == "3.1":
+            assert not result.backfilled and list(result.refused) == ["dt=0"], result
+            assert "blob: string cannot be read as binary" in result.refused["dt=0"]
+            assert "before ORC 1.6" in result.refused["dt=0"]
+        else:
+            assert sorted(result.backfilled) == ["dt=0"] and not result.refused, result
+            rows = spark.sql(f"SELECT id, blob FROM {target}").collect()
+            assert sorted((r.id, r.blob) for r in rows) == [(1, "h\u00e9".encode()), (2, None)]

@@ -333,3 +333,20 @@ def test_numbers_read_as_timestamps_are_named_where_digits_may_pass_a_microsecon
         "numbers the table reads as timestamps, whose digits Hive shows to the nanosecond: "
         "at: float -> timestamp"
     ]
+
+
+def test_text_read_as_binary_through_orc_before_1_6_is_an_error() -> None:
+    # ORC 1.3-1.5 (Hive 2.x, 3.1) never read the text's bytes: Hive fails every query of a
+    # value; ORC 1.6+ (Hive 4) and a text partition's converter read them
+    blobs = (*TABLE[:1], Column("name", "binary"), *TABLE[2:])
+    partition = _partition((_file("f", TABLE),))
+    for version in ("2.3", "3.1"):
+        found = classify_partition(partition, blobs, "orc", Rules(hive=version_defaults(version)))
+        errors = [a for a in found if a.severity == "error"]
+        assert [a.code for a in errors] == ["file-type-incompatible"], version
+        assert "name: string cannot be read as binary (Hive's ORC reader before ORC 1.6" in (
+            errors[0].message
+        )
+    found = classify_partition(partition, blobs, "orc", Rules(hive=version_defaults("4")))
+    assert "file-type-differs" in {a.code for a in found}
+    assert [a for a in found if a.severity == "error"] == []

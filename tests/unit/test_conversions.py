@@ -75,6 +75,25 @@ def test_hive_s_converter_reads_no_char_or_varchar_as_boolean() -> None:
     assert unreadable(t("string"), t("boolean"), by_name=False, converter=True) is None
 
 
+def test_orc_before_1_6_reads_no_text_as_binary() -> None:
+    """ORC 1.3-1.5's BinaryFromStringGroupTreeReader reads only the present stream; Hive's
+    RecordReaderImpl.nextBinary then calls BytesWritable.set(null, 0, 0), which throws on the
+    first value that is not NULL (ORC 1.3.4, 1.5.8, Hive 2.3.7 source). ORC 1.6+ reads the
+    bytes of a directly encoded column (Hive 4), and Hive's converter (text, Parquet) always."""
+    pairs = [
+        ("string", "binary"),
+        ("varchar(3)", "binary"),
+        ("char(2)", "binary"),
+        ("struct<a:string>", "struct<a:binary>"),
+        ("map<int,string>", "map<int,binary>"),
+    ]
+    for src, dst in pairs:
+        reason = unreadable(t(src), t(dst), by_name=True, legacy_orc=True)
+        assert reason is not None and "before ORC 1.6" in reason, (src, reason)
+        assert unreadable(t(src), t(dst), by_name=True) is None
+    assert unreadable(t("binary"), t("string"), by_name=True, legacy_orc=True) is None
+
+
 @pytest.mark.parametrize(
     ("src", "dst", "texts", "expected"),
     [
