@@ -123,6 +123,15 @@ _ORC_RELEASES: tuple[tuple[tuple[str, ...], str, dict[str, str]], ...] = (
         },
     ),
     (
+        ("date",),
+        "timestamp$",
+        {
+            "2.x/3.1": "ORC 1.3/1.5 give a timestamp's day as written",
+            "4": "ORC 1.6+ read one before 1970 a second later (1969-12-30 23:59:59.5 is "
+            "1969-12-31)",
+        },
+    ),
+    (
         ("binary",),
         "(string|char|varchar)",
         {

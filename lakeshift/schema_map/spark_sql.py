@@ -214,6 +214,17 @@ def _orc_from_string(expr: str, dst: HiveType) -> str | None:
     return None
 
 
+def orc_date_of_timestamp(expr: str) -> str:
+    """The timestamp whose day ORC 1.6+ (Hive 4) gives a timestamp read as a date:
+    ``DateFromTimestampTreeReader`` counts ``Instant.ofEpochSecond(millis / 1000, nanos)``,
+    and Java's ``/`` cuts a negative count toward zero, so a value before 1970 with at least
+    a millisecond past its second is taken a second later (``1969-12-31 23:59:59.5`` is
+    1970-01-01; ORC 1.3-1.5 floor the milliseconds: the day written)."""
+    micros = f"unix_micros(CAST({expr} AS TIMESTAMP))"
+    late = f"{micros} < 0 AND pmod({micros}, 1000000) >= 1000"
+    return f"IF({late}, {expr} + INTERVAL 1 SECOND, {expr})"
+
+
 def _orc_to_string(
     expr: str, src: HiveType, legacy_orc: bool = True, stored_days: bool = False
 ) -> str | None:
@@ -505,6 +516,8 @@ def _primitive(
         return f"CAST({shown} AS TIMESTAMP_NTZ)"
     if src.kind == "decimal" and dst.kind in _STRING_KINDS:
         expr = _decimal_text(expr, src)
+    if src.kind == "timestamp" and dst.kind == "date" and orc_file and not orc_sql_dates:
+        return f"CAST({orc_date_of_timestamp(expr)} AS DATE)"
     if src.kind == "timestamp" and dst.kind in ("float", "double", "decimal"):
         return _timestamp_to_fraction(
             expr, dst, exact=orc_file and not orc_sql_dates, big_decimal=hive1_decimals

@@ -33,7 +33,13 @@ from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.readers import both_readers, finer_counts
 from tests.integration.test_map_keys import SHOWN as MAP_KEYS_SHOWN
 from tests.integration.test_map_keys import build_map_keys_table
-from tests.integration.test_orc_conversions import _same, _shown, _text
+from tests.integration.test_orc_conversions import (
+    STAMPS_AS_DATES,
+    _same,
+    _shown,
+    _text,
+    build_stamps_as_dates,
+)
 
 pytestmark = [pytest.mark.differential, pytest.mark.slow]
 
@@ -365,3 +371,23 @@ def test_timestamps_before_1582_read_as_numbers_as_hive_2_3_9_shows(
                 if not _same(mine, line[index], kind):
                     differ.append((reader, stamps[int(line[0])], kind, line[index], mine))
     assert len(hive) == ROWS and differ == [], "\n".join(map(str, differ[:40]))
+
+
+def test_timestamps_before_1970_read_as_dates_as_hive_2_3_9_shows(
+    client: MetastoreClient,
+    tables_root: Path,
+    metastore_uri: str,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """The fixed cases of ``STAMPS_AS_DATES``, asked of Hive itself, which runs ORC 1.9 here
+    (the ORC 1.6+ rule: a second later before 1970): its answer is theirs, and both readers
+    read it (``orc_date_parser = "exact"``)."""
+    table = build_stamps_as_dates(spark, client, tables_root)
+    (hive,) = hive_answers(metastore_uri, [(f"select rid, d from {table}", {})])
+    shown = {int(row[0]): row[1] for row in hive}
+    assert shown == {i: day for i, (_, day) in enumerate(STAMPS_AS_DATES)}
+    chosen = replace(settings, hive_version="2.3", orc_date_parser="exact")
+    for reader, frame in both_readers(spark, client, table, chosen).items():
+        read = {r["rid"]: r["d"] and r["d"].isoformat() for r in frame.collect()}
+        assert read == shown, reader

@@ -427,3 +427,53 @@ def test_orc_1_5_conversions_print_floats_and_time_doubles_by_their_text(
         and not (isinstance(spark_rows[rid][name], float) and math.isnan(spark_rows[rid][name]))
     ]
     assert differ == []
+
+
+#: A timestamp file column read as a date, and the day ORC 1.6+ give it (Hive 4; Hive 2.3.9
+#: here runs ORC 1.9 and shows these, `make differential`): DateFromTimestampTreeReader counts
+#: Instant.ofEpochSecond(millis / 1000, nanos), and Java's `/` cuts a negative count toward
+#: zero, so before 1970 a value at least a millisecond past its second is read a second later.
+#: ORC 1.3-1.5 floor the milliseconds (TimestampUtils.millisToSeconds): the day written.
+#: (A value in 1969-12-31 23:59:59..1970 is none to test: ORC's encoding of its whole seconds,
+#: 0, loses the sign, and every ORC reader reads 1970-01-01 00:00:00.5 back.)
+STAMPS_AS_DATES = [
+    ("1969-12-30 23:59:59.5", "1969-12-31"),
+    ("1969-12-30 23:59:59.0005", "1969-12-30"),  # under a millisecond: no second added
+    ("1969-12-31 23:59:59", "1969-12-31"),
+    ("1960-06-30 23:59:59.999", "1960-07-01"),
+    ("1969-12-30 12:00:00.25", "1969-12-30"),
+    ("2020-01-01 23:59:59.5", "2020-01-01"),
+    (None, None),
+]
+
+
+def build_stamps_as_dates(spark: Any, client: MetastoreClient, tables_root: Path) -> str:
+    """A table reading an ORC file's timestamps (``STAMPS_AS_DATES``) as dates; the file is
+    Spark's (ORC's Java writer: pyarrow's mis-encodes fractions before 1970, README)."""
+    b = HiveTableBuilder(client, tables_root, "orcconv", unique_name("sd"),
+                         [("rid", "int"), ("d", "date")])  # fmt: skip
+    values = ", ".join(
+        f"({i}, {f'TIMESTAMP {chr(39)}{t}{chr(39)}' if t else 'CAST(NULL AS TIMESTAMP)'})"
+        for i, (t, _) in enumerate(STAMPS_AS_DATES)
+    )
+    written = tables_root / f"{b.name}-spark"
+    frame = spark.sql(f"SELECT * FROM VALUES {values} AS v(rid, d)")
+    frame.coalesce(1).write.orc(str(written))
+    (part,) = written.glob("part-*.orc")
+    b.add_partition(["1"], {"000000_0": part.read_bytes()},
+                    columns=[("rid", "int"), ("d", "timestamp")])  # fmt: skip
+    return f"{b.db}.{b.name}"
+
+
+def test_timestamps_before_1970_read_as_dates_by_orc_1_6_fall_a_second_later(
+    client: MetastoreClient, tables_root: Path, settings: Settings, spark: Any
+) -> None:
+    table = build_stamps_as_dates(spark, client, tables_root)
+    modern = [day for _, day in STAMPS_AS_DATES]
+    written = [t[:10] if t else None for t, _ in STAMPS_AS_DATES]
+    assert modern != written
+    for version, expected in (("4", modern), ("3.1", written)):
+        frames = both_readers(spark, client, table, replace(settings, hive_version=version))
+        for reader, frame in frames.items():
+            read = {r["rid"]: r["d"] and r["d"].isoformat() for r in frame.collect()}
+            assert read == dict(enumerate(expected)), (version, reader)

@@ -135,17 +135,20 @@ def test_string_to_boolean_is_version_sensitive_in_text_partitions() -> None:
 def test_orc_release_conversions_are_version_sensitive() -> None:
     """ORC 1.3/1.5 (Hive 2.x/3.1) print a timestamp read as text by java.sql's toString (a
     whole second with '.0'), read an integer as a timestamp in milliseconds and a float as a
-    double through its text; ORC 1.6+ (Hive 4) do not: the plan names such columns."""
+    double through its text, and give a timestamp's day as written; ORC 1.6+ (Hive 4) do not:
+    the plan names such columns."""
     table = (Column("at", "string"), Column("short", "varchar(12)"), Column("day", "string"),
-             Column("n", "timestamp"), Column("f", "double"), Column("d", "double"))  # fmt: skip
+             Column("n", "timestamp"), Column("f", "double"), Column("d", "double"),
+             Column("on", "date"))  # fmt: skip
     written = (Column("at", "timestamp"), Column("short", "timestamp"), Column("day", "date"),
-               Column("n", "bigint"), Column("f", "float"), Column("d", "int"))  # fmt: skip
+               Column("n", "bigint"), Column("f", "float"), Column("d", "int"),
+               Column("on", "timestamp"))  # fmt: skip
     found = classify_partition(
         _partition((_file("f", written),), columns=table), table, "orc", DEFAULT_RULES
     )
     sensitive = next(a for a in found if a.code == "hive-version-sensitive")
     # a date prints alike; an int widens to a double alike
-    assert set(sensitive.details["columns"]) == {"at", "short", "n", "f"}
+    assert set(sensitive.details["columns"]) == {"at", "short", "n", "f", "on"}
     assert "'10:00:00.0'" in sensitive.message and "milliseconds" in sensitive.message
     plain = classify_partition(
         _partition((_file("f", table),), columns=table), table, "orc", DEFAULT_RULES

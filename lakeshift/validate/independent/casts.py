@@ -305,11 +305,17 @@ def _to_date(
     hive3: bool,
     hive4: bool = False,
     stored_days: bool = False,
+    modern_orc: bool = False,
 ) -> pa.Array:
     if src.kind in STRINGS:
         return _string_days(array, "date", rule, hive3, hive4, stored_days)
     if src.kind == "timestamp":
-        days = np.floor_divide(_numpy(_ints(array), np.int64), _DAY_MICROS)
+        micros = _numpy(_ints(array), np.int64)
+        if modern_orc:  # ORC 1.6+: a second later before 1970 (spark_sql.orc_date_of_timestamp)
+            micros = np.where(
+                (micros < 0) & (np.mod(micros, 1_000_000) >= 1000), micros + 1_000_000, micros
+            )
+        days = np.floor_divide(micros, _DAY_MICROS)
         return _with_nulls(days.astype(np.int32), array, pa.int32()).view(pa.date32())
     raise _unsupported(src, HiveType("date"))
 
@@ -479,7 +485,8 @@ def convert_primitive(
         # LazyDate/LazyTimestamp parsers (their 8-character floor and "NULL" never parse)
         rule, hive3_converters, hive4_dates = "text", False, False
     if kind == "date":
-        return _to_date(array, src, rule, hive3_converters, hive4_dates, stored_days)
+        modern_orc = orc_file and not orc_sql_dates
+        return _to_date(array, src, rule, hive3_converters, hive4_dates, stored_days, modern_orc)
     if kind == "timestamp":
         millis = orc_file and not orc_sql_dates
         return _to_timestamp(array, src, rule, hive3_converters, hive4_dates, millis, stored_days)
