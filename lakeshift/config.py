@@ -119,6 +119,8 @@ class Settings:
             columns (strings as dates, timestamps as text, floats as doubles, integers as
             timestamps...): ``java.sql`` (ORC 1.3-1.5: Hive 2.x, 3.1) or ``exact`` (ORC
             1.6+: Hive 4); ``None``: the version's.
+        hive_time_zone: the time zone Hive's JVMs run in, by its IANA name: the zone ORC
+            files of writers before Hive 1.0 (no writer zone in them) are read in.
         calendar: whose reading of dates and timestamps before 1582-10-15 to reproduce:
             ``hive3`` (Hive 4, Spark, Hive 3.1 builds with HIVE-22589: each ORC file's
             calendar field, hybrid when absent), ``hive2`` (Hive 1.2/2.x: every file's day
@@ -171,6 +173,7 @@ class Settings:
     name_case_sensitive: bool | None = None
     orc_date_parser: str | None = None
     calendar: str | None = None
+    hive_time_zone: str = "UTC"
     inspect_workers: int = 8
     small_file_bytes: int = 8 * 1024 * 1024
     partition_batch: int = 500
@@ -224,6 +227,7 @@ class Settings:
             raise ConfigError(
                 f"orc_date_parser must be one of {ORC_DATE_PARSERS}, got {self.orc_date_parser!r}"
             )
+        check_time_zone(self.hive_time_zone)
         if self.metastore_uri is not None:
             check_metastore_uri(self.metastore_uri)
         if self.catalog not in CATALOG_KINDS:
@@ -250,6 +254,7 @@ class Settings:
             orc_sql_dates=None
             if self.orc_date_parser is None
             else self.orc_date_parser == "java.sql",
+            time_zone=self.hive_time_zone,
         )
 
     @property
@@ -286,6 +291,20 @@ class Settings:
 
 
 _FIELD_TYPES: dict[str, Any] = {f.name: f.type for f in fields(Settings)}
+
+
+def check_time_zone(name: str) -> None:
+    """Refuse a time zone Java and Python do not both know by that IANA name."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as e:
+        raise ConfigError(
+            f"hive_time_zone {name!r} is not a time zone name.",
+            hint="Give the IANA name your Hive's JVMs run in (user.timezone), e.g. "
+            "America/New_York or UTC.",
+        ) from e
 
 
 def check_metastore_uri(uri: str) -> None:

@@ -64,6 +64,7 @@ HIVE_KEYS = (
     "mapping_mode",
     "calendar",
     "orc_date_parser",
+    "hive_time_zone",
 )
 
 
@@ -84,6 +85,7 @@ class TableSpec:
         calendar: ``proleptic``/``hive3``/``hive2`` (dates before 1582); ``None`` keeps the
             global setting.
         orc_date_parser: ``java.sql``/``exact`` (the ORC release's conversions).
+        hive_time_zone: the zone that cluster's Hive runs in (ORC files without a writer zone).
         hudi_table_version: 6 or 8 for a new Hudi target; ``None`` keeps the global setting.
         partitions: partition filter (README "Partition filters"); ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).
@@ -106,6 +108,7 @@ class TableSpec:
     mapping_mode: str | None = None
     calendar: str | None = None
     orc_date_parser: str | None = None
+    hive_time_zone: str | None = None
     hudi_table_version: int | None = None
     partitions: str | None = None
     batch_rows: int = DEFAULT_BATCH_ROWS

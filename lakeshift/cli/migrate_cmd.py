@@ -133,6 +133,8 @@ VERSION_NOTES = {
     "show differently",
     "timestamp-nanoseconds": "partition(s) with timestamps finer than the microseconds "
     "targets keep (validation reports them unless timestamp_precision = truncate)",
+    "writer-zone-missing": "partition(s) with ORC files naming no writer time zone, whose "
+    "timestamps are read in hive_time_zone as Hive in that zone reads them",
     "timestamp-from-number": "partition(s) with numbers read as timestamps, whose digits past "
     "a microsecond Hive shows and the targets do not keep (validation counts them in "
     "top-level columns)",

@@ -177,6 +177,7 @@ def classify_partition(
     found.extend(_file_anomalies(p, table_columns, rules))
     found.extend(_calendar_anomalies(p, rules))
     found.extend(_precision_anomalies(p))
+    found.extend(_zone_anomalies(p, rules))
     if rules.hive.reads_into_table(p.format):
         found.extend(_declared_columns_ignored(p, table_columns, rules))
     else:
@@ -210,6 +211,28 @@ def _precision_anomalies(p: PartitionInfo) -> list[Anomaly]:
             "Migrated truncated to microseconds; validation reports the partition as differing "
             "until you accept it (README, 'Timestamps finer than a microsecond').",
             files=[f.path for f in finer],
+        )
+    ]
+
+
+def _zone_anomalies(p: PartitionInfo, rules: Rules) -> list[Anomaly]:
+    """ORC files naming no writer time zone, whose timestamps Hive reads in its JVM's zone."""
+    zoneless = [f for f in p.files if f.format == "orc" and f.zoneless and not f.error]
+    if not zoneless:
+        return []
+    zone = rules.hive.time_zone
+    return [
+        _anomaly(
+            p,
+            "writer-zone-missing",
+            SEVERITY_WARNING,
+            f"{len(zoneless)} ORC file(s) name no writer time zone (writers before Hive 1.0): "
+            "every ORC reader takes their timestamps as written in its own JVM's zone, so "
+            "what Hive shows depends on the zone it runs in (a summer value written in New "
+            "York reads an hour earlier in UTC).",
+            f"Read as a Hive running in {zone} reads them; set hive_time_zone to your Hive's "
+            "JVM zone (user.timezone) if it differs.",
+            files=[f.path for f in zoneless],
         )
     ]
 

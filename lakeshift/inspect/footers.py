@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 from lakeshift.errors import LakeshiftError
 from lakeshift.inspect.files import ListedFile
 from lakeshift.inspect.model import Column, FileInfo
-from lakeshift.inspect.orc_tail import OrcTail, read_tail
+from lakeshift.inspect.orc_tail import OLD_WRITER_VERSIONS, OrcTail, read_tail
 from lakeshift.schema_map.hive_types import from_arrow
 from lakeshift.text.layout import TextLayout
 from lakeshift.text.lines import compression_of, count_records
@@ -51,9 +51,9 @@ def sniff_format(handle: pa.NativeFile, size: int) -> str:
     return "text"
 
 
-def _tail(handle: pa.NativeFile, size: int, dates: bool) -> OrcTail:
+def _tail(handle: pa.NativeFile, size: int, dates: bool, stripe_zone: bool) -> OrcTail:
     try:
-        return read_tail(handle, size, dates=dates)
+        return read_tail(handle, size, dates=dates, stripe_zone=stripe_zone)
     except (ValueError, IndexError, OSError, pa.ArrowException, zlib.error):
         return OrcTail(None, None)  # pyarrow read the footer; only these stay unknown
 
@@ -102,7 +102,10 @@ def read_footer(
             if fmt == "orc":
                 reader = orc.ORCFile(handle)
                 columns, dates = _schema_facts(reader.schema)
-                tail = _tail(handle, listed.size, dates)
+                # only old writers' files may lack the writer's zone (their timestamps'
+                # reading then depends on Hive's): only theirs are looked at
+                old = str(reader.writer_version) in OLD_WRITER_VERSIONS
+                tail = _tail(handle, listed.size, dates, stripe_zone=dates and old)
                 return FileInfo(
                     **base,
                     format="orc",
@@ -116,6 +119,7 @@ def read_footer(
                     calendar=tail.calendar,
                     pre_gregorian=tail.pre_gregorian,
                     sub_micros=tail.sub_micros,
+                    zoneless=tail.zoneless,
                 )
             if fmt == "parquet":
                 meta = pq.ParquetFile(handle).metadata

@@ -47,6 +47,7 @@ class FileInfo:
     calendar: str | None = None  # an ORC footer's calendar: hybrid, proleptic, None if unsaid
     pre_gregorian: bool | None = None  # a date/timestamp minimum before 1582-10-15 (ORC stats)
     sub_micros: bool | None = None  # a timestamp minimum/maximum finer than 1 us (ORC stats)
+    zoneless: bool | None = None  # an old ORC writer's file naming no writer time zone
 
     @property
     def positional(self) -> bool:

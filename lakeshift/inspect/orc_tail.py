@@ -83,6 +83,12 @@ def _fields(message: bytes, wanted: frozenset[int] | None = None) -> dict[int, l
 _POSTSCRIPT_FIELDS = frozenset({1, 2, 3})  # footerLength, compression, compressionBlockSize
 _BLOCK_SIZE = 256 << 10  # ORC's default compressionBlockSize
 _FOOTER_FIELDS = frozenset({7, 11})  # statistics, calendar
+_STRIPES = 3  # Footer.stripes
+_STRIPE_FIELDS = frozenset({1, 2, 3, 4})  # offset, indexLength, dataLength, footerLength
+_WRITER_ZONE = frozenset({3})  # StripeFooter.writerTimezone
+#: PostScript writer versions from before ORC recorded the writer's time zone (HIVE-8746,
+#: Hive 1.0): only their files' stripe footers are read for it.
+OLD_WRITER_VERSIONS = frozenset({"ORIGINAL", "HIVE_8732", "HIVE_4243"})
 _COLUMN_FIELDS = frozenset({7, 9})  # DateStatistics, TimestampStatistics
 _DATE_KEY, _STAMP_KEY = bytes([7 << 3 | 2]), bytes([9 << 3 | 2])  # their one-byte keys
 _MINIMUM_FIELDS = frozenset({1, 3})  # minimum, minimumUtc
@@ -140,6 +146,7 @@ class OrcTail:
     calendar: str | None
     pre_gregorian: bool | None
     sub_micros: bool | None = None  # a timestamp minimum or maximum finer than a microsecond
+    zoneless: bool | None = None  # the first stripe names no writer time zone (None: unread)
 
 
 def _zigzag(value: int) -> int:
@@ -174,10 +181,13 @@ def _statistics(statistics: list[int | bytes]) -> tuple[bool, bool]:
     return early, finer
 
 
-def read_tail(handle: pa.NativeFile, size: int, *, dates: bool = True) -> OrcTail:
+def read_tail(
+    handle: pa.NativeFile, size: int, *, dates: bool = True, stripe_zone: bool = False
+) -> OrcTail:
     """The calendar field and the pre-1582 check of the ORC file open as ``handle``
     (``dates``: whether it has date or timestamp columns; without any, its column statistics
-    need not be decoded and nothing in it is before 1582)."""
+    need not be decoded and nothing in it is before 1582); ``stripe_zone``: also whether its
+    first stripe's footer names the writer's time zone (``_zoneless``)."""
     start = max(0, size - _TAIL)
     handle.seek(start)
     tail = handle.read(size - start)
@@ -195,14 +205,34 @@ def read_tail(handle: pa.NativeFile, size: int, *, dates: bool = True) -> OrcTai
     footer = _decompress(raw, kind, block_size)
     if footer is None:
         return OrcTail(None, None)
-    fields = _fields(footer, _FOOTER_FIELDS)
+    fields = _fields(footer, _FOOTER_FIELDS | {_STRIPES} if stripe_zone else _FOOTER_FIELDS)
     calendar = fields.get(11)
     early, finer = _statistics(fields.get(7, [])) if dates else (False, False)
+    stripes = fields.get(_STRIPES, [])
+    zoneless = None
+    if stripe_zone and stripes and isinstance(stripes[0], bytes):
+        zoneless = _zoneless(handle, stripes[0], kind, block_size)
     return OrcTail(
         _CALENDARS.get(int(calendar[0])) if calendar else None,  # type: ignore[arg-type]
         early,
         finer,
+        zoneless,
     )
+
+
+def _zoneless(handle: pa.NativeFile, stripe: bytes, kind: int, block_size: int) -> bool | None:
+    """Whether a stripe's footer (located by its ``StripeInformation``) has no writer time
+    zone: files of Hive before 1.0 (HIVE-8746), whose timestamps every ORC reader counts from
+    its own JVM's zone (``TimestampTreeReader``: ``TimeZone.getDefault()``)."""
+    info = {k: int(v[0]) for k, v in _fields(stripe, _STRIPE_FIELDS).items()}  # type: ignore[arg-type]
+    if 4 not in info:
+        return None
+    handle.seek(info.get(1, 0) + info.get(2, 0) + info.get(3, 0))
+    footer = _decompress(handle.read(info[4]), kind, block_size)
+    if footer is None:
+        return None
+    zone = _fields(footer, _WRITER_ZONE).get(3)
+    return not zone or not zone[0]
 
 
 def proleptic_writer(writer: str | None) -> bool:

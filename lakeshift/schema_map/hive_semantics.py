@@ -81,6 +81,9 @@ class HiveSemantics:
             ``toString``, a float as a double through its text, an integer as a timestamp
             in milliseconds, a float's text by ``Float.toString``, a text or integer as a
             float rounded once).
+        time_zone: the time zone Hive's JVMs run in (``user.timezone``): ORC files of writers
+            before Hive 1.0 name no writer zone, and every ORC reader counts their timestamps
+            from its own JVM's zone (``TimestampTreeReader``); all others read alike anywhere.
     """
 
     version: str = DEFAULT_HIVE_VERSION
@@ -89,6 +92,7 @@ class HiveSemantics:
     case_sensitive: bool = True
     calendar: str = "proleptic"  # Apache Hive 3.1's (version_defaults)
     orc_sql_dates: bool = True
+    time_zone: str = "UTC"
 
     @property
     def hive3_converters(self) -> bool:
@@ -124,6 +128,8 @@ class HiveSemantics:
             f"calendar {self.calendar}",
             f"ORC strings as dates by {'java.sql' if self.orc_sql_dates else 'exact forms'}",
         ]
+        if self.time_zone != "UTC":
+            switches.append(f"time zone {self.time_zone}")
         return f"Hive {self.version} ({', '.join(switches)})"
 
     def reads_into_table(self, file_format: str) -> bool:
@@ -180,6 +186,7 @@ def resolve(
     case_sensitive: bool | None = None,
     calendar: str | None = None,
     orc_sql_dates: bool | None = None,
+    time_zone: str = "UTC",
 ) -> HiveSemantics:
     """The version's defaults, then ``hive_site``'s switches, then explicit settings.
 
@@ -206,4 +213,5 @@ def resolve(
         case_sensitive=sensitive if case_sensitive is None else case_sensitive,
         calendar=calendar or base.calendar,
         orc_sql_dates=base.orc_sql_dates if orc_sql_dates is None else orc_sql_dates,
+        time_zone=time_zone,
     )

@@ -95,6 +95,7 @@ def build_mapping(
         hive_version=semantics.version,
         schema_evolution=semantics.schema_evolution,
         orc_sql_dates=semantics.orc_sql_dates,
+        time_zone=semantics.time_zone,
     )
 
 

@@ -71,6 +71,7 @@ class FieldMapping:
     hive_version: str = "1.2"
     schema_evolution: bool = False
     orc_sql_dates: bool = True  # see HiveSemantics.orc_sql_dates
+    time_zone: str = "UTC"  # see HiveSemantics.time_zone
 
     @property
     def semantics(self) -> HiveSemantics:
@@ -81,6 +82,7 @@ class FieldMapping:
             case_sensitive=self.case_sensitive,
             calendar=self.calendar,
             orc_sql_dates=self.orc_sql_dates,
+            time_zone=self.time_zone,
         )
 
     @property
@@ -116,6 +118,7 @@ class FieldMapping:
             schema_evolution=bool(data.get("schema_evolution", False)),
             # mappings written before the setting: the version's default
             orc_sql_dates=bool(data.get("orc_sql_dates", data.get("hive_version") != "4")),
+            time_zone=data.get("time_zone", "UTC"),
             char_padding=data.get("char_padding", "pad"),
             version=int(data.get("version", MAPPING_VERSION)),
             notes=tuple(data.get("notes", [])),

@@ -64,6 +64,9 @@ class FileGroup:
     hive1_decimals: bool = False  # see HiveSemantics.hive1_decimals
     # Numbers read as timestamps are shown by the hybrid calendar (calendar = "hive2")
     hybrid_instants: bool = False
+    # ORC files naming no writer zone, whose timestamps Hive reads in its JVM's zone: that
+    # zone (not UTC), where lakeshift's UTC readers read them otherwise (see file_zone())
+    time_zone: str | None = None
 
     @property
     def nested_by_name(self) -> bool:
@@ -98,6 +101,16 @@ def name_match_is_case_sensitive(file_format: str, semantics: HiveSemantics) -> 
     """ORC's schema evolution honours ``orc.schema.evolution.case.sensitive``; Hive's Parquet
     reader always ignores case."""
     return semantics.case_sensitive and semantics.reads_into_table(file_format)
+
+
+def file_zone(file: FileInfo, semantics: HiveSemantics) -> str | None:
+    """The zone Hive reads a file's timestamps in, where lakeshift's readers (in UTC) would
+    read them otherwise: an ORC file naming no writer zone (writers before Hive 1.0), which
+    every ORC reader takes as written in its own JVM's zone (``TimestampTreeReader``), read
+    by a Hive whose JVMs are not in UTC."""
+    if file.format != "orc" or not file.zoneless or semantics.time_zone == "UTC":
+        return None
+    return semantics.time_zone
 
 
 def hybrid_labels(file: FileInfo, mapping: FieldMapping) -> bool:
@@ -182,7 +195,9 @@ def file_groups(
             continue
         if not partition.migratable:
             continue
-        by_schema: dict[tuple[str, tuple[Column, ...], bool, bool, bool, bool], list[str]]
+        by_schema: dict[
+            tuple[str, tuple[Column, ...], bool, bool, bool, bool, str | None], list[str]
+        ]
         by_schema = defaultdict(list)
         semantics = mapping.semantics
         for file in partition.files:
@@ -198,9 +213,10 @@ def file_groups(
                 relabel,
                 as_text,
                 julian_text(file, mapping),
+                file_zone(file, semantics),
             )
             by_schema[key].append(file.path)
-        for (fmt, physical, positional, relabel, as_text, julian), paths in by_schema.items():
+        for (fmt, physical, positional, relabel, as_text, julian, zone), paths in by_schema.items():
             into_table = semantics.reads_into_table(fmt)
             sensitive = name_match_is_case_sensitive(fmt, semantics)
             layout = (
@@ -238,6 +254,7 @@ def file_groups(
                     hive4_dates=semantics.hive4_dates,
                     hive1_decimals=semantics.hive1_decimals,
                     hybrid_instants=mapping.calendar == "hive2",
+                    time_zone=zone,
                 )
             )
     return groups

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import reduce
-from itertools import count
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.inspect.model import Column, TableInventory
@@ -26,7 +25,14 @@ from lakeshift.schema_map.hive_types import (
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.projection import FileGroup, file_groups
-from lakeshift.schema_map.spark_sql import convert, java_maps, quote, spark_type
+from lakeshift.schema_map.spark_sql import (
+    convert,
+    java_maps,
+    nested_sql,
+    quote,
+    spark_type,
+    zoned_read,
+)
 from lakeshift.text.fields import text_type
 from lakeshift.text.scan import text_frame
 
@@ -163,6 +169,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hive4_dates,
         group.hive1_decimals,
         group.hybrid_instants,
+        group.time_zone,
     )
 
 
@@ -208,11 +215,10 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
         expr = java_maps(quote(c.name), read)  # Hive's Java maps: a repeated key's last entry
         if t != read:
             expr = _from_text(expr, t, first.julian_text)
+        if first.time_zone:  # a file naming no writer zone, read as Hive's JVM zone reads it
+            expr = zoned_read(expr, t, first.time_zone)
         columns.append(expr if expr == quote(c.name) else f"{expr} AS {quote(c.name)}")
     return scan.selectExpr(*columns, f"{DECODED_FILE_PATH} AS {quote(FILE_KEY)}")
-
-
-_names = count()
 
 
 def _from_text(expr: str, hive: HiveType, julian: bool) -> str:
@@ -222,21 +228,8 @@ def _from_text(expr: str, hive: HiveType, julian: bool) -> str:
         return f"CAST({expr} AS {spark_type(hive, physical=True)})"
     if hive.kind in ("date", "timestamp"):
         return hybrid_text_as_stored(expr, hive.kind)
-    if hive.kind == "struct":
-        fields = ", ".join(
-            f"'{name}', {_from_text(f'{expr}.{quote(name)}', kind, julian)}"
-            for name, kind in hive.fields
-        )
-        return f"IF({expr} IS NULL, NULL, named_struct({fields}))"
-    if hive.kind == "array":
-        var = f"t{next(_names)}"
-        return f"transform({expr}, {var} -> {_from_text(var, hive.fields[0][1], julian)})"
-    if hive.kind == "map":
-        (_, key), (_, value) = hive.fields
-        k, v = f"k{next(_names)}", f"v{next(_names)}"
-        keys = f"transform(map_keys({expr}), {k} -> {_from_text(k, key, julian)})"
-        values = f"transform(map_values({expr}), {v} -> {_from_text(v, value, julian)})"
-        return f"IF({expr} IS NULL, NULL, map_from_arrays({keys}, {values}))"
+    if hive.kind in ("struct", "array", "map"):
+        return nested_sql(expr, hive, lambda e, kind: _from_text(e, kind, julian))
     return expr
 
 

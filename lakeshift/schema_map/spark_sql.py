@@ -8,6 +8,7 @@ convert, as Hive does).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import Decimal
 from itertools import count
 from typing import Any
@@ -734,15 +735,9 @@ def java_maps(expr: str, hive: HiveType) -> str:
     repeated key is kept as read (one ``array_distinct`` to find out, none under 2 entries)."""
     if not _has_map(hive):
         return expr
-    if hive.kind == "struct":
-        parts = ", ".join(
-            f"{string_literal(name)}, {java_maps(f'{expr}.{quote(name)}', kind)}"
-            for name, kind in hive.fields
-        )
-        return f"IF({expr} IS NULL, NULL, named_struct({parts}))"
+    if hive.kind in ("struct", "array"):
+        return nested_sql(expr, hive, java_maps)
     n = next(_lambda_names)
-    if hive.kind == "array":
-        return f"transform({expr}, jm{n} -> {java_maps(f'jm{n}', hive.fields[0][1])})"
     (_, key), (_, value) = hive.fields
     key_type, value_type = spark_type(key, physical=True), spark_type(value, physical=True)
     probe = f"map_keys({expr})"
@@ -756,6 +751,44 @@ def java_maps(expr: str, hive: HiveType) -> str:
     if not _has_map(value):
         return deduped
     return f"transform_values({deduped}, (jk{n}, jv{n}) -> {java_maps(f'jv{n}', value)})"
+
+
+def zoned_read(expr: str, hive: HiveType, zone: str) -> str:
+    """SQL giving ``expr`` (a scanned ORC value of Hive type ``hive``, from a file that names
+    no writer zone, read in UTC) as a reader in JVM zone ``zone`` reads it: ORC's
+    ``TimestampTreeReader`` then takes the file's seconds as counted from 2015-01-01 00:00 in
+    ``zone`` and shows the instant's wall clock there (a summer value written in New York
+    reads an hour later than in UTC), at any depth; ``expr`` itself where ``hive`` holds no
+    timestamp."""
+    if hive.kind == "timestamp":
+        base = "TIMESTAMP'2015-01-01 00:00:00'"
+        zone_literal = string_literal(zone)
+        instant = f"{expr} + (to_utc_timestamp({base}, {zone_literal}) - {base})"
+        return f"from_utc_timestamp({instant}, {zone_literal})"
+    if not _has_physical_timestamp(hive):
+        return expr
+    return nested_sql(expr, hive, lambda e, kind: zoned_read(e, kind, zone))
+
+
+def nested_sql(expr: str, hive: HiveType, inner: Callable[[str, HiveType], str]) -> str:
+    """SQL rebuilding nested ``expr`` (Hive type ``hive``: a struct, array or map) with
+    ``inner(value_expr, value_type)`` applied to each field, element, key and value (a
+    NULL stays NULL; a map's keys must stay distinct)."""
+    n = next(_lambda_names)
+    if hive.kind == "struct":
+        parts = ", ".join(
+            f"{string_literal(name)}, {inner(f'{expr}.{quote(name)}', kind)}"
+            for name, kind in hive.fields
+        )
+        return f"IF({expr} IS NULL, NULL, named_struct({parts}))"
+    if hive.kind == "array":
+        return f"transform({expr}, ne{n} -> {inner(f'ne{n}', hive.fields[0][1])})"
+    if hive.kind != "map":
+        raise ValueError(f"not a struct, array or map: {hive}")
+    (_, key), (_, value) = hive.fields
+    keys = f"transform(map_keys({expr}), nk{n} -> {inner(f'nk{n}', key)})"
+    values = f"transform(map_values({expr}), nv{n} -> {inner(f'nv{n}', value)})"
+    return f"IF({expr} IS NULL, NULL, map_from_arrays({keys}, {values}))"
 
 
 def _has_map(hive: HiveType) -> bool:

@@ -40,6 +40,7 @@ from tests.integration.test_orc_conversions import (
     _text,
     build_stamps_as_dates,
 )
+from tests.integration.test_writer_zone import ZONE, build_zoneless_table, expected_rows
 
 pytestmark = [pytest.mark.differential, pytest.mark.slow]
 
@@ -391,3 +392,25 @@ def test_timestamps_before_1970_read_as_dates_as_hive_2_3_9_shows(
     for reader, frame in both_readers(spark, client, table, chosen).items():
         read = {r["rid"]: r["d"] and r["d"].isoformat() for r in frame.collect()}
         assert read == shown, reader
+
+
+def test_files_naming_no_writer_zone_read_as_hive_2_3_9_in_new_york_shows(
+    client: MetastoreClient,
+    tables_root: Path,
+    metastore_uri: str,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """``test_writer_zone``'s table asked of Hive itself with its JVM in New York: a file
+    naming no writer zone shows its summer values an hour later, the other as written; both
+    readers read that with ``hive_time_zone`` set to New York."""
+    table = build_zoneless_table(client, tables_root)
+    (hive,) = hive_answers(metastore_uri, [(f"select i, t, dt from {table}", {})], ZONE)
+    shown = {(row[2], int(row[0])): row[1] for row in hive}
+    # as java.sql.Timestamp prints them: fraction digits to the last that is not 0
+    printed = {k: v and v.isoformat(sep=" ") for k, v in expected_rows(ZONE).items()}
+    assert shown == {k: v and (v.rstrip("0") if "." in v else v) for k, v in printed.items()}
+    chosen = replace(settings, hive_time_zone=ZONE)
+    for reader, frame in both_readers(spark, client, table, chosen).items():
+        read = {(r["dt"], r["i"]): r["t"] for r in frame.collect()}
+        assert read == expected_rows(ZONE), reader

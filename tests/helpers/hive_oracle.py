@@ -20,9 +20,12 @@ from typing import Any
 Query = tuple[str, dict[str, str]]  # SQL, session settings for it alone
 
 
-def hive_answers(metastore_uri: str, queries: list[Query]) -> list[list[list[str | None]]]:
-    """The rows Hive 2.3.9 prints for each query (its text; ``NULL`` as None)."""
-    env = {**os.environ, "SPARK_TESTING": "1"}
+def hive_answers(
+    metastore_uri: str, queries: list[Query], time_zone: str | None = None
+) -> list[list[list[str | None]]]:
+    """The rows Hive 2.3.9 prints for each query (its text; ``NULL`` as None); ``time_zone``:
+    its JVM's default zone (``TZ``), else this process's."""
+    env = {**os.environ, "SPARK_TESTING": "1", **({"TZ": time_zone} if time_zone else {})}
     done = subprocess.run(
         [sys.executable, "-m", "tests.helpers.hive_oracle", metastore_uri],
         input=json.dumps(queries),

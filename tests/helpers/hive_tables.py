@@ -157,3 +157,54 @@ def _varint_split(data: bytes) -> tuple[int, bytes]:
         shift += 7
         if byte < 0x80:
             return value, data[position:]
+
+
+def drop_writer_zone(path: Path, writer_version: int = 2) -> Path:
+    """Make an uncompressed ORC file look written by Hive before 1.0 (HIVE-8746): its stripe
+    footers' writerTimezone (field 3) becomes an unknown field of the same length (readers
+    skip it), the PostScript's writerVersion (field 6) ``HIVE_4243`` (2) and the footer's
+    writer (field 9) Java's (0: Java readers refuse that version from another writer)."""
+    from lakeshift.inspect.orc_tail import _fields
+
+    data = bytearray(path.read_bytes())
+    ps_length = data[-1]
+    ps_start = len(data) - 1 - ps_length
+    postscript = bytes(data[ps_start:-1])
+    fields = _fields(postscript)
+    assert fields.get(2, [0])[0] == 0, "only uncompressed files"
+    footer_length = int(fields[1][0])  # type: ignore[arg-type]
+    footer_start = ps_start - footer_length
+    footer = _fields(bytes(data[footer_start:ps_start]))
+    for offset, number, _ in _keys(bytes(data[footer_start:ps_start])):
+        if number == 9:  # writer: a one-byte varint
+            data[footer_start + offset + 1] = 0
+    for stripe in footer[3]:
+        info = {k: int(v[0]) for k, v in _fields(stripe).items()}  # type: ignore[arg-type]
+        start = info.get(1, 0) + info.get(2, 0) + info.get(3, 0)
+        for offset, number, wire in _keys(bytes(data[start : start + info[4]])):
+            if number == 3 and wire == 2:
+                data[start + offset] = 15 << 3 | 2
+    for offset, number, _ in _keys(postscript):
+        if number == 6:
+            assert data[ps_start + offset + 1] < 0x80 and writer_version < 0x80
+            data[ps_start + offset + 1] = writer_version
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _keys(message: bytes) -> list[tuple[int, int, int]]:
+    """(offset of the key byte, field number, wire type) of each field of a protobuf message
+    whose keys are one byte."""
+    out = []
+    position = 0
+    while position < len(message):
+        key = message[position]
+        wire = key & 7
+        out.append((position, key >> 3, wire))
+        position += 1
+        if wire in (0, 2):
+            value, rest = _varint_split(message[position:])
+            position = len(message) - len(rest) + (value if wire == 2 else 0)
+        else:
+            position += 8 if wire == 1 else 4
+    return out

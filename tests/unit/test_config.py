@@ -115,3 +115,12 @@ def test_top_level_keys_next_to_a_lakeshift_table_are_not_ignored(tmp_path: Path
     )
     settings = load_settings({"home": tmp_path}, env={})
     assert settings.spark_master == "local[1]" and settings.mapping_mode == "name"
+
+
+def test_hive_time_zone_is_an_iana_name_and_reaches_the_semantics() -> None:
+    with pytest.raises(ConfigError, match="hive_time_zone 'Mars/Olympus'"):
+        Settings(hive_time_zone="Mars/Olympus")
+    chosen = load_settings(env={"LAKESHIFT_HIVE_TIME_ZONE": "America/New_York"}, config_file=None)
+    assert chosen.hive.time_zone == "America/New_York"
+    assert "time zone America/New_York" in chosen.hive.label
+    assert "time zone" not in Settings().hive.label  # UTC, the default, goes unsaid

@@ -10,6 +10,8 @@ Julian day-number formulas (before 1582-10-15 the hybrid calendar is the Julian 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 
@@ -115,12 +117,17 @@ def hybrid_dates(array: pa.Array, dates: bool = True) -> pa.Array:
 def has_dates(kind: pa.DataType) -> bool:
     """Whether values of ``kind`` hold a date or timestamp at any depth (what ``hybrid_dates``
     changes)."""
-    if pa.types.is_date32(kind) or pa.types.is_timestamp(kind):
+    return holds(kind, lambda k: pa.types.is_date32(k) or pa.types.is_timestamp(k))
+
+
+def holds(kind: pa.DataType, test: Callable[[pa.DataType], bool]) -> bool:
+    """Whether ``kind`` or a type at any depth inside it passes ``test``."""
+    if test(kind):
         return True
     if pa.types.is_struct(kind):
-        return any(has_dates(kind.field(i).type) for i in range(kind.num_fields))
+        return any(holds(kind.field(i).type, test) for i in range(kind.num_fields))
     if pa.types.is_list(kind):
-        return has_dates(kind.value_type)
+        return holds(kind.value_type, test)
     if pa.types.is_map(kind):
-        return has_dates(kind.key_type) or has_dates(kind.item_type)
+        return holds(kind.key_type, test) or holds(kind.item_type, test)
     return False

@@ -77,9 +77,17 @@ class FileTask:
     # calendar = "proleptic" (Apache Hive 3.1): day numbers shown as stored, also those ORC
     # 1.3-1.5's java.sql conversions count in the hybrid calendar
     stored_days: bool = False
+    # An ORC file naming no writer zone: the zone Hive reads its timestamps in (its JVM's)
+    time_zone: str | None = None
 
 
 TargetType = Callable[[HiveType], HiveType]
+
+
+def _zoneless(file: FileInfo) -> bool:
+    """An ORC file naming no writer zone: pyarrow reads it in this host's zone, Hive in its
+    JVM's (``zones.zoned`` reads it as Hive does, even where Hive runs in UTC)."""
+    return file.format == "orc" and bool(file.zoneless)
 
 
 def _positional(file: FileInfo) -> bool:
@@ -189,6 +197,9 @@ def plan_files(
                     hybrid_timestamps=file.format == "parquet" and mapping.calendar == "proleptic",
                     hybrid_instants=mapping.calendar == "hive2",
                     stored_days=mapping.calendar == "proleptic",
+                    time_zone=semantics.time_zone
+                    if file.format == "orc" and file.zoneless
+                    else None,
                     text_parameters=tuple(
                         {**inventory.parameters, **partition.serde_parameters}.items()
                     )

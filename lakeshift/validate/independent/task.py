@@ -41,6 +41,7 @@ from lakeshift.validate.independent.convert import (
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
+from lakeshift.validate.independent.zones import has_timestamps, zoned
 
 PARTITION_COLUMN = "partitionpath"
 
@@ -100,6 +101,10 @@ def _read_file(task: FileTask) -> pa.Table:
             int96 = _int96_columns(parquet)
     if table is not None:
         table = _java_maps(table)
+    if table is not None and task.time_zone is not None:
+        for index, field in enumerate(table.schema):
+            if has_timestamps(field.type):
+                table = table.set_column(index, field, zoned(table.column(index), task.time_zone))
     if table is not None and task.hybrid_days:
         for index, field in enumerate(table.schema):
             if has_dates(field.type):  # other columns are left as read, never copied
