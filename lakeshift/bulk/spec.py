@@ -41,6 +41,7 @@ from lakeshift.config import (
     MAPPING_MODES,
     ORC_DATE_PARSERS,
     Settings,
+    check_time_zone,
 )
 from lakeshift.errors import BulkFileError, ConfigError, LakeshiftError
 from lakeshift.inspect.inspector import split_table_name
@@ -138,6 +139,8 @@ class BulkSpec:
 
 
 _TABLE_KEYS = {f.name: f.type for f in fields(TableSpec)}
+#: Keys whose value is checked by a function raising ConfigError (named in the bulk error).
+_CHECKED = {"hive_time_zone": check_time_zone}
 _DEFAULT_KEYS = set(_TABLE_KEYS) - {"source", "target"}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "format": FORMATS,
@@ -304,6 +307,12 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
             values = {**values, "hive_version": normalise_version(values["hive_version"])}
         except ConfigError as e:
             raise BulkFileError(f"{where}: {e.message}", hint=e.hint) from e
+    for key, check in _CHECKED.items():
+        if values.get(key) is not None:
+            try:
+                check(values[key])
+            except ConfigError as e:
+                raise BulkFileError(f"{where}: {e.message}", hint=e.hint) from e
     if values.get("hudi_table_version", HUDI_TABLE_VERSIONS[0]) not in HUDI_TABLE_VERSIONS:
         raise BulkFileError(
             f"{where}: hudi_table_version must be one of "

@@ -117,6 +117,9 @@ def arrow_plan(
         info = {f.path: f for f in by_name[group.partition].files}
         if dated and any(info[f].pre_gregorian is not False for f in group.files):
             return None, f"{where} may hold dates before 1582-10-15 (calendar rules)"
+        if dated and any(info[f].zoneless for f in group.files):
+            # pyarrow reads them in the host's zone, Hive in its own (hive_time_zone)
+            return None, f"{where} has ORC files naming no writer time zone"
         typed = tuple(
             typed_value(v, k.type, mapping.hive_version) for v, k in zip(group.values, keys)
         )

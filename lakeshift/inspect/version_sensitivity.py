@@ -135,8 +135,8 @@ _ORC_RELEASES: tuple[tuple[tuple[str, ...], str, dict[str, str]], ...] = (
         ("binary",),
         "(string|char|varchar)",
         {
-            "2.x/3.1": "ORC 1.3/1.5 never read the file's text as binary (every query of a "
-            "value fails)",
+            "2.x/3.1": "ORC 1.3/1.5 never read the file's text as binary (every query of the "
+            "partition fails)",
             "4": "ORC 1.6+ read its UTF-8 bytes (a dictionary-encoded stripe fails)",
         },
     ),

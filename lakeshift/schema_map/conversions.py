@@ -57,10 +57,11 @@ def unreadable(
     VARCHAR (Hive 2.3 and 3.1 ``PrimitiveObjectInspectorUtils``): every query of such a
     partition fails with "unsupported conversion" (seen in Hive 2.3.9). ``legacy_orc``: the
     step is ORC 1.3-1.5's schema evolution (Hive 2.x and 3.1, ``HiveSemantics.orc_sql_dates``),
-    whose reader of text as ``binary`` (``BinaryFromStringGroupTreeReader``) reads only which
-    values are NULL, never their bytes: Hive's ``RecordReaderImpl.nextBinary`` then copies
-    from a missing buffer (``BytesWritable.set(null, 0, 0)``), a NullPointerException on the
-    first value that is not NULL (read in ORC 1.3.4's, 1.5.8's and Hive 2.3.7's source).
+    whose reader of text as ``binary`` (``BinaryFromStringGroupTreeReader``, built without
+    the column's present stream) reads neither the bytes nor which values are NULL: Hive's
+    ``RecordReaderImpl.nextBinary`` then copies from a missing buffer (``BytesWritable
+    .set(null, 0, 0)``), a NullPointerException on the first row (read in ORC 1.3.4's,
+    1.5.8's and Hive 2.3.7's source).
     """
     where = f" at {at}" if at else ""
     if src.is_primitive and dst.is_primitive:
@@ -72,7 +73,7 @@ def unreadable(
         if legacy_orc and src.kind in _STRINGS and dst.kind == "binary":
             return (
                 f"{src} cannot be read as {dst}{where} (Hive's ORC reader before ORC 1.6 "
-                "never reads the text's bytes: every query of a value that is not NULL fails)"
+                "never reads the text's bytes: every query of the partition fails)"
             )
         if _primitive(src, dst):
             return None

@@ -741,7 +741,7 @@ def java_maps(expr: str, hive: HiveType) -> str:
     (_, key), (_, value) = hive.fields
     key_type, value_type = spark_type(key, physical=True), spark_type(value, physical=True)
     probe = f"map_keys({expr})"
-    if key.kind in ("float", "double"):  # -0.0 is 0.0 to Java's DoubleWritable (==)
+    if key.kind == "double":  # -0.0 is 0.0 to DoubleWritable (== and one hash code)
         probe = f"transform({probe}, jk{n} -> jk{n} + CAST(0 AS {key_type}))"
     kept = kept_entries(
         f"map_entries({expr})", f"ARRAY<STRUCT<key:{key_type},value:{value_type}>>", last=True

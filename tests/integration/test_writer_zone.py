@@ -95,3 +95,27 @@ def test_files_naming_no_writer_zone_migrate_and_validate_as_hive_shows(
             "dt=old": EQUAL, "dt=new": EQUAL}, level  # fmt: skip
     rows = {(r["dt"], r["i"]): r["t"] for r in read_lake(client, target).to_pylist()}
     assert rows == expected_rows(ZONE)
+
+
+def test_the_arrow_path_leaves_such_files_to_the_spark_path(
+    client: MetastoreClient, tables_root: Path, settings: Settings
+) -> None:
+    """pyarrow reads them in the host's zone, Hive in its own: no Arrow write path for them."""
+    from lakeshift.formats.arrow_path import arrow_plan
+    from lakeshift.formats.iceberg import iceberg_hive_type
+    from lakeshift.schema_map.mapping import build_mapping
+
+    b = HiveTableBuilder(client, tables_root, "zones", unique_name("a"),
+                         [("i", "int"), ("t", "timestamp")])  # fmt: skip
+    data = pa.table(
+        {"i": pa.array([0, 1], pa.int32()), "t": pa.array(STAMPS[:2], pa.timestamp("us"))}
+    )
+    drop_writer_zone(b.add_partition(["old"], {"000000_0": data}) / "000000_0")
+    b.add_partition(["new"], {"000000_0": data})
+    chosen = replace(settings, hive_time_zone=ZONE)
+    inventory = inspect_table(client, f"{b.db}.{b.name}", chosen)
+    mapping = build_mapping(inventory, None, chosen.hive)
+    plan, why = arrow_plan(inventory, mapping, ["dt=old"], iceberg_hive_type, "uuid")
+    assert plan is None and "naming no writer time zone" in why
+    plan, why = arrow_plan(inventory, mapping, ["dt=new"], iceberg_hive_type, "uuid")
+    assert plan is not None, why

@@ -51,3 +51,21 @@ def test_a_table_chooses_its_hudi_table_version_and_a_wrong_one_is_named(tmp_pat
         bad.write_text(f'[[tables]]\nsource = "a.b"\nhudi_table_version = {value}\n')
         with pytest.raises(BulkFileError, match=f"table #1: hudi_table_version {problem}"):
             load_bulk_spec(bad)
+
+
+def test_a_table_chooses_its_hive_time_zone_and_a_wrong_one_is_named(tmp_path: Path) -> None:
+    import pytest
+
+    from lakeshift.errors import BulkFileError
+
+    good = tmp_path / "good.toml"
+    good.write_text(
+        '[[tables]]\nsource = "a.b"\nhive_time_zone = "America/New_York"\n'
+        '[[tables]]\nsource = "a.c"\n'
+    )
+    assert [t.hive_time_zone for t in load_bulk_spec(good).tables] == ["America/New_York", None]
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[tables]]\nsource = "a.b"\nhive_time_zone = "America/NewYork"\n')
+    # refused when the file loads, not when that table's turn comes in the run
+    with pytest.raises(BulkFileError, match="hive_time_zone 'America/NewYork'"):
+        load_bulk_spec(bad)

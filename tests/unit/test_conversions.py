@@ -76,10 +76,11 @@ def test_hive_s_converter_reads_no_char_or_varchar_as_boolean() -> None:
 
 
 def test_orc_before_1_6_reads_no_text_as_binary() -> None:
-    """ORC 1.3-1.5's BinaryFromStringGroupTreeReader reads only the present stream; Hive's
-    RecordReaderImpl.nextBinary then calls BytesWritable.set(null, 0, 0), which throws on the
-    first value that is not NULL (ORC 1.3.4, 1.5.8, Hive 2.3.7 source). ORC 1.6+ reads the
-    bytes of a directly encoded column (Hive 4), and Hive's converter (text, Parquet) always."""
+    """ORC 1.3-1.5's BinaryFromStringGroupTreeReader reads neither the bytes nor its own
+    present stream; Hive's RecordReaderImpl.nextBinary then calls BytesWritable.set(null, 0,
+    0), which throws on the first row, NULL or not (ORC 1.3.4, 1.5.8, Hive 2.3.7 source). ORC
+    1.6+ reads the bytes of a directly encoded column (Hive 4), Hive's converter (text,
+    Parquet) always."""
     pairs = [
         ("string", "binary"),
         ("varchar(3)", "binary"),

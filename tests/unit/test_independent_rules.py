@@ -528,12 +528,17 @@ def test_a_files_own_repeated_map_keys_keep_the_last_entry_as_writables_compare(
         [[(1, "a"), (2, "c"), (1, "b")], None, [(3, "d")]], pa.map_(pa.int32(), pa.string())
     )
     assert java_maps(ints).to_pylist() == [[(2, "c"), (1, "b")], None, [(3, "d")]]
-    # DoubleWritable's == makes -0.0 and 0.0 one key; timestamps differ to the nanosecond
+    # DoubleWritable makes -0.0 and 0.0 one key (== and one hash code); FloatWritable's hash
+    # codes are their bits, so a float's are two; timestamps compare as Spark reads them, to
+    # the microsecond (finer ones are flagged before: timestamp-nanoseconds)
     doubles = pa.array([[(0.0, "a"), (-0.0, "b"), (1.5, "c")]], pa.map_(pa.float64(), pa.string()))
     assert java_maps(doubles).to_pylist() == [[(-0.0, "b"), (1.5, "c")]]
-    stamps = pa.array([[(1, "a"), (2, "b"), (1, "c")]], pa.map_(pa.int64(), pa.string()))
+    floats = pa.array([[(0.0, "a"), (-0.0, "b")]], pa.map_(pa.float32(), pa.string()))
+    assert java_maps(floats) is floats
+    stamps = pa.array([[(1000, "a"), (2000, "b"), (1000, "c"), (1500, "d")]],
+                      pa.map_(pa.int64(), pa.string()))  # fmt: skip
     stamps = stamps.cast(pa.map_(pa.timestamp("ns"), pa.string()))
-    assert [v for _, v in java_maps(stamps).to_pylist()[0]] == ["b", "c"]
+    assert [v for _, v in java_maps(stamps).to_pylist()[0]] == ["b", "d"]
     # a column whose maps repeat no key is the very array read (no copy), chunks as well
     distinct = pa.chunked_array([pa.array([[(1, "a")], [(1, "b"), (2, "c")]], ints.type)])
     assert java_maps(distinct) is distinct
@@ -544,9 +549,11 @@ def test_a_files_own_repeated_map_keys_keep_the_last_entry_as_writables_compare(
     assert java_maps(first := longer.slice(0, 1)) is first
     shown = java_maps(longer).to_pylist()
     assert shown[0] == long and len(shown[1]) == 40 and dict(shown[1])[7] == "x"
-    # a map inside a list: the list is rebuilt around the kept entries
+    # a map inside a list: the list is rebuilt around the kept entries, from a slice too
     lists = pa.array([[[(1, "a"), (1, "b")]], None, [[(2, "c")]]], pa.list_(ints.type))
     assert java_maps(lists).to_pylist() == [[[(1, "b")]], None, [[(2, "c")]]]
+    sliced = pa.array([[[(9, "x")]], [[(1, "a"), (1, "b")]], None], pa.list_(ints.type)).slice(1)
+    assert java_maps(sliced).to_pylist() == [[[(1, "b")]], None]
 
 
 @pytest.mark.parametrize(

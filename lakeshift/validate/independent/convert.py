@@ -207,12 +207,16 @@ def java_maps(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
         values = java_maps(child)
         if values is child:
             return array
+        if array.offset and array.null_count:  # Arrow rebuilds no sliced offsets with NULLs
+            return java_maps(pa.concat_arrays([array]))
         return pa.ListArray.from_arrays(array.offsets, values, type=array.type, mask=_nulls(array))
     child = array.items
     items = java_maps(child)
     if not _repeats(array):
         if items is child:
             return array
+        if array.offset and array.null_count:
+            return java_maps(pa.concat_arrays([array]))
         return pa.MapArray.from_arrays(
             array.offsets, array.keys, items, type=array.type, mask=_nulls(array)
         )
@@ -234,15 +238,21 @@ def _has_map(kind: pa.DataType) -> bool:
 
 
 def _key_probe(keys: pa.Array) -> pa.Array:
-    """Map keys as Hive's Writables compare them: timestamps to the nanosecond (as integers),
-    -0.0 as 0.0 (``DoubleWritable``'s ``==``)."""
+    """Map keys as Hive's Writables compare them, read as Spark reads them: a double's -0.0 as
+    0.0 (``DoubleWritable``: ``==``, and equal hash codes; a float's are two keys, as
+    ``FloatWritable.hashCode`` is ``floatToIntBits``), timestamps to the microsecond (the
+    targets' and Spark's precision; finer ones are flagged as ``timestamp-nanoseconds``)."""
     if pa.types.is_dictionary(keys.type):
         keys = keys.dictionary_decode()
     if pa.types.is_timestamp(keys.type):
-        return keys.view(pa.int64())
+        raw = keys.view(pa.int64())
+        if keys.type.unit != "ns":
+            return raw
+        micros = np.floor_divide(np.asarray(raw.fill_null(0).to_numpy(zero_copy_only=False)), 1000)
+        return pa.array(micros, pa.int64(), mask=np.asarray(keys.is_null().to_numpy(False), bool))
     if pa.types.is_date32(keys.type):
         return keys.view(pa.int32())
-    if pa.types.is_floating(keys.type):
+    if pa.types.is_float64(keys.type):
         return pc.add(keys, pa.scalar(0, keys.type))
     return keys
 

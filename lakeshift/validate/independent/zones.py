@@ -70,6 +70,8 @@ def zoned(array: pa.Array | pa.ChunkedArray, zone: str) -> pa.Array:
 
 def _zoned(array: pa.Array, host: dt.tzinfo, zone: dt.tzinfo) -> pa.Array:
     kind = array.type
+    if array.offset and array.null_count and (pa.types.is_list(kind) or pa.types.is_map(kind)):
+        array = pa.concat_arrays([array])  # Arrow rebuilds no sliced offsets with NULLs
     nulls = array.is_null() if array.null_count else None
     if pa.types.is_timestamp(kind):
         return _leaf(array, host, zone)
