@@ -89,12 +89,9 @@ def spark_type(hive: HiveType, *, physical: bool = False) -> str:
     raise SchemaMappingError(f"Hive type {hive} has no Spark equivalent")
 
 
-def _has_physical_timestamp(hive: HiveType) -> bool:
-    return hive.kind == "timestamp" or any(_has_physical_timestamp(t) for _, t in hive.fields)
-
-
-def _has_dates(hive: HiveType) -> bool:
-    return hive.kind in ("date", "timestamp") or any(_has_dates(t) for _, t in hive.fields)
+def _holds(hive: HiveType, *kinds: str) -> bool:
+    """Whether ``hive`` or a type at any depth inside it is of one of ``kinds``."""
+    return hive.kind in kinds or any(_holds(t, *kinds) for _, t in hive.fields)
 
 
 _INTEGRAL = INTEGER_BITS
@@ -219,8 +216,8 @@ def orc_date_of_timestamp(expr: str) -> str:
     """The timestamp whose day ORC 1.6+ (Hive 4) gives a timestamp read as a date:
     ``DateFromTimestampTreeReader`` counts ``Instant.ofEpochSecond(millis / 1000, nanos)``,
     and Java's ``/`` cuts a negative count toward zero, so a value before 1970 with at least
-    a millisecond past its second is taken a second later (``1969-12-31 23:59:59.5`` is
-    1970-01-01; ORC 1.3-1.5 floor the milliseconds: the day written)."""
+    a millisecond past its second is taken a second later (``1969-12-30 23:59:59.5`` is
+    1969-12-31; ORC 1.3-1.5 floor the milliseconds: the day written)."""
     micros = f"unix_micros(CAST({expr} AS TIMESTAMP))"
     late = f"{micros} < 0 AND pmod({micros}, 1000000) >= 1000"
     return f"IF({late}, {expr} + INTERVAL 1 SECOND, {expr})"
@@ -630,7 +627,8 @@ def convert(
             stored_days,
         )
     if src == dst and not (
-        (src_physical and _has_physical_timestamp(src)) or (hybrid_labels and _has_dates(src))
+        (src_physical and _holds(src, "timestamp"))
+        or (hybrid_labels and _holds(src, "date", "timestamp"))
     ):
         return expr
     kwargs = {
@@ -733,7 +731,7 @@ def java_maps(expr: str, hive: HiveType) -> str:
     ``MapTreeReader`` alike). Such files come from other writers than Hive's (Spark's builders
     refuse a repeated key). ``expr`` itself where ``hive`` holds no map; a map without a
     repeated key is kept as read (one ``array_distinct`` to find out, none under 2 entries)."""
-    if not _has_map(hive):
+    if not _holds(hive, "map"):
         return expr
     if hive.kind in ("struct", "array"):
         return nested_sql(expr, hive, java_maps)
@@ -748,7 +746,7 @@ def java_maps(expr: str, hive: HiveType) -> str:
     )
     distinct = f"size({expr}) < 2 OR size(array_distinct({probe})) = size({expr})"
     deduped = f"IF({distinct}, {expr}, map_from_entries({kept}))"
-    if not _has_map(value):
+    if not _holds(value, "map"):
         return deduped
     return f"transform_values({deduped}, (jk{n}, jv{n}) -> {java_maps(f'jv{n}', value)})"
 
@@ -765,7 +763,7 @@ def zoned_read(expr: str, hive: HiveType, zone: str) -> str:
         zone_literal = string_literal(zone)
         instant = f"{expr} + (to_utc_timestamp({base}, {zone_literal}) - {base})"
         return f"from_utc_timestamp({instant}, {zone_literal})"
-    if not _has_physical_timestamp(hive):
+    if not _holds(hive, "timestamp"):
         return expr
     return nested_sql(expr, hive, lambda e, kind: zoned_read(e, kind, zone))
 
@@ -789,10 +787,6 @@ def nested_sql(expr: str, hive: HiveType, inner: Callable[[str, HiveType], str])
     keys = f"transform(map_keys({expr}), nk{n} -> {inner(f'nk{n}', key)})"
     values = f"transform(map_values({expr}), nv{n} -> {inner(f'nv{n}', value)})"
     return f"IF({expr} IS NULL, NULL, map_from_arrays({keys}, {values}))"
-
-
-def _has_map(hive: HiveType) -> bool:
-    return hive.kind == "map" or any(_has_map(t) for _, t in hive.fields)
 
 
 def _struct_source(

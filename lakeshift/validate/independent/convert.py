@@ -16,6 +16,7 @@ from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map.hive_types import SECONDS_COUNTED, HiveType, field_index, keys_may_merge
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.calendar import holds
 from lakeshift.validate.independent.calendar import hybrid_seconds as hybrid_seconds_of
 from lakeshift.validate.independent.casts import convert_primitive
 
@@ -187,7 +188,7 @@ def java_maps(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     entry (Hive's ORC ``RecordReaderImpl.nextMap``, ``AbstractParquetMapInspector.getMap``).
     ``array`` itself, not a copy, where no map repeats a key (the usual case, found out
     without copying a value: ``_repeats``)."""
-    if not _has_map(array.type):
+    if not holds(array.type, pa.types.is_map):
         return array
     if isinstance(array, pa.ChunkedArray):
         chunks = array.chunks  # (each call wraps the chunks anew)
@@ -227,14 +228,6 @@ def java_maps(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     return pa.MapArray.from_arrays(
         _offsets(lengths), keys.take(kept), items.take(kept), type=array.type, mask=_nulls(array)
     )
-
-
-def _has_map(kind: pa.DataType) -> bool:
-    if pa.types.is_map(kind):
-        return True
-    if pa.types.is_struct(kind):
-        return any(_has_map(kind.field(i).type) for i in range(kind.num_fields))
-    return pa.types.is_list(kind) and _has_map(kind.value_type)
 
 
 def _key_probe(keys: pa.Array) -> pa.Array:
