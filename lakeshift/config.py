@@ -120,7 +120,9 @@ class Settings:
             timestamps...): ``java.sql`` (ORC 1.3-1.5: Hive 2.x, 3.1) or ``exact`` (ORC
             1.6+: Hive 4); ``None``: the version's.
         hive_time_zone: the time zone Hive's JVMs run in, by its IANA name: the zone ORC
-            files of writers before Hive 1.0 (no writer zone in them) are read in.
+            files of writers before Hive 1.0 (no writer zone in them) are read in, and the
+            one Hive 1.2/2.x (numbers as timestamps and back, text as timestamps) and ORC
+            1.5 under Hive 3.1 (text and dates as timestamps and back) convert in.
         calendar: whose reading of dates and timestamps before 1582-10-15 to reproduce:
             ``hive3`` (Hive 4, Spark, Hive 3.1 builds with HIVE-22589: each ORC file's
             calendar field, hybrid when absent), ``hive2`` (Hive 1.2/2.x: every file's day

@@ -86,7 +86,8 @@ class TableSpec:
         calendar: ``proleptic``/``hive3``/``hive2`` (dates before 1582); ``None`` keeps the
             global setting.
         orc_date_parser: ``java.sql``/``exact`` (the ORC release's conversions).
-        hive_time_zone: the zone that cluster's Hive runs in (ORC files without a writer zone).
+        hive_time_zone: the zone that cluster's Hive runs in (ORC files without a writer zone,
+            and conversions between timestamps and numbers, text or dates).
         hudi_table_version: 6 or 8 for a new Hudi target; ``None`` keeps the global setting.
         partitions: partition filter (README "Partition filters"); ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).

@@ -91,6 +91,11 @@ def spark_conf(
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.adaptive.enabled": "true",
+        # Hive's read rules become SQL nested one lambda (Spark's only LET) inside another: a
+        # text read as a timestamp in Hive's zone and counted as seconds passes the default
+        # of 100 analyzer rounds. The analyzer stops at its fixed point, so only such columns
+        # take more.
+        "spark.sql.analyzer.maxIterations": "1000",
         # Bulk runs migrate several tables at once; FAIR shares the executors between them.
         "spark.scheduler.mode": "FAIR",
         # Lake tables hold proleptic Gregorian days (Iceberg's, Delta's and Hudi's Parquet);

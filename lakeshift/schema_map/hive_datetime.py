@@ -268,6 +268,31 @@ def _zone_rules(zone: str) -> ZoneInfo | None:
         return None
 
 
+#: 1900-01-01 00:00 UTC in seconds since 1970: java.util.TimeZone keeps no zone change
+#: before it (``sun.util.calendar.ZoneInfoFile``) and gives every earlier instant the zone's
+#: raw offset (``java_raw_offset``).
+JAVA_ZONE_TABLE_START = -2_208_988_800
+_SYSTEM_V = re.compile(r"SystemV/[A-Z]{3}([0-9]+)(?:[A-Z]{3})?")
+
+
+@cache
+def java_raw_offset(zone: str) -> int:
+    """The offset in seconds java.util.TimeZone gives region ``zone`` before 1900: the zone's
+    standard offset today (``getRawOffset``; New York's -5:00 where java.time has its local
+    mean time, -4:56:02), as Hive 1.2/2.x's ``java.sql.Timestamp`` and ORC's readers count
+    it (Hive 2.3.9 in New York shows it): the lesser of its January and July offsets in 2024
+    (Java's database keeps summer time positive, as in Dublin), or a ``SystemV/`` id's hours.
+    0 for a zone Python does not know."""
+    system_v = _SYSTEM_V.fullmatch(zone)
+    if system_v:
+        return -3600 * int(system_v[1])
+    rules = _zone_rules(zone)
+    if rules is None:
+        return 0
+    offsets = [datetime(2024, m, 15, tzinfo=timezone.utc).astimezone(rules) for m in (1, 7)]
+    return int(min(o.utcoffset() or timedelta(0) for o in offsets).total_seconds())
+
+
 def _gap_seconds(fields: Fields, zone: str) -> int:
     """How far ``ZonedDateTime.of`` moves a wall clock that falls in a daylight-saving gap of
     the region ``zone`` (Hive shows the zoned reading's ``toLocalDateTime()``: later by the

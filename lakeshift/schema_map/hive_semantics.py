@@ -83,7 +83,10 @@ class HiveSemantics:
             float rounded once).
         time_zone: the time zone Hive's JVMs run in (``user.timezone``): ORC files of writers
             before Hive 1.0 name no writer zone, and every ORC reader counts their timestamps
-            from its own JVM's zone (``TimestampTreeReader``); all others read alike anywhere.
+            from its own JVM's zone (``TimestampTreeReader``); Hive 1.2/2.x show numbers read
+            as timestamps (and count timestamps read as numbers) as instants there, and ORC
+            1.5 under Hive 3.1 reads text and dates as timestamps and timestamps as text and
+            dates there (``hive_types.zone_rule``).
     """
 
     version: str = DEFAULT_HIVE_VERSION
@@ -101,6 +104,12 @@ class HiveSemantics:
         non-empty string is true), and as dates and timestamps by java.time in the proleptic
         calendar rather than by java.sql's parsers in the hybrid one."""
         return self.version in ("3.1", "4")
+
+    @property
+    def jvm_zone(self) -> str | None:
+        """``time_zone`` where it is not UTC: the zone in which Hive 1.2/2.x's timestamps and
+        ORC 1.3-1.5's conversions count instants (``hive_types.zone_rule``)."""
+        return None if self.time_zone == "UTC" else self.time_zone
 
     @property
     def hive1_decimals(self) -> bool:

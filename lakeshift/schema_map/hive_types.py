@@ -300,6 +300,64 @@ NUMBER_KINDS = frozenset({*INTEGER_BITS, "boolean", "float", "double", "decimal"
 SECONDS_COUNTED = NUMBER_KINDS - {"boolean"}
 
 
+_TEXT_KINDS = frozenset({"string", "char", "varchar"})
+
+
+def zone_rule(
+    zone: str | None,
+    src: HiveType,
+    dst: HiveType,
+    *,
+    orc_file: bool,
+    hive3_converters: bool,
+    orc_sql_dates: bool,
+) -> str | None:
+    """How the zone Hive's JVMs run in (``hive_time_zone``; ``None``: UTC) changes one
+    conversion of ``src`` to ``dst``, or ``None`` where it does not.
+
+    Hive 1.2 and 2.x hold a timestamp as a ``java.sql.Timestamp``, an instant whose wall clock
+    is shown in the JVM's zone: their converters and text SerDe do, and so does ORC under
+    them (no ``useUTCTimestamp``: ORC 1.3 has none; ORC 1.6+, ``orc_date_parser = "exact"``,
+    then count a number from the zone's epoch, and read it as Hive in UTC would):
+
+    - ``"instant shown"``: a number read as a timestamp counts from 1970-01-01 00:00 UTC and
+      shows that instant's wall clock in the zone (``TimestampWritable.doubleToTimestamp``,
+      ``new Timestamp(long)``): 0 is 1969-12-31 19:00 in New York;
+    - ``"instant counted"``: a timestamp read as a number counts the seconds of the instant
+      its wall clock is in the zone (``getSeconds``, ``getDouble``);
+    - ``"parsed in zone"``: text read as a timestamp (``Timestamp.valueOf``) is a wall clock
+      in the zone: one in a daylight-saving gap shows the clock after it (02:30 is 03:30).
+
+    Hive 3.0+ count in UTC (HIVE-12192) and read ORC with ``useUTCTimestamp``, but ORC 1.5's
+    java.sql conversions (``orc_sql_dates``), which Hive 3.1 runs, still work in the JVM's
+    zone (ORC 1.6+'s do not):
+
+    - ``"parsed as instant"``: text or a date read as a timestamp is the instant of that wall
+      clock (a date's midnight) in the zone (``Timestamp.valueOf``,
+      ``DateWritable.daysToMillis``), which Hive shows as UTC: ``10:00`` read in New York is
+      ``14:00`` (``15:00`` in winter);
+    - ``"wall clock read"``: a timestamp read as text or a date is the wall clock in the zone
+      of the instant Hive reads as UTC (``Timestamp.toString``, ``DateWritable.dateToDays``):
+      ``2020-06-01 02:00`` is the day before in New York.
+    """
+    if zone is None:
+        return None
+    if not hive3_converters:
+        if dst.kind == "timestamp" and src.kind in NUMBER_KINDS:
+            # ORC 1.6+ count a number from the epoch of the JVM's zone (convertFromUtc)
+            return "instant shown" if orc_sql_dates or not orc_file else None
+        if src.kind == "timestamp" and dst.kind in NUMBER_KINDS:
+            return "instant counted"
+        if dst.kind == "timestamp" and src.kind in _TEXT_KINDS:
+            return "parsed in zone"
+    elif hive3_converters and orc_file and orc_sql_dates:
+        if dst.kind == "timestamp" and (src.kind == "date" or src.kind in _TEXT_KINDS):
+            return "parsed as instant"
+        if src.kind == "timestamp" and (dst.kind == "date" or dst.kind in _TEXT_KINDS):
+            return "wall clock read"
+    return None
+
+
 def counts_instants(table: HiveType) -> bool:
     """Whether the table reads a timestamp as a number (its instant: Hive 2's ``getDouble``,
     ``getTime``), so a number read as the partition's timestamp keeps its instant and must
@@ -326,6 +384,8 @@ class ConverterFlags(Protocol):
     def hybrid_instants(self) -> bool: ...
     @property
     def hive1_decimals(self) -> bool: ...
+    @property
+    def hive_zone(self) -> str | None: ...
 
 
 def second_step(read: ConverterFlags, instant: bool = False) -> dict[str, Any]:
@@ -339,6 +399,7 @@ def second_step(read: ConverterFlags, instant: bool = False) -> dict[str, Any]:
         "hive1_decimals": read.hive1_decimals,
         "hybrid_instants": read.hybrid_instants,
         "hybrid_seconds": read.hybrid_instants and not instant,
+        "zone": None if instant else read.hive_zone,
     }
 
 

@@ -67,6 +67,9 @@ class FileGroup:
     # ORC files naming no writer zone, whose timestamps Hive reads in its JVM's zone: that
     # zone (not UTC), where lakeshift's UTC readers read them otherwise (see file_zone())
     time_zone: str | None = None
+    # The zone Hive's JVMs run in where not UTC: its conversions between timestamps and
+    # numbers, text and dates take instants there (hive_types.zone_rule)
+    hive_zone: str | None = None
 
     @property
     def nested_by_name(self) -> bool:
@@ -255,6 +258,7 @@ def file_groups(
                     hive1_decimals=semantics.hive1_decimals,
                     hybrid_instants=mapping.calendar == "hive2",
                     time_zone=zone,
+                    hive_zone=semantics.jvm_zone,
                 )
             )
     return groups

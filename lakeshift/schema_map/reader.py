@@ -62,9 +62,10 @@ def column_conversions(
     return [(n, p, t) for n, p, _, t in column_steps(group, inventory, mapping)]
 
 
-def first_step(group: FileGroup, table_type: HiveType) -> dict[str, Any]:
+def first_step(group: FileGroup, table_type: HiveType, instant: bool = False) -> dict[str, Any]:
     """``convert``'s options reading a group's file column as the partition's declared type
-    (the first of Hive's two steps) for a column the table declares ``table_type``."""
+    (the first of Hive's two steps) for a column the table declares ``table_type``
+    (``instant``: the value stays an instant for the second step, ``holds_instant``)."""
     return {
         "by_name": group.nested_by_name,
         "case_sensitive": group.case_sensitive,
@@ -84,6 +85,7 @@ def first_step(group: FileGroup, table_type: HiveType) -> dict[str, Any]:
         and group.orc_sql_dates
         and (group.hybrid_instants or not group.proleptic_text)
         and not group.julian_text,
+        "zone": None if instant else group.hive_zone,
     }
 
 
@@ -104,14 +106,14 @@ def column_steps(
         physical = group.physical[source.physical_index]
         partition_type = parse_hive_type(source.partition_type)
         file_type = physical_type(group, physical)
+        instant = holds_instant(file_type, partition_type, table_type)
         as_partition = convert(
             quote(physical.name),
             file_type,
             partition_type,
             where=where,
-            **first_step(group, table_type),
+            **first_step(group, table_type, instant),
         )
-        instant = holds_instant(file_type, partition_type, table_type)
         as_table = convert(
             as_partition, partition_type, table_type, where=where, **second_step(group, instant)
         )
@@ -170,6 +172,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hive1_decimals,
         group.hybrid_instants,
         group.time_zone,
+        group.hive_zone,
     )
 
 

@@ -17,12 +17,14 @@ from lakeshift.errors import SchemaMappingError
 from lakeshift.schema_map.calendar_sql import bind, hybrid_instant, hybrid_label, java_sql_text
 from lakeshift.schema_map.conversions import unreadable
 from lakeshift.schema_map.datetime_sql import ascii_digits, hive_string_to, hive_text_field
+from lakeshift.schema_map.hive_datetime import JAVA_ZONE_TABLE_START, java_raw_offset
 from lakeshift.schema_map.hive_types import (
     INTEGER_BITS,
     NUMBER_KINDS,
     SECONDS_COUNTED,
     HiveType,
     keys_may_merge,
+    zone_rule,
 )
 
 _SIMPLE = {
@@ -221,6 +223,54 @@ def orc_date_of_timestamp(expr: str) -> str:
     micros = f"unix_micros(CAST({expr} AS TIMESTAMP))"
     late = f"{micros} < 0 AND pmod({micros}, 1000000) >= 1000"
     return f"IF({late}, {expr} + INTERVAL 1 SECOND, {expr})"
+
+
+def _java_offset(micros: str, zone: str) -> str:
+    """SQL: the offset in microseconds java.util.TimeZone gives the instant ``micros`` in
+    ``zone``: the zone's raw offset before 1900 (``java_raw_offset``), else java.time's."""
+    z = string_literal(zone)
+    start, raw = JAVA_ZONE_TABLE_START * 1_000_000, java_raw_offset(zone) * 1_000_000
+    offset = f"unix_micros(from_utc_timestamp(timestamp_micros({micros}), {z})) - ({micros})"
+    return f"IF({micros} < {start}, {raw}, {offset})"
+
+
+def zone_wall_clock(expr: str, zone: str) -> str:
+    """SQL: the wall clock in ``zone`` of the instant ``expr`` holds (read in the UTC session),
+    as ``java.sql.Timestamp`` shows an instant in a JVM running in ``zone`` (before 1900 by
+    the zone's raw offset, ``java_raw_offset``)."""
+    shown = bind(
+        f"unix_micros(CAST({expr} AS TIMESTAMP))",
+        lambda m: f"timestamp_micros({m} + {_java_offset(m, zone)})",
+    )
+    return f"CAST({shown} AS TIMESTAMP_NTZ)"
+
+
+def zone_instant(expr: str, zone: str) -> str:
+    """SQL: the instant (a TIMESTAMP) a JVM in ``zone`` gives the wall clock ``expr``, as
+    ``java.sql.Timestamp.valueOf`` does (``GregorianCalendar`` assumes standard time where a
+    wall clock is ambiguous): of the two offsets around a daylight-saving change, the one
+    that gives the later instant, so a wall clock in a gap is taken by the offset before it
+    (02:30 shows as 03:30) and one the clock shows twice is its second (winter) instant
+    (checked against Hive 2.3.9 in New York); before 1900 by the raw offset
+    (``java_raw_offset``). Spark's ``to_utc_timestamp`` (``java.time``) resolves a gap alike
+    but takes a fold's first instant, so the offset a day later is tried too. Hand-written: no
+    Spark function resolves a wall clock as Java's ``Calendar`` does."""
+    z = string_literal(zone)
+    start, raw = JAVA_ZONE_TABLE_START * 1_000_000, java_raw_offset(zone) * 1_000_000
+
+    def offset(micros: str) -> str:
+        return f"(unix_micros(from_utc_timestamp(timestamp_micros({micros}), {z})) - ({micros}))"
+
+    def resolve(wall: str) -> str:
+        first = f"unix_micros(to_utc_timestamp(timestamp_micros({wall}), {z}))"
+        after = offset(f"{first} + 86400000000")  # the offset once a fold has passed
+        later = f"({wall} - {after})"
+        return (
+            f"timestamp_micros(IF({wall} - {raw} < {start}, {wall} - {raw}, "
+            f"IF({later} > {first} AND {offset(later)} = {after}, {later}, {first})))"
+        )
+
+    return bind(f"unix_micros(CAST({expr} AS TIMESTAMP))", resolve)
 
 
 def _orc_to_string(
@@ -476,7 +526,11 @@ def _primitive(
     hybrid_instants: bool = False,
     hive1_decimals: bool = False,
     stored_days: bool = False,
+    shown_in: str | None = None,
 ) -> str:
+    """One primitive value converted (``convert``'s options); ``shown_in``: a number read as
+    a timestamp shows the wall clock of its instant in that zone (``java.sql.Timestamp`` in a
+    JVM there)."""
     dated = src.kind in _STRING_KINDS and dst.kind in ("date", "timestamp")
     if text_file and dated:  # LazyDate, LazyTimestamp
         return hive_text_field(expr, dst.kind, hive3_converters, hive4_dates)
@@ -507,6 +561,8 @@ def _primitive(
         return f"IF({expr} IS NULL, NULL, NOT (lower({expr}) IN ({words})))"
     if dst.kind == "timestamp" and (src.kind in _INTEGRAL or src.kind in _FRACTIONAL):
         stamp = _number_to_timestamp(expr, src, orc_file and not orc_sql_dates)
+        if shown_in:
+            stamp = zone_wall_clock(stamp, shown_in)
         # java.sql.Timestamp (Hive 1.2/2.x) shows the instant's day in the hybrid calendar
         if not hybrid_instants:
             return stamp
@@ -573,6 +629,7 @@ def convert(
     hybrid_instants: bool = False,
     hybrid_seconds: bool = False,
     stored_days: bool = False,
+    zone: str | None = None,
     where: str = "",
 ) -> str:
     """SQL converting ``expr`` of Hive type ``src`` to ``dst`` as Hive does on read.
@@ -596,6 +653,7 @@ def convert(
     ``stored_days``: dates and timestamps are shown by their day numbers as stored (``calendar
     = "proleptic"``, Apache Hive 3.1), also where ORC 1.3-1.5's java.sql conversions count
     them in the hybrid calendar (text read as a date, a date written as text).
+    ``zone``: the zone Hive's JVMs run in, where not UTC (``zone_rule``).
     """
     reason = unreadable(src, dst, by_name=by_name, case_sensitive=case_sensitive)
     if reason:  # the inspector refuses such partitions; this guards any other caller
@@ -608,30 +666,42 @@ def convert(
             expr = hybrid_label(expr, src.kind)
         if hybrid_seconds and src.kind == "timestamp" and dst.kind in SECONDS_COUNTED:
             expr = hybrid_instant(expr)
+        rule = zone_rule(zone, src, dst, orc_file=orc_file, hive3_converters=hive3_converters,
+                         orc_sql_dates=orc_sql_dates)  # fmt: skip
+        if zone and rule == "instant counted":
+            expr = zone_instant(expr, zone)
+        elif zone and rule == "wall clock read":
+            expr = zone_wall_clock(expr, zone)
+        converted = None
         if not orc_file and not text_file:
             converted = _converter(expr, src, dst, hive3_converters, hive4_dates)
-            if converted is not None:
-                return converted
-        return _primitive(
-            expr,
-            src,
-            dst,
-            src_physical,
-            orc_file,
-            hive3_converters,
-            text_file,
-            orc_sql_dates,
-            hive4_dates,
-            hybrid_instants,
-            hive1_decimals,
-            stored_days,
-        )
+        if converted is None:
+            converted = _primitive(
+                expr,
+                src,
+                dst,
+                src_physical,
+                orc_file,
+                hive3_converters,
+                text_file,
+                orc_sql_dates,
+                hive4_dates,
+                hybrid_instants,
+                hive1_decimals,
+                stored_days,
+                shown_in=zone if rule == "instant shown" else None,
+            )
+        if zone and rule == "parsed as instant":
+            return f"CAST({zone_instant(converted, zone)} AS TIMESTAMP_NTZ)"
+        if zone and rule == "parsed in zone":
+            return zone_wall_clock(zone_instant(converted, zone), zone)
+        return converted
     if src == dst and not (
         (src_physical and _holds(src, "timestamp"))
         or (hybrid_labels and _holds(src, "date", "timestamp"))
     ):
         return expr
-    kwargs = {
+    kwargs: dict[str, Any] = {
         "by_name": by_name,
         "case_sensitive": case_sensitive,
         "src_physical": src_physical,
@@ -645,6 +715,7 @@ def convert(
         "hybrid_instants": hybrid_instants,
         "hybrid_seconds": hybrid_seconds,
         "stored_days": stored_days,
+        "zone": zone,
     }
     if dst.kind == "array":
         var = f"e{next(_lambda_names)}"

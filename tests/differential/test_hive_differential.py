@@ -31,6 +31,10 @@ from lakeshift.schema_map.hive_types import parse_hive_type
 from tests.helpers.hive_oracle import hive_answers
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.readers import both_readers, finer_counts
+from tests.integration.test_hive_zone import COLUMNS as ZONE_COLUMNS
+from tests.integration.test_hive_zone import ZONE as HIVE_ZONE
+from tests.integration.test_hive_zone import build_zone_table
+from tests.integration.test_hive_zone import shown as zoned_rows
 from tests.integration.test_map_keys import SHOWN as MAP_KEYS_SHOWN
 from tests.integration.test_map_keys import build_map_keys_table
 from tests.integration.test_orc_conversions import (
@@ -138,6 +142,16 @@ def _documented(table_type: str, shown: str | None, mine: str | None, raw: Any) 
     return table_type == "timestamp" and mine is None and shown is not None
 
 
+def _orc_1_9_early_text(file_type: str, table_type: str, raw: Any) -> bool:
+    """A timestamp before 1900 that ORC 1.9 without ``useUTCTimestamp`` (the oracle's ORC
+    under Hive 2.3.9, which does not know that option; no Hive ships the pair) writes as text
+    in a zone other than UTC: it reads the file's value by java.util's raw offset and prints
+    it through java.time, which counts the zone's local mean time there (3:58 later in New
+    York). Hive 2.3's own ORC 1.3 and Hive 4's ORC in UTC do neither."""
+    text = parse_hive_type(table_type).kind in ("string", "varchar", "char")
+    return file_type == "timestamp" and text and raw is not None and raw.year < 1900
+
+
 def _year_of_era(text: str) -> str:
     """A timestamp's text with its year as java.sql's ``Timestamp.toString`` prints it: the
     year of its era, unsigned (Spark's -0093, 94 BC, is Hive's 0094)."""
@@ -242,6 +256,30 @@ def test_numbers_read_as_timestamps_count_what_hive_2_3_9_shows(
     _against_hive(client, tables_root, metastore_uri, settings, spark, columns[:16])
 
 
+def test_random_timestamp_conversions_in_new_york_read_as_hive_2_3_9_there_does(
+    client: MetastoreClient,
+    tables_root: Path,
+    metastore_uri: str,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """Random columns read as timestamps or from them, asked of Hive with its JVM in New
+    York: ``hive_time_zone`` makes both readers read them as that Hive does."""
+    rng = random.Random(int(os.environ.get("LAKESHIFT_DIFF_SEED", "1")))
+    columns: list[Chunk] = []
+    while len(columns) < 24:
+        file_type, table_type = _type(rng, True), _type(rng, False)
+        if "timestamp" not in (file_type, table_type) or file_type == table_type == "timestamp":
+            continue
+        if unreadable(parse_hive_type(file_type), parse_hive_type(table_type), by_name=True):
+            continue
+        text_reads = unreadable(parse_hive_type(file_type), parse_hive_type(table_type),
+                                by_name=False, converter=True)  # fmt: skip
+        if not text_reads:
+            columns.append((f"c{len(columns)}", file_type, table_type, _column(rng, file_type)))
+    _against_hive(client, tables_root, metastore_uri, settings, spark, columns, HIVE_ZONE)
+
+
 def _against_hive(
     client: MetastoreClient,
     tables_root: Path,
@@ -249,12 +287,15 @@ def _against_hive(
     settings: Settings,
     spark: Any,
     columns: list[Chunk],
+    time_zone: str | None = None,
 ) -> None:
     """Each column in an ORC partition and a text partition, read by both of lakeshift's
-    readers and by Hive 2.3.9; their values, and the counts of timestamps finer than a
-    microsecond, must agree."""
+    readers and by Hive 2.3.9 (its JVM in ``time_zone``, else UTC); their values, and the
+    counts of timestamps finer than a microsecond, must agree."""
     # The oracle's own version with the ORC release it runs here (1.9: exact)
-    settings = replace(settings, hive_version="2.3", orc_date_parser="exact")
+    settings = replace(
+        settings, hive_version="2.3", orc_date_parser="exact", hive_time_zone=time_zone or "UTC"
+    )
     tables = []
     for chunk in (columns[i : i + 8] for i in range(0, len(columns), 8)):
         b = HiveTableBuilder(client, tables_root, "differential", unique_name("t"),
@@ -269,7 +310,9 @@ def _against_hive(
                         columns=[("rid", "int"), *[(n, f) for n, f, _, _ in chunk]],
                         fmt="text")  # fmt: skip
         tables.append((f"{b.db}.{b.name}", chunk))
-    answers = hive_answers(metastore_uri, [(f"select * from {name}", {}) for name, _ in tables])
+    answers = hive_answers(
+        metastore_uri, [(f"select * from {name}", {}) for name, _ in tables], time_zone
+    )
     differ = []
     for (name, chunk), hive in zip(tables, answers, strict=True):
         expected = {(r[-1], int(r[0])): r for r in hive}
@@ -294,6 +337,12 @@ def _against_hive(
                     if shown is None and mine == "NULL":
                         continue  # the text NULL and a NULL print alike
                     if _same(mine, shown, table_type) or _documented(table_type, shown, mine, raw):
+                        continue
+                    if (
+                        time_zone
+                        and key[0] == "1"
+                        and _orc_1_9_early_text(file_type, table_type, raw)
+                    ):
                         continue
                     how = "orc" if key[0] == "1" else "text"
                     differ.append((reader, how, f"{file_type}->{table_type}", raw, shown, mine))
@@ -414,3 +463,49 @@ def test_files_naming_no_writer_zone_read_as_hive_2_3_9_in_new_york_shows(
     for reader, frame in both_readers(spark, client, table, chosen).items():
         read = {(r["dt"], r["i"]): r["t"] for r in frame.collect()}
         assert read == expected_rows(ZONE), reader
+
+
+def test_conversions_in_new_york_read_as_hive_2_3_9_there_shows(
+    client: MetastoreClient,
+    tables_root: Path,
+    metastore_uri: str,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """``test_hive_zone``'s table asked of Hive itself with its JVM in New York. Its text
+    partition (Hive 2.3.9's own converters and text SerDe) shows ``test_hive_zone``'s
+    expectations for Hive 2.3; its ORC partition is read here by ORC 1.9 without
+    ``useUTCTimestamp`` (which Hive 2.3.9 does not know), whose conversions count a timestamp's
+    seconds and parse text in the JVM's zone but read numbers as in UTC
+    (``hive_types.zone_rule``), and both readers read it so with ``hive_time_zone`` set to New
+    York."""
+    table = build_zone_table(client, tables_root)
+    (hive,) = hive_answers(metastore_uri, [(f"select * from {table}", {})], HIVE_ZONE)
+    names = ["rid", *(c for c, _, _ in ZONE_COLUMNS), "dt"]
+    answered = {(row[-1], int(row[0])): dict(zip(names, row, strict=True)) for row in hive}
+    text = {k: {c: _shown(v) for c, v in row.items()} for k, row in zoned_rows("2.3").items()}
+    differ = [
+        (key, column, answered[key][column], value)
+        for key, row in text.items()
+        if key[0] == "text"
+        for column, value in row.items()
+        if not _same(value, answered[key][column], dict((c, t) for c, t, _ in ZONE_COLUMNS)[column])
+    ]
+    assert differ == [], differ
+    chosen = replace(
+        settings, hive_version="2.3", orc_date_parser="exact", hive_time_zone=HIVE_ZONE
+    )
+    stamps = {c for c, t, _ in ZONE_COLUMNS if t == "timestamp"}
+    for reader, frame in both_readers(spark, client, table, chosen).items():
+        # as Spark prints them: ORC 1.6+ read an integer as seconds, past Python's years
+        frame = frame.selectExpr(
+            *(f"CAST({c} AS STRING) AS {c}" if c in stamps else c for c in frame.columns)
+        )
+        for r in frame.collect():
+            for column, table_type, _ in ZONE_COLUMNS:
+                mine, shown = _shown(r[column]), answered[(r["dt"], r["rid"])][column]
+                if not _same(mine, shown, table_type) and not _documented(
+                    table_type, shown, mine, None
+                ):
+                    differ.append((reader, r["dt"], r["rid"], column, shown, mine))
+    assert differ == [], "\n".join(map(str, differ))

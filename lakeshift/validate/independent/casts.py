@@ -24,6 +24,7 @@ from lakeshift.validate.independent.calendar import (
     hybrid_dates,
     julian_label_to_proleptic,
 )
+from lakeshift.validate.independent.zones import wall_clock
 
 STRINGS = frozenset({"string", "char", "varchar"})
 _BITS = INTEGER_BITS
@@ -411,6 +412,7 @@ def convert_primitive(
     hive1_decimals: bool = False,
     text_file: bool = False,
     stored_days: bool = False,
+    shown_in: str | None = None,
 ) -> pa.Array:
     """``array`` (Hive type ``src``) read as ``dst``, as Hive's converters do (``orc_file``:
     as ORC's schema evolution reads a file's column as the partition's type;
@@ -423,7 +425,9 @@ def convert_primitive(
     ``hive1_decimals``: text read as a decimal by Hive 1.2's ``HiveDecimal``; ``text_file``:
     a text file's own field, whose decimal takes no blanks since Hive 2.2; ``stored_days``:
     dates and timestamps shown by their day numbers as stored, also where ORC 1.3-1.5's
-    java.sql conversions count them in the hybrid calendar)."""
+    java.sql conversions count them in the hybrid calendar; ``shown_in``: a number read as a
+    timestamp shows its instant's wall clock in that zone, as ``java.sql.Timestamp`` does in a
+    JVM there)."""
     to = arrow_type(dst)
     stored_days = stored_days and orc_file and orc_sql_dates  # only java.sql's conversions
     if src.kind == "void":
@@ -440,8 +444,7 @@ def convert_primitive(
     if src == dst or (src.kind in STRINGS and dst.kind == "string"):
         return array
     kind = dst.kind
-    if kind == "timestamp" and hybrid_instants and (src.kind in _NUMBERS):
-        # java.sql.Timestamp (Hive 1.2/2.x) shows the instant's day in the hybrid calendar
+    if kind == "timestamp" and (hybrid_instants or shown_in) and src.kind in _NUMBERS:
         plain = convert_primitive(
             array,
             src,
@@ -453,7 +456,10 @@ def convert_primitive(
             hive4_dates=hive4_dates,
             hive1_decimals=hive1_decimals,
         )
-        return hybrid_dates(plain)
+        if shown_in:
+            plain = wall_clock(plain, shown_in)
+        # java.sql.Timestamp (Hive 1.2/2.x) shows the instant's day in the hybrid calendar
+        return hybrid_dates(plain) if hybrid_instants else plain
     if kind == "string":
         return to_text(array, src, orc_file, converter, orc_sql_dates, stored_days)
     if kind == "boolean":

@@ -8,17 +8,26 @@ NULLs or an empty collection), and NULL elements, values and fields stay NULL in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.hive_types import SECONDS_COUNTED, HiveType, field_index, keys_may_merge
+from lakeshift.schema_map.hive_types import (
+    SECONDS_COUNTED,
+    HiveType,
+    field_index,
+    keys_may_merge,
+    zone_rule,
+)
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import holds
 from lakeshift.validate.independent.calendar import hybrid_seconds as hybrid_seconds_of
 from lakeshift.validate.independent.casts import convert_primitive
+from lakeshift.validate.independent.zones import instant_of, wall_clock
 
 
 def _nulls(array: pa.Array) -> pa.Array | None:
@@ -65,6 +74,7 @@ def convert(
     hybrid_instants: bool = False,
     hybrid_seconds: bool = False,
     stored_days: bool = False,
+    zone: str | None = None,
 ) -> pa.Array:
     """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
     an ORC file's column read as the partition's declared type; ``text_file``: a text file's
@@ -78,7 +88,7 @@ def convert(
     the seconds of the instant ``java.sql.Timestamp`` gives its wall clock, as Hive 1.2/2.x's
     converter does; ``stored_days``: dates and timestamps shown by their day numbers as
     stored, also where ORC 1.3-1.5's java.sql conversions count them in the hybrid
-    calendar)."""
+    calendar; ``zone``: the zone Hive's JVMs run in, where not UTC, ``zone_rule``)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if src.kind == "void" or pa.types.is_null(array.type):
@@ -87,7 +97,13 @@ def convert(
         values = leaf(array)
         if hybrid_seconds and src.kind == "timestamp" and dst.kind in SECONDS_COUNTED:
             values = hybrid_seconds_of(values)
-        return convert_primitive(
+        rule = zone_rule(zone, src, dst, orc_file=orc_file, hive3_converters=hive3_converters,
+                         orc_sql_dates=orc_sql_dates)  # fmt: skip
+        if zone and rule == "instant counted":
+            values = instant_of(values, zone)
+        elif zone and rule == "wall clock read":
+            values = wall_clock(values, zone)
+        converted = convert_primitive(
             values,
             src,
             dst,
@@ -100,13 +116,19 @@ def convert(
             hive1_decimals=hive1_decimals,
             text_file=text_file,
             stored_days=stored_days,
+            shown_in=zone if rule == "instant shown" else None,
         )
+        if zone and rule == "parsed as instant":
+            return instant_of(converted, zone)
+        if zone and rule == "parsed in zone":
+            return wall_clock(instant_of(converted, zone), zone)
+        return converted
     if src.kind != dst.kind or dst.kind == "uniontype":
         raise SchemaMappingError(
             f"the independent reader cannot read {src} as {dst}.",
             hint="The inspector refuses such partitions; inspect the table again.",
         )
-    options = {
+    options: dict[str, Any] = {
         "by_name": by_name,
         "case_sensitive": case_sensitive,
         "orc_file": orc_file,
@@ -118,6 +140,7 @@ def convert(
         "hybrid_instants": hybrid_instants,
         "hybrid_seconds": hybrid_seconds,
         "stored_days": stored_days,
+        "zone": zone,
     }
     if dst.kind == "struct":
         children = array.flatten()

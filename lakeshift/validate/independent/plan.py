@@ -79,6 +79,8 @@ class FileTask:
     stored_days: bool = False
     # An ORC file naming no writer zone: the zone Hive reads its timestamps in (its JVM's)
     time_zone: str | None = None
+    # The zone Hive's JVMs run in where not UTC (conversions: hive_types.zone_rule)
+    hive_zone: str | None = None
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -200,6 +202,7 @@ def plan_files(
                     time_zone=semantics.time_zone
                     if file.format == "orc" and file.zoneless
                     else None,
+                    hive_zone=semantics.jvm_zone,
                     text_parameters=tuple(
                         {**inventory.parameters, **partition.serde_parameters}.items()
                     )

@@ -223,17 +223,21 @@ def _file_type(task: FileTask, column: ColumnPlan) -> HiveType:
 def _as_partition(task: FileTask, column: ColumnPlan, table: pa.Table) -> pa.Array:
     """A file column's values read as the partition's declared type (the first of Hive's
     two steps; ``target_columns`` takes them on to the table's type and the target's)."""
+    file_type = _file_type(task, column)
+    declared = parse_hive_type(column.partition_type or "")
+    table_type = parse_hive_type(column.table_type)
     return convert(
         table.column(task.file_columns[column.file_index or 0]).combine_chunks(),
-        _file_type(task, column),
-        parse_hive_type(column.partition_type or ""),
-        **_first_step(task, parse_hive_type(column.table_type)),
+        file_type,
+        declared,
+        **_first_step(task, table_type, holds_instant(file_type, declared, table_type)),
     )
 
 
-def _first_step(task: FileTask, table_type: HiveType) -> dict[str, Any]:
+def _first_step(task: FileTask, table_type: HiveType, instant: bool = False) -> dict[str, Any]:
     """``convert``'s options reading a file's values as the partition's declared type, for a
-    column the table declares ``table_type``."""
+    column the table declares ``table_type`` (``instant``: the value stays an instant for the
+    second step, ``holds_instant``)."""
     return {
         "by_name": task.by_name,
         "case_sensitive": task.case_sensitive,
@@ -249,6 +253,7 @@ def _first_step(task: FileTask, table_type: HiveType) -> dict[str, Any]:
         # ORC 1.3-1.5 count a timestamp's seconds from the file's instant: the hybrid one of
         # the wall clock shown for a hybrid file (or under hive2, for any)
         "hybrid_seconds": task.format == "orc" and task.orc_sql_dates and task.hybrid_days,
+        "zone": None if instant else task.hive_zone,
     }
 
 

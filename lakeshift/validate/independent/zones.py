@@ -1,5 +1,7 @@
-"""Timestamps of ORC files that name no writer time zone (writers before Hive 1.0), read as a
-Hive whose JVMs run in a given zone reads them.
+"""Timestamps as a Hive whose JVMs run in a zone other than UTC shows them: those of ORC files
+that name no writer time zone (writers before Hive 1.0), and the instants Hive 1.2/2.x and
+ORC 1.3-1.5 take in that zone when they convert (``wall_clock``, ``instant_of``;
+``hive_types.zone_rule``).
 
 Every ORC reader takes such a file's seconds as counted from 2015-01-01 00:00 in its own
 process's zone and shows the instant's wall clock in its reader zone (Java's
@@ -19,7 +21,9 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from lakeshift.schema_map.hive_datetime import JAVA_ZONE_TABLE_START, java_raw_offset
 from lakeshift.validate.independent.calendar import holds
 
 _BASE = dt.datetime(2015, 1, 1)  # ORC's timestamp epoch, in the writer's zone
@@ -109,3 +113,80 @@ def _leaf(array: pa.Array, host: dt.tzinfo, zone: dt.tzinfo) -> pa.Array:
 def _base_offset(zone: dt.tzinfo) -> dt.timedelta:
     """The zone's offset at ORC's epoch, 2015-01-01 00:00 there."""
     return _BASE.replace(tzinfo=zone).utcoffset() or dt.timedelta(0)
+
+
+def wall_clock(array: pa.Array, zone: str) -> pa.Array:
+    """Timestamps holding UTC instants, as the wall clock a JVM in ``zone`` shows for each
+    (``java.sql.Timestamp``; ``spark_sql.zone_wall_clock``)."""
+    return pc.add(array, _offsets(array, zone, wall=False))
+
+
+def instant_of(array: pa.Array, zone: str) -> pa.Array:
+    """Wall clocks in ``zone`` as the UTC instants (naive) a JVM there gives them
+    (``java.sql.Timestamp.valueOf``: ``GregorianCalendar`` assumes standard time where a wall
+    clock is ambiguous): the later of the two instants around a daylight-saving change, so a
+    wall clock in a gap is taken by the offset before it (02:30 is 03:30's instant) and one
+    shown twice is its second (winter) instant (``spark_sql.zone_instant``)."""
+    return pc.subtract(array, _offsets(array, zone, wall=True))
+
+
+_CYCLE = 146_097 * 86_400  # seconds in 400 Gregorian years, after which a zone's rules repeat
+_FIRST = (dt.datetime(1, 1, 2) - _EPOCH) // dt.timedelta(seconds=1)
+_LAST = (dt.datetime(9999, 12, 30) - _EPOCH) // dt.timedelta(seconds=1)
+
+
+def _offsets(array: pa.Array, zone: str, *, wall: bool) -> pa.Array:
+    """Each value's offset in ``zone`` (a duration in the array's unit): of the instant it
+    holds, or (``wall``) the one ``instant_of`` takes its wall clock by. Arrow computes them
+    (``assume_timezone`` resolves a gap to its edge, whose offset is the one before the gap)
+    up to ``_arrow_until``; later values, which Arrow reads from the zone file's listed changes
+    only, per value by ``zoneinfo``, which follows the zone's rule for later years as Java
+    does."""
+    unit = array.type.unit
+    per_second = _PER_SECOND[unit]
+    raw = np.asarray(array.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
+    late = raw >= _arrow_until(zone) * per_second
+    early = pa.array(np.where(late, 0, raw), pa.int64()).view(pa.timestamp(unit))
+    if wall:
+        early = pc.assume_timezone(early, zone, ambiguous="latest", nonexistent="earliest")
+    shown = pc.local_timestamp(early.cast(pa.timestamp(unit, tz=zone)))
+    offsets = np.array(pc.subtract(shown.view(pa.int64()), early.view(pa.int64())))
+    if late.any():
+        info = ZoneInfo(zone)
+        for index in np.flatnonzero(late).tolist():
+            offsets[index] = _python_offset(int(raw[index]) // per_second, info, wall) * per_second
+    # java.util.TimeZone keeps no change before 1900: every earlier instant has the raw offset
+    start, standard = JAVA_ZONE_TABLE_START * per_second, java_raw_offset(zone) * per_second
+    offsets = np.where((raw - standard if wall else raw) < start, standard, offsets)
+    mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
+    return pa.array(offsets, pa.int64(), mask=mask).cast(pa.duration(unit))
+
+
+def _python_offset(seconds: int, zone: ZoneInfo, wall: bool) -> int:
+    """``_offsets`` of one value, in seconds, by ``zoneinfo`` (past year 9999 by the same
+    moment 400 years earlier, as often as needed: the calendar and the zone's rules repeat)."""
+    if seconds > _LAST:
+        seconds -= -(-(seconds - _LAST) // _CYCLE) * _CYCLE
+    moment = _EPOCH + dt.timedelta(seconds=max(seconds, _FIRST))
+    if wall:  # the later instant: the smaller of the offsets its two readings have
+        offsets = [moment.replace(tzinfo=zone, fold=f).utcoffset() for f in (0, 1)]
+        return min(o or dt.timedelta(0) for o in offsets) // dt.timedelta(seconds=1)
+    shown = moment.replace(tzinfo=dt.timezone.utc).astimezone(zone).utcoffset()
+    return (shown or dt.timedelta(0)) // dt.timedelta(seconds=1)
+
+
+@lru_cache(maxsize=64)
+def _arrow_until(zone: str) -> int:
+    """Seconds since 1970 from which Arrow's offsets for ``zone`` are not trusted: the first
+    year from 1970 whose January or July offset Arrow gives unlike ``zoneinfo`` (Arrow takes
+    the zone file's listed changes only: to 2037 in full files, fewer in slim ones), 2037 at
+    the latest."""
+    info = ZoneInfo(zone)
+    probes = [dt.datetime(year, month, 15) for year in range(1970, 2037) for month in (1, 7)]
+    instants = pa.array(probes, pa.timestamp("s"))
+    shown = pc.local_timestamp(instants.cast(pa.timestamp("s", tz=zone))).to_pylist()
+    for probe, arrow in zip(probes, shown, strict=True):
+        python = probe.replace(tzinfo=dt.timezone.utc).astimezone(info).replace(tzinfo=None)
+        if arrow != python:
+            return (dt.datetime(probe.year, 1, 1) - _EPOCH) // dt.timedelta(seconds=1)
+    return (dt.datetime(2037, 1, 1) - _EPOCH) // dt.timedelta(seconds=1)

@@ -1,0 +1,326 @@
+"""What a Hive whose JVMs run in a zone other than UTC shows for conversions between
+timestamps and numbers, text and dates (``hive_time_zone``; ``hive_types.zone_rule``).
+
+Hive 1.2 and 2.x hold timestamps as ``java.sql.Timestamp``, an instant shown in the JVM's
+zone: a number read as a timestamp is an instant (``TimestampWritable.doubleToTimestamp``,
+``new Timestamp(long)``, milliseconds for an integer), a timestamp read as a number counts
+the instant its wall clock is there (``getSeconds``), and text read as a timestamp
+(``Timestamp.valueOf``, ``LazyTimestamp``) is a wall clock there, so 02:30 on the morning New
+York's clocks skip to 03:00 shows as 03:30, and 01:30 on the morning they show twice is its
+second (winter) instant (``GregorianCalendar`` assumes standard time). ORC 1.3.4 (Hive 2.3)
+converts alike. Hive 3.0+ count in UTC (HIVE-12192) and read ORC with ``useUTCTimestamp``,
+but ORC 1.5.8's conversions (Hive 3.1) still parse text and dates in the JVM's zone
+(``Timestamp.valueOf``, ``DateWritable.daysToMillis``) and print timestamps there
+(``Timestamp.toString``, ``DateWritable.dateToDays``). Expectations written out from that
+source; the text partition's (Hive 2.3.9's own converters and SerDe) are asked of Hive
+itself in ``make differential``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from lakeshift.config import Settings
+from lakeshift.metastore.client import MetastoreClient
+from lakeshift.validate.model import EQUAL
+from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.lake import read_lake
+from tests.helpers.migration import both_levels
+from tests.helpers.readers import both_readers
+from tests.integration.test_orc_conversions import _text
+
+pytestmark = pytest.mark.slow
+
+ZONE = "America/New_York"
+T = dt.datetime
+D = dt.date
+
+#: (table column, its type, the file's type)
+COLUMNS = [("n_ts", "timestamp", "bigint"), ("d_ts", "timestamp", "double"),
+           ("t_n", "bigint", "timestamp"), ("t_dbl", "double", "timestamp"),
+           ("t_s", "string", "timestamp"), ("t_d", "date", "timestamp"),
+           ("s_t", "timestamp", "string"), ("d_t", "timestamp", "date"),
+           ("t_t", "timestamp", "timestamp")]  # fmt: skip
+NUMBERS = [1591005600000, 1577872800000, 0, 1604208600000, None]  # epoch milliseconds
+SECONDS = [1591005600.5, 1577872800.25, -1.5, 1604212200.0, None]
+TEXTS = ["2020-06-01 10:00:00", "2020-01-01 10:00:00", "2020-03-08 02:30:00",
+         "2020-11-01 01:30:00", None]  # fmt: skip
+DAYS = [D(2020, 6, 1), D(2020, 1, 1), D(1969, 12, 31), D(2020, 11, 1), None]
+#: The ORC file's timestamps; the text file's are ``TEXT_STAMPS``, two of them in New York's
+#: daylight-saving gap and fold (an ORC file written in UTC holding such a wall clock is read
+#: by ORC 1.3's own zone correction, a README limit, so the ORC file holds none)
+ORC_STAMPS = [T(2020, 6, 1, 2), T(2020, 1, 1, 10), T(1969, 12, 31, 21), T(2020, 11, 1, 12), None]
+TEXT_STAMPS = [T(2020, 6, 1, 2), T(2020, 1, 1, 10), T(2020, 3, 8, 2, 30), T(2020, 11, 1, 1, 30),
+               None]  # fmt: skip
+
+
+def _file_values(file_type: str, stamps: list[Any]) -> list[Any]:
+    return {"bigint": NUMBERS, "double": SECONDS, "string": TEXTS, "date": DAYS}.get(
+        file_type, stamps
+    )
+
+
+def build_zone_table(client: MetastoreClient, tables_root: Path) -> str:
+    """Partition ``orc``: an ORC file of the file types (read into the table's types by ORC's
+    schema evolution); ``text``: a text file declared with them (then Hive's converters)."""
+    b = HiveTableBuilder(client, tables_root, "hivezone", unique_name("z"),
+                         [("rid", "int"), *[(c, t) for c, t, _ in COLUMNS]])  # fmt: skip
+    arrow = {"bigint": pa.int64(), "double": pa.float64(), "string": pa.string(),
+             "date": pa.date32(), "timestamp": pa.timestamp("us")}  # fmt: skip
+    data = pa.table({
+        "rid": pa.array(range(len(NUMBERS)), pa.int32()),
+        **{c: pa.array(_file_values(f, ORC_STAMPS), arrow[f]) for c, _, f in COLUMNS},
+    })  # fmt: skip
+    b.add_partition(["orc"], {"000000_0": data})
+    lines = [
+        "\x01".join([str(r), *(_text(_file_values(f, TEXT_STAMPS)[r]) for _, _, f in COLUMNS)])
+        for r in range(len(NUMBERS))
+    ]
+    b.add_partition(["text"], {"000000_0": ("\n".join(lines) + "\n").encode()},
+                    columns=[("rid", "int"), *[(c, f) for c, _, f in COLUMNS]],
+                    fmt="text")  # fmt: skip
+    return f"{b.db}.{b.name}"
+
+
+#: What Hive shows in New York, per version, partition and column (rows 0-3; row 4 is NULL).
+SHOWN: dict[tuple[str, str], dict[str, list[Any]]] = {
+    ("2.3", "orc"): {
+        # new Timestamp(millis) / doubleToTimestamp: the instant's wall clock in New York
+        "n_ts": [T(2020, 6, 1, 6), T(2020, 1, 1, 5), T(1969, 12, 31, 19), T(2020, 11, 1, 1, 30)],
+        "d_ts": [
+            T(2020, 6, 1, 6, 0, 0, 500000),
+            T(2020, 1, 1, 5, 0, 0, 250000),
+            T(1969, 12, 31, 18, 59, 58, 500000),
+            T(2020, 11, 1, 1, 30),
+        ],
+        # getTime() of the instant whose New York wall clock the file holds
+        "t_n": [1590991200, 1577890800, 7200, 1604250000],
+        "t_dbl": [1590991200.0, 1577890800.0, 7200.0, 1604250000.0],
+        # java.sql's toString and the local day of that same instant: as written
+        "t_s": [
+            "2020-06-01 02:00:00.0",
+            "2020-01-01 10:00:00.0",
+            "1969-12-31 21:00:00.0",
+            "2020-11-01 12:00:00.0",
+        ],
+        "t_d": [D(2020, 6, 1), D(2020, 1, 1), D(1969, 12, 31), D(2020, 11, 1)],
+        # Timestamp.valueOf in New York: the gap's 02:30 is 03:30, the fold's 01:30 stays
+        "s_t": [T(2020, 6, 1, 10), T(2020, 1, 1, 10), T(2020, 3, 8, 3, 30), T(2020, 11, 1, 1, 30)],
+        "d_t": [T(2020, 6, 1), T(2020, 1, 1), T(1969, 12, 31), T(2020, 11, 1)],
+        "t_t": ORC_STAMPS[:4],
+    },
+    ("2.3", "text"): {
+        "n_ts": [T(2020, 6, 1, 6), T(2020, 1, 1, 5), T(1969, 12, 31, 19), T(2020, 11, 1, 1, 30)],
+        "d_ts": [
+            T(2020, 6, 1, 6, 0, 0, 500000),
+            T(2020, 1, 1, 5, 0, 0, 250000),
+            T(1969, 12, 31, 18, 59, 58, 500000),
+            T(2020, 11, 1, 1, 30),
+        ],
+        # LazyTimestamp parses in New York (the gap's 02:30 is 03:30's instant, the fold's
+        # 01:30 its second, winter one: Hive 2.3.9 shows 1604212200), getSeconds counts it
+        "t_n": [1590991200, 1577890800, 1583652600, 1604212200],
+        "t_dbl": [1590991200.0, 1577890800.0, 1583652600.0, 1604212200.0],
+        # TimestampWritable.toString: the wall clock, no ".0"
+        "t_s": [
+            "2020-06-01 02:00:00",
+            "2020-01-01 10:00:00",
+            "2020-03-08 03:30:00",
+            "2020-11-01 01:30:00",
+        ],
+        "t_d": [D(2020, 6, 1), D(2020, 1, 1), D(2020, 3, 8), D(2020, 11, 1)],
+        "s_t": [T(2020, 6, 1, 10), T(2020, 1, 1, 10), T(2020, 3, 8, 3, 30), T(2020, 11, 1, 1, 30)],
+        "d_t": [T(2020, 6, 1), T(2020, 1, 1), T(1969, 12, 31), T(2020, 11, 1)],
+        "t_t": [T(2020, 6, 1, 2), T(2020, 1, 1, 10), T(2020, 3, 8, 3, 30), T(2020, 11, 1, 1, 30)],
+    },
+    ("3.1", "orc"): {
+        # ORC 1.5's instants, which Hive 3.1 reads as UTC: the zone plays no part
+        "n_ts": [T(2020, 6, 1, 10), T(2020, 1, 1, 10), T(1970, 1, 1), T(2020, 11, 1, 5, 30)],
+        "d_ts": [
+            T(2020, 6, 1, 10, 0, 0, 500000),
+            T(2020, 1, 1, 10, 0, 0, 250000),
+            T(1969, 12, 31, 23, 59, 58, 500000),
+            T(2020, 11, 1, 6, 30),
+        ],
+        "t_n": [1590976800, 1577872800, -10800, 1604232000],
+        "t_dbl": [1590976800.0, 1577872800.0, -10800.0, 1604232000.0],
+        # Timestamp.toString and DateWritable.dateToDays in New York of the UTC instant
+        "t_s": [
+            "2020-05-31 22:00:00.0",
+            "2020-01-01 05:00:00.0",
+            "1969-12-31 16:00:00.0",
+            "2020-11-01 07:00:00.0",
+        ],
+        "t_d": [D(2020, 5, 31), D(2020, 1, 1), D(1969, 12, 31), D(2020, 11, 1)],
+        # Timestamp.valueOf and daysToMillis in New York, shown as UTC
+        "s_t": [T(2020, 6, 1, 14), T(2020, 1, 1, 15), T(2020, 3, 8, 7, 30), T(2020, 11, 1, 6, 30)],
+        "d_t": [T(2020, 6, 1, 4), T(2020, 1, 1, 5), T(1969, 12, 31, 5), T(2020, 11, 1, 4)],
+        "t_t": ORC_STAMPS[:4],
+    },
+    ("3.1", "text"): {
+        # Hive 3's converters and SerDe count in UTC (HIVE-12192): as in UTC
+        "n_ts": [T(2020, 6, 1, 10), T(2020, 1, 1, 10), T(1970, 1, 1), T(2020, 11, 1, 5, 30)],
+        "d_ts": [
+            T(2020, 6, 1, 10, 0, 0, 500000),
+            T(2020, 1, 1, 10, 0, 0, 250000),
+            T(1969, 12, 31, 23, 59, 58, 500000),
+            T(2020, 11, 1, 6, 30),
+        ],
+        "t_n": [1590976800, 1577872800, 1583634600, 1604194200],
+        "t_dbl": [1590976800.0, 1577872800.0, 1583634600.0, 1604194200.0],
+        "t_s": [
+            "2020-06-01 02:00:00",
+            "2020-01-01 10:00:00",
+            "2020-03-08 02:30:00",
+            "2020-11-01 01:30:00",
+        ],
+        "t_d": [D(2020, 6, 1), D(2020, 1, 1), D(2020, 3, 8), D(2020, 11, 1)],
+        "s_t": [T(2020, 6, 1, 10), T(2020, 1, 1, 10), T(2020, 3, 8, 2, 30), T(2020, 11, 1, 1, 30)],
+        "d_t": [T(2020, 6, 1), T(2020, 1, 1), T(1969, 12, 31), T(2020, 11, 1)],
+        "t_t": TEXT_STAMPS[:4],
+    },
+}
+
+
+def shown(version: str) -> dict[tuple[str, int], dict[str, Any]]:
+    """Every row Hive ``version`` shows in New York, keyed by (partition, rid)."""
+    rows: dict[tuple[str, int], dict[str, Any]] = {}
+    for partition in ("orc", "text"):
+        columns = SHOWN[(version, partition)]
+        for rid in range(len(NUMBERS)):
+            rows[(partition, rid)] = {
+                c: columns[c][rid] if rid < 4 else None for c, _, _ in COLUMNS
+            }
+    return rows
+
+
+def _naive(value: Any) -> Any:
+    """A timestamp as a wall clock (Hudi's reader labels its microseconds UTC)."""
+    return value.replace(tzinfo=None) if isinstance(value, dt.datetime) else value
+
+
+def _read(frame: Any) -> dict[tuple[str, int], dict[str, Any]]:
+    return {(r["dt"], r["rid"]): {c: r[c] for c, _, _ in COLUMNS} for r in frame.collect()}
+
+
+@pytest.mark.parametrize("version", ["2.3", "3.1"])
+def test_conversions_read_as_hive_in_new_york_shows(
+    version: str, client: MetastoreClient, tables_root: Path, settings: Settings, spark: Any
+) -> None:
+    table = build_zone_table(client, tables_root)
+    chosen = replace(settings, hive_version=version, hive_time_zone=ZONE)
+    expected = shown(version)
+    for reader, frame in both_readers(spark, client, table, chosen).items():
+        read = _read(frame)
+        wrong = {k: (v, expected[k]) for k, v in read.items() if v != expected[k]}
+        assert not wrong, (version, reader, wrong)
+    # in UTC both versions show the text partition as Hive 3.1 does in New York
+    utc = replace(settings, hive_version=version)
+    for reader, frame in both_readers(spark, client, table, utc).items():
+        read = _read(frame)
+        assert {k: v for k, v in read.items() if k[0] == "text"} == {
+            k: v for k, v in shown("3.1").items() if k[0] == "text"
+        }, (version, reader)
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        "iceberg",
+        pytest.param("delta", marks=pytest.mark.extended),
+        pytest.param("hudi", marks=pytest.mark.extended),
+    ],
+)
+def test_such_tables_migrate_and_validate_as_hive_in_new_york_shows(
+    fmt: str,
+    client: MetastoreClient,
+    tables_root: Path,
+    settings: Settings,
+    spark: Any,
+    lakeshift_home: Path,
+) -> None:
+    source = build_zone_table(client, tables_root)
+    target = f"{source}_{fmt}"
+    chosen = replace(settings, hive_version="2.3", hive_time_zone=ZONE)
+    journal = lakeshift_home / f"hivezone-{fmt}.sqlite"
+    result, reports = both_levels(spark, client, chosen, journal, source, target, fmt)
+    assert result.ok and sorted(result.backfilled) == ["dt=orc", "dt=text"], result.failed
+    for level, report in reports.items():
+        assert {p.partition: p.status for p in report.partitions} == {
+            "dt=orc": EQUAL, "dt=text": EQUAL}, level  # fmt: skip
+    expected = shown("2.3")
+    rows = {(r["dt"], r["rid"]): {k: _naive(v) for k, v in r.items()}
+            for r in read_lake(client, target).to_pylist()}  # fmt: skip
+    assert {k: r["n_ts"] for k, r in rows.items()} == {k: v["n_ts"] for k, v in expected.items()}
+    assert {k: r["t_n"] for k, r in rows.items()} == {k: v["t_n"] for k, v in expected.items()}
+    assert {k: r["s_t"] for k, r in rows.items()} == {k: v["s_t"] for k, v in expected.items()}
+
+
+def test_both_readers_resolve_wall_clocks_alike_in_many_zones(spark: Any) -> None:
+    """Spark's ``zone_instant``/``zone_wall_clock`` against the independent reader's
+    ``instant_of``/``wall_clock`` (itself checked by brute force in ``tests/unit/test_zones``):
+    around every change of seven zones, far back and far ahead (past Arrow's zone files, and
+    past year 9999, where both follow the zone's rule)."""
+    from lakeshift.schema_map.spark_sql import zone_instant, zone_wall_clock
+    from lakeshift.validate.independent.zones import instant_of, wall_clock
+    from tests.unit.test_zones import ZONES, _walls
+
+    extremes = [np.datetime64(v, "us").astype(np.int64).item() for v in
+                ("0001-01-01T00:00", "1883-11-18T12:03:57", "2100-07-01T12:00",
+                 "2100-11-07T01:30", "12000-07-01T12:00", "-2000-01-01T00:00")]  # fmt: skip
+    for name in ZONES:
+        walls = [int((w - dt.datetime(1970, 1, 1)) / dt.timedelta(microseconds=1))
+                 for w in _walls(ZoneInfo(name))] + extremes  # fmt: skip
+        frame = spark.createDataFrame([(w,) for w in walls], "m BIGINT").selectExpr(
+            "timestamp_micros(m) AS w"
+        )
+        got = frame.selectExpr(
+            f"unix_micros({zone_instant('w', name)}) AS i",
+            f"unix_micros(CAST({zone_wall_clock('w', name)} AS TIMESTAMP)) AS s",
+        ).collect()
+        values = pa.array(walls, pa.int64()).view(pa.timestamp("us"))
+        instants = instant_of(values, name).view(pa.int64()).to_pylist()
+        shown = wall_clock(values, name).view(pa.int64()).to_pylist()
+        assert [r["i"] for r in got] == instants, name
+        assert [r["s"] for r in got] == shown, name
+
+
+#: Zones whose raw offset in JDK 17's database is not the lesser of their 2024 offsets:
+#: Morocco and Namibia, whose standard offsets Java's (rearguard) data keep from before their
+#: negative summer times, and two that changed in 2024, after that JDK's data.
+RAW_OFFSET_EXCEPTIONS = frozenset(
+    {
+        "Africa/Casablanca",
+        "Africa/El_Aaiun",
+        "Africa/Windhoek",
+        "America/Asuncion",
+        "America/Scoresbysund",
+    }
+)
+
+
+def test_the_raw_offset_is_the_one_java_util_gives_before_1900(spark: Any) -> None:
+    """``java_raw_offset`` against the JVM's own ``TimeZone`` for every zone id Java knows."""
+    from lakeshift.schema_map.hive_datetime import JAVA_ZONE_TABLE_START, java_raw_offset
+    from lakeshift.schema_map.java_zones import JAVA_ZONE_IDS
+
+    zones = spark._jvm.java.util.TimeZone
+    before = JAVA_ZONE_TABLE_START * 1000 - 1
+    differ = []
+    for name in sorted(JAVA_ZONE_IDS - RAW_OFFSET_EXCEPTIONS):
+        zone = zones.getTimeZone(name)
+        if (
+            not zone.getOffset(before) // 1000
+            == zone.getRawOffset() // 1000
+            == java_raw_offset(name)
+        ):
+            differ.append((name, zone.getOffset(before) // 1000, java_raw_offset(name)))
+    assert differ == []
