@@ -827,13 +827,13 @@ def zoned_read(expr: str, hive: HiveType, zone: str) -> str:
     no writer zone, read in UTC) as a reader in JVM zone ``zone`` reads it: ORC's
     ``TimestampTreeReader`` then takes the file's seconds as counted from 2015-01-01 00:00 in
     ``zone`` and shows the instant's wall clock there (a summer value written in New York
-    reads an hour later than in UTC), at any depth; ``expr`` itself where ``hive`` holds no
-    timestamp."""
+    reads an hour later than in UTC; before 1900 by the zone's raw offset, as java.util's
+    zones give it), at any depth; ``expr`` itself where ``hive`` holds no timestamp."""
     if hive.kind == "timestamp":
         base = "TIMESTAMP'2015-01-01 00:00:00'"
         zone_literal = string_literal(zone)
         instant = f"{expr} + (to_utc_timestamp({base}, {zone_literal}) - {base})"
-        return f"from_utc_timestamp({instant}, {zone_literal})"
+        return f"CAST({zone_wall_clock(instant, zone)} AS TIMESTAMP)"
     if not _holds(hive, "timestamp"):
         return expr
     return nested_sql(expr, hive, lambda e, kind: zoned_read(e, kind, zone))

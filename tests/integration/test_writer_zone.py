@@ -28,10 +28,13 @@ from tests.helpers.readers import both_readers
 pytestmark = pytest.mark.slow
 
 ZONE = "America/New_York"
-STAMPS = [dt.datetime(2020, 1, 15, 10, 0), dt.datetime(2020, 7, 15, 10, 0, 0, 500000), None]
+STAMPS = [dt.datetime(2020, 1, 15, 10, 0), dt.datetime(2020, 7, 15, 10, 0, 0, 500000),
+          dt.datetime(1850, 6, 1, 10, 0), None]  # fmt: skip
 #: What a Hive in New York shows for them from a file naming no writer zone: winter as
-#: written (the zone's offset then is its offset at ORC's epoch), summer an hour later.
-IN_NEW_YORK = [dt.datetime(2020, 1, 15, 10, 0), dt.datetime(2020, 7, 15, 11, 0, 0, 500000), None]
+#: written (the zone's offset then is its offset at ORC's epoch), summer an hour later, and
+#: 1850 as written (java.util.TimeZone gives it New York's raw -5:00, not its local mean time)
+IN_NEW_YORK = [dt.datetime(2020, 1, 15, 10, 0), dt.datetime(2020, 7, 15, 11, 0, 0, 500000),
+               dt.datetime(1850, 6, 1, 10, 0), None]  # fmt: skip
 
 
 def build_zoneless_table(client: MetastoreClient, tables_root: Path) -> str:

@@ -88,3 +88,11 @@ def test_a_gap_moves_on_and_a_fold_takes_winter_in_new_york() -> None:
     assert instants.to_pylist() == [dt.datetime(2020, 3, 8, 7, 30), dt.datetime(2020, 11, 1, 6, 30),
                                     None]  # fmt: skip
     assert wall_clock(instants, "America/New_York").to_pylist()[0] == dt.datetime(2020, 3, 8, 3, 30)
+
+
+def test_zoneless_values_before_1900_take_the_raw_offset_as_orcs_java_reader_does() -> None:
+    """ORC's ``TimestampTreeReader`` asks java.util.TimeZone, which gives New York -5:00 in
+    1850 (its offset at ORC's epoch too): such a value reads as written, not 3:58 later as the
+    local mean time java.time and Python know (-4:56:02) would make it."""
+    early = pa.array([dt.datetime(1850, 6, 1, 10, 0), None], pa.timestamp("us"))
+    assert _zoned(early, dt.timezone.utc, NEW_YORK).to_pylist() == early.to_pylist()

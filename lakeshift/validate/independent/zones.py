@@ -96,12 +96,19 @@ def _leaf(array: pa.Array, host: dt.tzinfo, zone: dt.tzinfo) -> pa.Array:
     raw = np.asarray(array.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
     seconds, fraction = np.divmod(raw, per_second)
     shift = _base_offset(host) - _base_offset(zone)
+    # java.util.TimeZone, which ORC's Java reader asks, gives instants before 1900 the raw offset
+    start = _EPOCH + dt.timedelta(seconds=JAVA_ZONE_TABLE_START)
+    standard = dt.timedelta(seconds=java_raw_offset(_name(zone)))
     moved = seconds.copy()
     for index, value in enumerate(seconds.tolist()):
         try:
             wall = _EPOCH + dt.timedelta(seconds=value)
             instant = wall.replace(tzinfo=host).astimezone(dt.timezone.utc).replace(tzinfo=None)
-            again = (instant + shift).replace(tzinfo=dt.timezone.utc).astimezone(zone)
+            instant += shift
+            if instant < start:
+                again = instant + standard
+            else:
+                again = instant.replace(tzinfo=dt.timezone.utc).astimezone(zone)
         except (OverflowError, ValueError):  # past datetime's years: left as read
             continue
         moved[index] = (again.replace(tzinfo=None) - _EPOCH) // dt.timedelta(seconds=1)
