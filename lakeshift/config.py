@@ -296,11 +296,16 @@ _FIELD_TYPES: dict[str, Any] = {f.name: f.type for f in fields(Settings)}
 
 
 def check_time_zone(name: str) -> None:
-    """Refuse a time zone Java and Python do not both know by that IANA name."""
+    """Refuse a time zone Java and Python do not both know by that IANA name (Java's ids:
+    ``java_zones.JAVA_ZONE_IDS``)."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from lakeshift.schema_map.java_zones import JAVA_ZONE_IDS
 
     try:
         ZoneInfo(name)
+        if name not in JAVA_ZONE_IDS:
+            raise ValueError(name)  # Java's region ids (``ZoneId.getAvailableZoneIds``)
     except (ZoneInfoNotFoundError, ValueError) as e:
         raise ConfigError(
             f"hive_time_zone {name!r} is not a time zone name.",

@@ -34,6 +34,10 @@ SITE_SCHEMA_EVOLUTION = "hive.exec.schema.evolution"
 SITE_FORCE_POSITIONAL = "orc.force.positional.evolution"
 SITE_CASE_SENSITIVE = "orc.schema.evolution.case.sensitive"
 
+#: Zone names that are UTC at every instant (and in both Java's and Python's databases).
+UTC_ZONES = frozenset({"UTC", "Etc/UTC", "UCT", "Etc/UCT", "Zulu", "Etc/Zulu", "GMT", "Etc/GMT",
+                       "Universal", "Etc/Universal", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0",
+                       "Etc/Greenwich", "Greenwich", "GMT0"})  # fmt: skip
 _ALIASES = re.compile(r"(\d+)(?:\.(\d+))?(?:\.\d+)*(?:[.-].*)?")
 
 
@@ -109,7 +113,7 @@ class HiveSemantics:
     def jvm_zone(self) -> str | None:
         """``time_zone`` where it is not UTC: the zone in which Hive 1.2/2.x's timestamps and
         ORC 1.3-1.5's conversions count instants (``hive_types.zone_rule``)."""
-        return None if self.time_zone == "UTC" else self.time_zone
+        return None if self.time_zone in UTC_ZONES else self.time_zone
 
     @property
     def hive1_decimals(self) -> bool:

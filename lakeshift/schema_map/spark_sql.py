@@ -225,6 +225,11 @@ def orc_date_of_timestamp(expr: str) -> str:
     return f"IF({late}, {expr} + INTERVAL 1 SECOND, {expr})"
 
 
+#: Microseconds past which (about year 148,000 either way) a value keeps its wall clock in any
+#: zone: a day's offsets near the end of Spark's range would overflow.
+_ZONED_BOUND = 2**62
+
+
 def _java_offset(micros: str, zone: str) -> str:
     """SQL: the offset in microseconds java.util.TimeZone gives the instant ``micros`` in
     ``zone``: the zone's raw offset before 1900 (``java_raw_offset``), else java.time's."""
@@ -240,21 +245,23 @@ def zone_wall_clock(expr: str, zone: str) -> str:
     the zone's raw offset, ``java_raw_offset``)."""
     shown = bind(
         f"unix_micros(CAST({expr} AS TIMESTAMP))",
-        lambda m: f"timestamp_micros({m} + {_java_offset(m, zone)})",
+        lambda m: (
+            f"timestamp_micros(IF(abs({m}) >= {_ZONED_BOUND}, {m}, {m} + {_java_offset(m, zone)}))"
+        ),
     )
     return f"CAST({shown} AS TIMESTAMP_NTZ)"
 
 
 def zone_instant(expr: str, zone: str) -> str:
     """SQL: the instant (a TIMESTAMP) a JVM in ``zone`` gives the wall clock ``expr``, as
-    ``java.sql.Timestamp.valueOf`` does (``GregorianCalendar`` assumes standard time where a
-    wall clock is ambiguous): of the two offsets around a daylight-saving change, the one
-    that gives the later instant, so a wall clock in a gap is taken by the offset before it
-    (02:30 shows as 03:30) and one the clock shows twice is its second (winter) instant
-    (checked against Hive 2.3.9 in New York); before 1900 by the raw offset
-    (``java_raw_offset``). Spark's ``to_utc_timestamp`` (``java.time``) resolves a gap alike
-    but takes a fold's first instant, so the offset a day later is tried too. Hand-written: no
-    Spark function resolves a wall clock as Java's ``Calendar`` does."""
+    ``java.sql.Timestamp.valueOf`` does (``Date``'s constructor, ``ZoneInfo.
+    getOffsetsByWall``): of the two offsets around a change, the one that gives the later
+    instant, so a wall clock in a daylight-saving gap is taken by the offset before it (02:30
+    shows as 03:30) and one the clock shows twice is its second instant (checked against
+    Hive 2.3.9 in New York); before 1900 by the raw offset (``java_raw_offset``). Spark's
+    ``to_utc_timestamp`` (``java.time``) resolves a gap alike but takes a fold's first
+    instant, so the offset a day later is tried too. Hand-written: no Spark function resolves
+    a wall clock as Java's ``Date`` does."""
     z = string_literal(zone)
     start, raw = JAVA_ZONE_TABLE_START * 1_000_000, java_raw_offset(zone) * 1_000_000
 
@@ -262,12 +269,17 @@ def zone_instant(expr: str, zone: str) -> str:
         return f"(unix_micros(from_utc_timestamp(timestamp_micros({micros}), {z})) - ({micros}))"
 
     def resolve(wall: str) -> str:
+        def choose(first: str) -> str:
+            def pick(later: str) -> str:
+                fits = f"{later} > {first} AND {offset(later)} = {wall} - {later}"
+                return f"IF({fits}, {later}, {first})"
+
+            return bind(f"{wall} - {offset(f'{first} + 86400000000')}", pick)
+
         first = f"unix_micros(to_utc_timestamp(timestamp_micros({wall}), {z}))"
-        after = offset(f"{first} + 86400000000")  # the offset once a fold has passed
-        later = f"({wall} - {after})"
         return (
-            f"timestamp_micros(IF({wall} - {raw} < {start}, {wall} - {raw}, "
-            f"IF({later} > {first} AND {offset(later)} = {after}, {later}, {first})))"
+            f"timestamp_micros(IF(abs({wall}) >= {_ZONED_BOUND}, {wall}, "
+            f"IF({wall} - {raw} < {start}, {wall} - {raw}, {bind(first, choose)})))"
         )
 
     return bind(f"unix_micros(CAST({expr} AS TIMESTAMP))", resolve)

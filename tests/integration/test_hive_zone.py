@@ -7,7 +7,7 @@ zone: a number read as a timestamp is an instant (``TimestampWritable.doubleToTi
 the instant its wall clock is there (``getSeconds``), and text read as a timestamp
 (``Timestamp.valueOf``, ``LazyTimestamp``) is a wall clock there, so 02:30 on the morning New
 York's clocks skip to 03:00 shows as 03:30, and 01:30 on the morning they show twice is its
-second (winter) instant (``GregorianCalendar`` assumes standard time). ORC 1.3.4 (Hive 2.3)
+second (winter) instant (``ZoneInfo.getOffsetsByWall``: the later one). ORC 1.3.4 (Hive 2.3)
 converts alike. Hive 3.0+ count in UTC (HIVE-12192) and read ORC with ``useUTCTimestamp``,
 but ORC 1.5.8's conversions (Hive 3.1) still parse text and dates in the JVM's zone
 (``Timestamp.valueOf``, ``DateWritable.daysToMillis``) and print timestamps there

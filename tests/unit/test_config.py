@@ -120,6 +120,9 @@ def test_top_level_keys_next_to_a_lakeshift_table_are_not_ignored(tmp_path: Path
 def test_hive_time_zone_is_an_iana_name_and_reaches_the_semantics() -> None:
     with pytest.raises(ConfigError, match="hive_time_zone 'Mars/Olympus'"):
         Settings(hive_time_zone="Mars/Olympus")
+    # Python's database knows it, Java's does not (its SQL would fail mid-migration)
+    with pytest.raises(ConfigError, match="posix/America/New_York"):
+        Settings(hive_time_zone="posix/America/New_York")
     chosen = load_settings(env={"LAKESHIFT_HIVE_TIME_ZONE": "America/New_York"}, config_file=None)
     assert chosen.hive.time_zone == "America/New_York"
     assert "time zone America/New_York" in chosen.hive.label

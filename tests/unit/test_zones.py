@@ -51,8 +51,8 @@ def _walls(zone: ZoneInfo) -> list[dt.datetime]:
 
 def test_wall_clocks_take_the_later_instant_around_a_change_as_java_sql_does() -> None:
     """Brute force: of the two readings around a change (Python's ``fold``), the later instant
-    (``GregorianCalendar`` assumes standard time: a gap's wall clock by the offset before it,
-    a fold's second instant; Hive 2.3.9 in New York shows both)."""
+    (``Timestamp.valueOf``'s ``ZoneInfo.getOffsetsByWall``: a gap's wall clock by the offset
+    before it, a fold's second instant; Hive 2.3.9 in New York shows both)."""
     for name in ZONES:
         zone = ZoneInfo(name)
         walls = _walls(zone)

@@ -24,14 +24,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeshift.schema_map.hive_datetime import JAVA_ZONE_TABLE_START, java_raw_offset
+from lakeshift.schema_map.hive_semantics import UTC_ZONES as _UTC
 from lakeshift.validate.independent.calendar import holds
 
 _BASE = dt.datetime(2015, 1, 1)  # ORC's timestamp epoch, in the writer's zone
 _EPOCH = dt.datetime(1970, 1, 1)
 _PER_SECOND = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}
 _ZONEINFO = "/zoneinfo/"
-_UTC = frozenset({"UTC", "Etc/UTC", "UCT", "Etc/UCT", "Zulu", "Etc/Zulu", "GMT", "Etc/GMT",
-                  "Universal", "Etc/Universal"})  # fmt: skip
 
 
 @lru_cache(maxsize=1)
@@ -130,13 +129,14 @@ def wall_clock(array: pa.Array, zone: str) -> pa.Array:
 
 def instant_of(array: pa.Array, zone: str) -> pa.Array:
     """Wall clocks in ``zone`` as the UTC instants (naive) a JVM there gives them
-    (``java.sql.Timestamp.valueOf``: ``GregorianCalendar`` assumes standard time where a wall
-    clock is ambiguous): the later of the two instants around a daylight-saving change, so a
-    wall clock in a gap is taken by the offset before it (02:30 is 03:30's instant) and one
-    shown twice is its second (winter) instant (``spark_sql.zone_instant``)."""
+    (``java.sql.Timestamp.valueOf``: ``ZoneInfo.getOffsetsByWall``): the later of the two
+    instants around a change, so a wall clock in a daylight-saving gap is taken by the offset
+    before it (02:30 is 03:30's instant) and one shown twice is its second instant
+    (``spark_sql.zone_instant``)."""
     return pc.subtract(array, _offsets(array, zone, wall=True))
 
 
+_BOUND_SECONDS = 2**62 // 1_000_000  # spark_sql._ZONED_BOUND in seconds
 _CYCLE = 146_097 * 86_400  # seconds in 400 Gregorian years, after which a zone's rules repeat
 _FIRST = (dt.datetime(1, 1, 2) - _EPOCH) // dt.timedelta(seconds=1)
 _LAST = (dt.datetime(9999, 12, 30) - _EPOCH) // dt.timedelta(seconds=1)
@@ -152,8 +152,9 @@ def _offsets(array: pa.Array, zone: str, *, wall: bool) -> pa.Array:
     unit = array.type.unit
     per_second = _PER_SECOND[unit]
     raw = np.asarray(array.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
-    late = raw >= _arrow_until(zone) * per_second
-    early = pa.array(np.where(late, 0, raw), pa.int64()).view(pa.timestamp(unit))
+    huge = np.abs(raw) >= _BOUND_SECONDS * per_second
+    late = (raw >= _arrow_until(zone) * per_second) & ~huge
+    early = pa.array(np.where(late | huge, 0, raw), pa.int64()).view(pa.timestamp(unit))
     if wall:
         early = pc.assume_timezone(early, zone, ambiguous="latest", nonexistent="earliest")
     shown = pc.local_timestamp(early.cast(pa.timestamp(unit, tz=zone)))
@@ -165,6 +166,8 @@ def _offsets(array: pa.Array, zone: str, *, wall: bool) -> pa.Array:
     # java.util.TimeZone keeps no change before 1900: every earlier instant has the raw offset
     start, standard = JAVA_ZONE_TABLE_START * per_second, java_raw_offset(zone) * per_second
     offsets = np.where((raw - standard if wall else raw) < start, standard, offsets)
+    # past about year 148,000 either way a value keeps its wall clock (spark_sql._ZONED_BOUND)
+    offsets = np.where(huge, 0, offsets)
     mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
     return pa.array(offsets, pa.int64(), mask=mask).cast(pa.duration(unit))
 
