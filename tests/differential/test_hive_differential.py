@@ -16,6 +16,7 @@ import math
 import os
 import random
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
@@ -214,10 +215,20 @@ def test_readers_read_random_conversions_as_hive_2_3_9_does(
     spark: Any,
 ) -> None:
     rng = random.Random(int(os.environ.get("LAKESHIFT_DIFF_SEED", "1")))
-    wanted = int(os.environ.get("LAKESHIFT_DIFF_COLUMNS", "96"))
+    columns = _random_columns(rng, int(os.environ.get("LAKESHIFT_DIFF_COLUMNS", "96")))
+    _against_hive(client, tables_root, metastore_uri, settings, spark, columns)
+
+
+def _random_columns(
+    rng: random.Random, wanted: int, keep: Callable[[str, str], bool] | None = None
+) -> list[Chunk]:
+    """``wanted`` random columns (``keep``: only file and table type pairs it accepts) that
+    both ORC's schema evolution and Hive's converter read."""
     columns: list[Chunk] = []
     while len(columns) < wanted:
         file_type, table_type = _type(rng, True), _type(rng, False)
+        if keep is not None and not keep(file_type, table_type):
+            continue
         if not unreadable(parse_hive_type(file_type), parse_hive_type(table_type), by_name=True):
             declared = _declared(rng, file_type)
             text_reads = unreadable(
@@ -229,7 +240,7 @@ def test_readers_read_random_conversions_as_hive_2_3_9_does(
             if not text_reads:
                 values = _column(rng, file_type)
                 columns.append((f"c{len(columns)}", declared, table_type, values))
-    _against_hive(client, tables_root, metastore_uri, settings, spark, columns)
+    return columns
 
 
 def test_numbers_read_as_timestamps_count_what_hive_2_3_9_shows(
@@ -266,17 +277,9 @@ def test_random_timestamp_conversions_in_new_york_read_as_hive_2_3_9_there_does(
     """Random columns read as timestamps or from them, asked of Hive with its JVM in New
     York: ``hive_time_zone`` makes both readers read them as that Hive does."""
     rng = random.Random(int(os.environ.get("LAKESHIFT_DIFF_SEED", "1")))
-    columns: list[Chunk] = []
-    while len(columns) < 24:
-        file_type, table_type = _type(rng, True), _type(rng, False)
-        if "timestamp" not in (file_type, table_type) or file_type == table_type == "timestamp":
-            continue
-        if unreadable(parse_hive_type(file_type), parse_hive_type(table_type), by_name=True):
-            continue
-        text_reads = unreadable(parse_hive_type(file_type), parse_hive_type(table_type),
-                                by_name=False, converter=True)  # fmt: skip
-        if not text_reads:
-            columns.append((f"c{len(columns)}", file_type, table_type, _column(rng, file_type)))
+    columns = _random_columns(
+        rng, 24, lambda f, t: "timestamp" in (f, t) and not f == t == "timestamp"
+    )
     _against_hive(client, tables_root, metastore_uri, settings, spark, columns, HIVE_ZONE)
 
 
