@@ -122,7 +122,9 @@ def read_footer(
                     zoneless=tail.zoneless,
                 )
             if fmt == "parquet":
-                meta = pq.ParquetFile(handle).metadata
+                parquet = pq.ParquetFile(handle)
+                meta = parquet.metadata
+                zone = (meta.metadata or {}).get(b"writer.time.zone")
                 return FileInfo(
                     **base,
                     format="parquet",
@@ -130,6 +132,8 @@ def read_footer(
                     rows=meta.num_rows,
                     stripes=meta.num_row_groups,
                     writer=meta.created_by,
+                    int96=int96_columns(parquet),
+                    writer_zone=zone.decode("utf-8", "replace") if zone else None,
                 )
         if fmt == "text" and text is not None:
             return FileInfo(
@@ -142,3 +146,26 @@ def read_footer(
         return FileInfo(**base, format="text")
     except (OSError, pa.ArrowException, ValueError, EOFError, LakeshiftError) as e:
         return FileInfo(**base, format="unknown", error=f"{type(e).__name__}: {e}")
+
+
+def int96_columns(parquet: pq.ParquetFile) -> tuple[str, ...]:
+    """A Parquet file's top-level columns holding an INT96 leaf (leaves are numbered in
+    schema order)."""
+    physical = [parquet.schema.column(i).physical_type for i in range(len(parquet.schema))]
+    found, at = [], 0
+    for field in parquet.schema_arrow:
+        width = _leaves(field.type)
+        if "INT96" in physical[at : at + width]:
+            found.append(field.name)
+        at += width
+    return tuple(found)
+
+
+def _leaves(kind: pa.DataType) -> int:
+    if pa.types.is_struct(kind):
+        return sum(_leaves(kind.field(i).type) for i in range(kind.num_fields))
+    if pa.types.is_map(kind):
+        return _leaves(kind.key_type) + _leaves(kind.item_type)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _leaves(kind.value_type)
+    return 1

@@ -48,6 +48,8 @@ class FileInfo:
     pre_gregorian: bool | None = None  # a date/timestamp minimum before 1582-10-15 (ORC stats)
     sub_micros: bool | None = None  # a timestamp minimum/maximum finer than 1 us (ORC stats)
     zoneless: bool | None = None  # an old ORC writer's file naming no writer time zone
+    int96: tuple[str, ...] = ()  # a Parquet file's top-level columns holding INT96 timestamps
+    writer_zone: str | None = None  # a Parquet file's writer.time.zone (Hive 3.1+ writers)
 
     @property
     def positional(self) -> bool:
@@ -217,7 +219,12 @@ class TableInventory:
                 values=tuple(p["values"]),
                 columns=cols(p["columns"]),
                 anomalies=anomalies(p["anomalies"]),
-                files=tuple(FileInfo(**{**f, "columns": cols(f["columns"])}) for f in p["files"]),
+                files=tuple(
+                    FileInfo(
+                        **{**f, "columns": cols(f["columns"]), "int96": tuple(f.get("int96", ()))}
+                    )
+                    for f in p["files"]
+                ),
             )
             for p in data["partitions"]
         )

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakeshift.errors import ConfigError
+from lakeshift.schema_map.java_zones import JAVA_ZONE_IDS
 
 #: The Hive versions whose reading lakeshift reproduces (normalised labels).
 HIVE_VERSIONS = ("1.2", "2.3", "3.1", "4")
@@ -228,3 +229,20 @@ def resolve(
         orc_sql_dates=base.orc_sql_dates if orc_sql_dates is None else orc_sql_dates,
         time_zone=time_zone,
     )
+
+
+def int96_zone(
+    jvm_zone: str | None, hive3: bool, writer: str | None, writer_zone: str | None
+) -> str | None:
+    """The zone (not UTC) Hive shows a Parquet file's INT96 timestamps in, or ``None`` where it
+    shows them as stored. ``parquet-mr`` (Hive's and Spark's writer) stores UTC instants:
+    Hive 1.2/2.x read them by a GMT calendar into ``java.sql.Timestamp`` and show them in
+    their JVM's zone (``jvm_zone``; ``NanoTimeUtils.getTimestamp``,
+    ``ParquetRecordReaderBase``), Hive 3.1+ (``hive3``) convert them to the file's
+    ``writer.time.zone`` (Hive 3.1+ writers record it), else to the JVM's. Other writers'
+    files (Impala) are shown as stored (``hive.parquet.timestamp.skip.conversion``, true by
+    default)."""
+    if not (writer or "").startswith("parquet-mr"):
+        return None
+    zone = writer_zone if hive3 and writer_zone in JAVA_ZONE_IDS else jvm_zone
+    return None if zone is None or zone in UTC_ZONES else zone

@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
-from lakeshift.schema_map.hive_semantics import HiveSemantics
+from lakeshift.schema_map.hive_semantics import HiveSemantics, int96_zone
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.text.layout import TEXT_FORMATS, TextLayout
 
@@ -70,6 +70,10 @@ class FileGroup:
     # The zone Hive's JVMs run in where not UTC: its conversions between timestamps and
     # numbers, text and dates take instants there (hive_types.zone_rule)
     hive_zone: str | None = None
+    # Parquet files whose INT96 columns hold UTC instants Hive shows in a zone (not UTC):
+    # that zone and those columns (hive_semantics.int96_zone)
+    int96_zone: str | None = None
+    int96_columns: tuple[str, ...] = ()
 
     @property
     def nested_by_name(self) -> bool:
@@ -114,6 +118,15 @@ def file_zone(file: FileInfo, semantics: HiveSemantics) -> str | None:
     if file.format != "orc" or not file.zoneless or semantics.time_zone == "UTC":
         return None
     return semantics.time_zone
+
+
+def parquet_zone(file: FileInfo, semantics: HiveSemantics) -> tuple[str | None, tuple[str, ...]]:
+    """The zone Hive shows a Parquet file's INT96 timestamps in (not UTC) and the columns
+    holding them, or ``(None, ())`` (``hive_semantics.int96_zone``)."""
+    if file.format != "parquet" or not file.int96:
+        return None, ()
+    zone = int96_zone(semantics.jvm_zone, semantics.hive3_converters, file.writer, file.writer_zone)
+    return (zone, file.int96) if zone else (None, ())
 
 
 def hybrid_labels(file: FileInfo, mapping: FieldMapping) -> bool:
@@ -199,8 +212,12 @@ def file_groups(
         if not partition.migratable:
             continue
         by_schema: dict[
-            tuple[str, tuple[Column, ...], bool, bool, bool, bool, str | None], list[str]
-        ]
+            tuple[
+                str, tuple[Column, ...], bool, bool, bool, bool, str | None, str | None,
+                tuple[str, ...],
+            ],
+            list[str],
+        ]  # fmt: skip
         by_schema = defaultdict(list)
         semantics = mapping.semantics
         for file in partition.files:
@@ -217,9 +234,11 @@ def file_groups(
                 as_text,
                 julian_text(file, mapping),
                 file_zone(file, semantics),
+                *parquet_zone(file, semantics),
             )
             by_schema[key].append(file.path)
-        for (fmt, physical, positional, relabel, as_text, julian, zone), paths in by_schema.items():
+        for key, paths in by_schema.items():
+            fmt, physical, positional, relabel, as_text, julian, zone, int96, instants = key
             into_table = semantics.reads_into_table(fmt)
             sensitive = name_match_is_case_sensitive(fmt, semantics)
             layout = (
@@ -259,6 +278,8 @@ def file_groups(
                     hybrid_instants=mapping.calendar == "hive2",
                     time_zone=zone,
                     hive_zone=semantics.jvm_zone,
+                    int96_zone=int96,
+                    int96_columns=instants,
                 )
             )
     return groups

@@ -31,6 +31,7 @@ from lakeshift.schema_map.spark_sql import (
     nested_sql,
     quote,
     spark_type,
+    zoned_instants,
     zoned_read,
 )
 from lakeshift.text.fields import text_type
@@ -173,6 +174,8 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hybrid_instants,
         group.time_zone,
         group.hive_zone,
+        group.int96_zone,
+        group.int96_columns,
     )
 
 
@@ -220,6 +223,8 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
             expr = _from_text(expr, t, first.julian_text)
         if first.time_zone:  # a file naming no writer zone, read as Hive's JVM zone reads it
             expr = zoned_read(expr, t, first.time_zone)
+        if first.int96_zone and c.name in first.int96_columns:  # UTC instants Hive shows there
+            expr = zoned_instants(expr, t, first.int96_zone, not first.hive3_converters)
         columns.append(expr if expr == quote(c.name) else f"{expr} AS {quote(c.name)}")
     return scan.selectExpr(*columns, f"{DECODED_FILE_PATH} AS {quote(FILE_KEY)}")
 

@@ -851,6 +851,20 @@ def zoned_read(expr: str, hive: HiveType, zone: str) -> str:
     return nested_sql(expr, hive, lambda e, kind: zoned_read(e, kind, zone))
 
 
+def zoned_instants(expr: str, hive: HiveType, zone: str, java_util: bool) -> str:
+    """SQL giving every timestamp in ``expr`` (UTC instants, e.g. a Parquet file's INT96) as
+    the wall clock Hive shows in ``zone``, at any depth: by java.util's zones
+    (``zone_wall_clock``: Hive 1.2/2.x) or by java.time's (Hive 3.1+); a TIMESTAMP, as the
+    scan reads it."""
+    if hive.kind == "timestamp":
+        if java_util:
+            return f"CAST({zone_wall_clock(expr, zone)} AS TIMESTAMP)"
+        return f"from_utc_timestamp({expr}, {string_literal(zone)})"
+    if not _holds(hive, "timestamp"):
+        return expr
+    return nested_sql(expr, hive, lambda e, kind: zoned_instants(e, kind, zone, java_util))
+
+
 def nested_sql(expr: str, hive: HiveType, inner: Callable[[str, HiveType], str]) -> str:
     """SQL rebuilding nested ``expr`` (Hive type ``hive``: a struct, array or map) with
     ``inner(value_expr, value_type)`` applied to each field, element, key and value (a

@@ -34,7 +34,7 @@ from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.readers import both_readers, finer_counts
 from tests.integration.test_hive_zone import COLUMNS as ZONE_COLUMNS
 from tests.integration.test_hive_zone import ZONE as HIVE_ZONE
-from tests.integration.test_hive_zone import build_zone_table
+from tests.integration.test_hive_zone import build_int96_table, build_zone_table, int96_rows
 from tests.integration.test_hive_zone import shown as zoned_rows
 from tests.integration.test_map_keys import SHOWN as MAP_KEYS_SHOWN
 from tests.integration.test_map_keys import build_map_keys_table
@@ -512,3 +512,19 @@ def test_conversions_in_new_york_read_as_hive_2_3_9_there_shows(
                 ):
                     differ.append((reader, r["dt"], r["rid"], column, shown, mine))
     assert differ == [], "\n".join(map(str, differ))
+
+
+def test_parquet_int96_read_as_hive_2_3_9_in_new_york_shows(
+    client: MetastoreClient,
+    tables_root: Path,
+    metastore_uri: str,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """``test_hive_zone``'s INT96 table asked of Hive with its JVM in New York: a Spark file's
+    UTC instants shown in New York (1850 by the raw -5:00), pyarrow's as stored."""
+    table = build_int96_table(spark, client, tables_root)
+    (hive,) = hive_answers(metastore_uri, [(f"select rid, t, dt from {table}", {})], HIVE_ZONE)
+    shown = {(row[2], int(row[0])): row[1] for row in hive}
+    expected = {k: _shown(v) for k, v in int96_rows("2.3").items()}
+    assert shown == expected

@@ -256,6 +256,16 @@ def test_such_tables_migrate_and_validate_as_hive_in_new_york_shows(
     for level, report in reports.items():
         assert {p.partition: p.status for p in report.partitions} == {
             "dt=orc": EQUAL, "dt=text": EQUAL}, level  # fmt: skip
+    # a Parquet partition's INT96 instants, shown in New York
+    int96_source = build_int96_table(spark, client, tables_root)
+    result, reports = both_levels(
+        spark, client, chosen, journal, int96_source, f"{int96_source}_{fmt}", fmt
+    )
+    assert result.ok and sorted(result.backfilled) == ["dt=cpp", "dt=spark"], result.failed
+    for level, report in reports.items():
+        assert {p.status for p in report.partitions} == {EQUAL}, level
+    lake = read_lake(client, f"{int96_source}_{fmt}").to_pylist()
+    assert {(r["dt"], r["rid"]): _naive(r["t"]) for r in lake} == int96_rows("2.3")
     expected = shown("2.3")
     rows = {(r["dt"], r["rid"]): {k: _naive(v) for k, v in r.items()}
             for r in read_lake(client, target).to_pylist()}  # fmt: skip
@@ -324,3 +334,67 @@ def test_the_raw_offset_is_the_one_java_util_gives_before_1900(spark: Any) -> No
         ):
             differ.append((name, zone.getOffset(before) // 1000, java_raw_offset(name)))
     assert differ == []
+
+
+INT96_STAMPS = [T(2020, 6, 1, 10), T(2020, 1, 1, 10), T(1850, 6, 1, 10), None]
+#: What Hive shows in New York for a Spark (parquet-mr) file's INT96 values, which hold UTC
+#: instants: Hive 2.3 their java.sql wall clock (New York's raw -5:00 in 1850), Hive 3.1
+#: java.time's (its local mean time, -4:56:02, in 1850). A file of another writer (pyarrow
+#: here, Impala in the wild) is shown as stored.
+INT96_SHOWN = {
+    "2.3": [T(2020, 6, 1, 6), T(2020, 1, 1, 5), T(1850, 6, 1, 5), None],
+    "3.1": [T(2020, 6, 1, 6), T(2020, 1, 1, 5), T(1850, 6, 1, 5, 3, 58), None],
+}
+
+
+def build_int96_table(spark: Any, client: MetastoreClient, tables_root: Path) -> str:
+    """Partition ``spark``: a Parquet file Spark wrote with INT96 timestamps (top level and in
+    a struct); ``cpp``: the same values as pyarrow writes INT96."""
+    import pyarrow.parquet as pq
+
+    columns = [("rid", "int"), ("t", "timestamp"), ("s", "struct<t:timestamp>")]
+    b = HiveTableBuilder(client, tables_root, "hivezone", unique_name("i"), columns)
+    values = ", ".join(
+        f"({i}, {f'TIMESTAMP {chr(39)}{t}{chr(39)}' if t else 'CAST(NULL AS TIMESTAMP)'})"
+        for i, t in enumerate(INT96_STAMPS)
+    )
+    written = tables_root / f"{b.name}-spark"
+    before = spark.conf.get("spark.sql.parquet.outputTimestampType")
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "INT96")
+    try:
+        frame = spark.sql(
+            f"SELECT rid, t, named_struct('t', t) AS s FROM VALUES {values} AS v(rid, t)"
+        )
+        frame.coalesce(1).write.parquet(str(written))
+    finally:
+        spark.conf.set("spark.sql.parquet.outputTimestampType", before)
+    (part,) = written.glob("part-*.parquet")
+    b.add_partition(["spark"], {"000000_0": part.read_bytes()}, fmt="parquet")
+    data = pa.table({
+        "rid": pa.array(range(len(INT96_STAMPS)), pa.int32()),
+        "t": pa.array(INT96_STAMPS, pa.timestamp("us")),
+        "s": pa.array([{"t": v} for v in INT96_STAMPS], pa.struct([("t", pa.timestamp("us"))])),
+    })  # fmt: skip
+    sink = pa.BufferOutputStream()
+    pq.write_table(data, sink, use_deprecated_int96_timestamps=True)
+    b.add_partition(["cpp"], {"000000_0": sink.getvalue().to_pybytes()}, fmt="parquet")
+    return f"{b.db}.{b.name}"
+
+
+def int96_rows(version: str | None) -> dict[tuple[str, int], Any]:
+    """(partition, rid) -> the timestamp Hive ``version`` shows in New York (None: in UTC)."""
+    spark_rows = INT96_SHOWN[version] if version else INT96_STAMPS
+    return {**{("spark", i): v for i, v in enumerate(spark_rows)},
+            **{("cpp", i): v for i, v in enumerate(INT96_STAMPS)}}  # fmt: skip
+
+
+def test_parquet_int96_instants_show_in_hives_zone(
+    client: MetastoreClient, tables_root: Path, settings: Settings, spark: Any
+) -> None:
+    table = build_int96_table(spark, client, tables_root)
+    for version, zone in (("2.3", ZONE), ("3.1", ZONE), ("2.3", "UTC")):
+        chosen = replace(settings, hive_version=version, hive_time_zone=zone)
+        expected = int96_rows(version if zone == ZONE else None)
+        for reader, frame in both_readers(spark, client, table, chosen).items():
+            rows = {(r["dt"], r["rid"]): (r["t"], r["s"] and r["s"]["t"]) for r in frame.collect()}
+            assert rows == {k: (v, v) for k, v in expected.items()}, (version, zone, reader)

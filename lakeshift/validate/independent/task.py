@@ -12,6 +12,8 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
+from lakeshift.inspect.footers import int96_columns
+from lakeshift.schema_map.hive_semantics import int96_zone
 from lakeshift.schema_map.hive_types import (
     HiveType,
     Step,
@@ -41,7 +43,7 @@ from lakeshift.validate.independent.convert import (
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
-from lakeshift.validate.independent.zones import has_timestamps, zoned
+from lakeshift.validate.independent.zones import has_timestamps, int96_shown, zoned
 
 PARTITION_COLUMN = "partitionpath"
 
@@ -84,6 +86,8 @@ def _read_file(task: FileTask) -> pa.Table:
     fs, path = filesystem_for(task.path)
     wanted = sorted({c.file_index for c in task.columns if c.file_index is not None})
     int96: set[str] = set()  # Parquet columns holding INT96 timestamps
+    writer: str | None = None
+    writer_zone: str | None = None
     with fs.open_input_file(path) as handle:
         if task.format == "orc":
             reader = orc.ORCFile(handle)
@@ -98,9 +102,18 @@ def _read_file(task: FileTask) -> pa.Table:
             columns = [names[i] for i in wanted if i < len(names)]
             table = parquet.read(columns=columns) if columns else None
             rows = parquet.metadata.num_rows
-            int96 = _int96_columns(parquet)
+            int96 = set(int96_columns(parquet))
+            writer = parquet.metadata.created_by
+            meta = parquet.metadata.metadata or {}
+            writer_zone = meta.get(b"writer.time.zone", b"").decode("utf-8", "replace") or None
     if table is not None:
         table = _java_maps(table)
+    shown_in = int96_zone(task.hive_zone, task.hive3_converters, writer, writer_zone)
+    if table is not None and int96 and shown_in is not None:  # INT96 UTC instants
+        for index, field in enumerate(table.schema):
+            if field.name in int96:
+                shown = int96_shown(table.column(index), shown_in, not task.hive3_converters)
+                table = table.set_column(index, field, shown)
     if table is not None and task.time_zone is not None:
         for index, field in enumerate(table.schema):
             if has_timestamps(field.type):
@@ -122,28 +135,6 @@ def _read_file(task: FileTask) -> pa.Table:
         )
     out = {name: table.column(name) for name in columns} if table is not None else {}
     return pa.table(out) if out else pa.table({"__rows": pa.nulls(rows)})
-
-
-def _int96_columns(parquet: pq.ParquetFile) -> set[str]:
-    """Top-level columns holding an INT96 leaf (leaves are numbered in schema order)."""
-    physical = [parquet.schema.column(i).physical_type for i in range(len(parquet.schema))]
-    found, at = set(), 0
-    for field in parquet.schema_arrow:
-        width = _leaves(field.type)
-        if "INT96" in physical[at : at + width]:
-            found.add(field.name)
-        at += width
-    return found
-
-
-def _leaves(kind: pa.DataType) -> int:
-    if pa.types.is_struct(kind):
-        return sum(_leaves(kind.field(i).type) for i in range(kind.num_fields))
-    if pa.types.is_map(kind):
-        return _leaves(kind.key_type) + _leaves(kind.item_type)
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        return _leaves(kind.value_type)
-    return 1
 
 
 def _java_maps(table: pa.Table) -> pa.Table:

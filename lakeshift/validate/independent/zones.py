@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Callable
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
@@ -72,20 +73,35 @@ def zoned(array: pa.Array | pa.ChunkedArray, zone: str) -> pa.Array:
 
 
 def _zoned(array: pa.Array, host: dt.tzinfo, zone: dt.tzinfo) -> pa.Array:
+    return _each_timestamp(array, lambda leaf: _leaf(leaf, host, zone))
+
+
+def int96_shown(array: pa.Array | pa.ChunkedArray, zone: str, java_util: bool) -> pa.Array:
+    """Every timestamp in ``array`` (a Parquet column holding INT96 UTC instants) as the wall
+    clock Hive shows for it in ``zone`` (``hive_semantics.int96_zone``): by java.util's zones
+    (Hive 1.2/2.x's ``java.sql.Timestamp``) or by java.time's (Hive 3.1+'s
+    ``TimestampTZUtil.convertTimestampToZone``: local mean time before 1900)."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    return _each_timestamp(array, lambda leaf: wall_clock(leaf, zone, java_util))
+
+
+def _each_timestamp(array: pa.Array, leaf: Callable[[pa.Array], pa.Array]) -> pa.Array:
+    """``array`` with ``leaf`` applied to its timestamps at any depth."""
     kind = array.type
     if array.offset and array.null_count and (pa.types.is_list(kind) or pa.types.is_map(kind)):
         array = pa.concat_arrays([array])  # Arrow rebuilds no sliced offsets with NULLs
     nulls = array.is_null() if array.null_count else None
     if pa.types.is_timestamp(kind):
-        return _leaf(array, host, zone)
+        return leaf(array)
     if pa.types.is_struct(kind):
-        children = [_zoned(child, host, zone) for child in array.flatten()]
+        children = [_each_timestamp(child, leaf) for child in array.flatten()]
         return pa.StructArray.from_arrays(children, fields=list(kind), mask=nulls)
     if pa.types.is_list(kind):
-        values = _zoned(array.values, host, zone)
+        values = _each_timestamp(array.values, leaf)
         return pa.ListArray.from_arrays(array.offsets, values, type=kind, mask=nulls)
     if pa.types.is_map(kind):
-        keys, items = _zoned(array.keys, host, zone), _zoned(array.items, host, zone)
+        keys, items = _each_timestamp(array.keys, leaf), _each_timestamp(array.items, leaf)
         return pa.MapArray.from_arrays(array.offsets, keys, items, type=kind, mask=nulls)
     return array
 
@@ -121,10 +137,11 @@ def _base_offset(zone: dt.tzinfo) -> dt.timedelta:
     return _BASE.replace(tzinfo=zone).utcoffset() or dt.timedelta(0)
 
 
-def wall_clock(array: pa.Array, zone: str) -> pa.Array:
+def wall_clock(array: pa.Array, zone: str, java_util: bool = True) -> pa.Array:
     """Timestamps holding UTC instants, as the wall clock a JVM in ``zone`` shows for each
-    (``java.sql.Timestamp``; ``spark_sql.zone_wall_clock``)."""
-    return pc.add(array, _offsets(array, zone, wall=False))
+    (``java.sql.Timestamp``; ``spark_sql.zone_wall_clock``; not ``java_util``: as java.time
+    shows it, by the zone's local mean time before 1900)."""
+    return pc.add(array, _offsets(array, zone, wall=False, java_util=java_util))
 
 
 def instant_of(array: pa.Array, zone: str) -> pa.Array:
@@ -142,7 +159,7 @@ _FIRST = (dt.datetime(1, 1, 2) - _EPOCH) // dt.timedelta(seconds=1)
 _LAST = (dt.datetime(9999, 12, 30) - _EPOCH) // dt.timedelta(seconds=1)
 
 
-def _offsets(array: pa.Array, zone: str, *, wall: bool) -> pa.Array:
+def _offsets(array: pa.Array, zone: str, *, wall: bool, java_util: bool = True) -> pa.Array:
     """Each value's offset in ``zone`` (a duration in the array's unit): of the instant it
     holds, or (``wall``) the one ``instant_of`` takes its wall clock by. Arrow computes them
     (``assume_timezone`` resolves a gap to its edge, whose offset is the one before the gap)
@@ -165,7 +182,8 @@ def _offsets(array: pa.Array, zone: str, *, wall: bool) -> pa.Array:
             offsets[index] = _python_offset(int(raw[index]) // per_second, info, wall) * per_second
     # java.util.TimeZone keeps no change before 1900: every earlier instant has the raw offset
     start, standard = JAVA_ZONE_TABLE_START * per_second, java_raw_offset(zone) * per_second
-    offsets = np.where((raw - standard if wall else raw) < start, standard, offsets)
+    if java_util:
+        offsets = np.where((raw - standard if wall else raw) < start, standard, offsets)
     # past about year 148,000 either way a value keeps its wall clock (spark_sql._ZONED_BOUND)
     offsets = np.where(huge, 0, offsets)
     mask = np.asarray(array.is_null().to_numpy(zero_copy_only=False), bool)
