@@ -124,7 +124,6 @@ def read_footer(
             if fmt == "parquet":
                 parquet = pq.ParquetFile(handle)
                 meta = parquet.metadata
-                zone = (meta.metadata or {}).get(b"writer.time.zone")
                 return FileInfo(
                     **base,
                     format="parquet",
@@ -133,7 +132,7 @@ def read_footer(
                     stripes=meta.num_row_groups,
                     writer=meta.created_by,
                     int96=int96_columns(parquet),
-                    writer_zone=zone.decode("utf-8", "replace") if zone else None,
+                    writer_zone=writer_zone(meta),
                 )
         if fmt == "text" and text is not None:
             return FileInfo(
@@ -159,6 +158,12 @@ def int96_columns(parquet: pq.ParquetFile) -> tuple[str, ...]:
             found.append(field.name)
         at += width
     return tuple(found)
+
+
+def writer_zone(meta: pq.FileMetaData) -> str | None:
+    """A Parquet file's ``writer.time.zone`` (Hive 3.1+ writers record their zone there)."""
+    zone = (meta.metadata or {}).get(b"writer.time.zone")
+    return zone.decode("utf-8", "replace") if zone else None
 
 
 def _leaves(kind: pa.DataType) -> int:

@@ -230,13 +230,23 @@ def orc_date_of_timestamp(expr: str) -> str:
 _ZONED_BOUND = 2**62
 
 
+def _time_offset(micros: str, zone: str) -> str:
+    """SQL: the offset in microseconds java.time gives the instant ``micros`` in ``zone``."""
+    shown = f"unix_micros(from_utc_timestamp(timestamp_micros({micros}), {string_literal(zone)}))"
+    return f"({shown} - ({micros}))"
+
+
+def _before_1900(zone: str) -> tuple[int, int]:
+    """(1900-01-01 00:00 UTC, the zone's raw offset), in microseconds: java.util.TimeZone gives
+    every earlier instant that offset (``java_raw_offset``)."""
+    return JAVA_ZONE_TABLE_START * 1_000_000, java_raw_offset(zone) * 1_000_000
+
+
 def _java_offset(micros: str, zone: str) -> str:
     """SQL: the offset in microseconds java.util.TimeZone gives the instant ``micros`` in
     ``zone``: the zone's raw offset before 1900 (``java_raw_offset``), else java.time's."""
-    z = string_literal(zone)
-    start, raw = JAVA_ZONE_TABLE_START * 1_000_000, java_raw_offset(zone) * 1_000_000
-    offset = f"unix_micros(from_utc_timestamp(timestamp_micros({micros}), {z})) - ({micros})"
-    return f"IF({micros} < {start}, {raw}, {offset})"
+    start, raw = _before_1900(zone)
+    return f"IF({micros} < {start}, {raw}, {_time_offset(micros, zone)})"
 
 
 def zone_wall_clock(expr: str, zone: str) -> str:
@@ -262,20 +272,17 @@ def zone_instant(expr: str, zone: str) -> str:
     ``to_utc_timestamp`` (``java.time``) resolves a gap alike but takes a fold's first
     instant, so the offset a day later is tried too. Hand-written: no Spark function resolves
     a wall clock as Java's ``Date`` does."""
-    z = string_literal(zone)
-    start, raw = JAVA_ZONE_TABLE_START * 1_000_000, java_raw_offset(zone) * 1_000_000
-
-    def offset(micros: str) -> str:
-        return f"(unix_micros(from_utc_timestamp(timestamp_micros({micros}), {z})) - ({micros}))"
+    start, raw = _before_1900(zone)
 
     def resolve(wall: str) -> str:
         def choose(first: str) -> str:
             def pick(later: str) -> str:
-                fits = f"{later} > {first} AND {offset(later)} = {wall} - {later}"
+                fits = f"{later} > {first} AND {_time_offset(later, zone)} = {wall} - {later}"
                 return f"IF({fits}, {later}, {first})"
 
-            return bind(f"{wall} - {offset(f'{first} + 86400000000')}", pick)
+            return bind(f"{wall} - {_time_offset(f'{first} + 86400000000', zone)}", pick)
 
+        z = string_literal(zone)
         first = f"unix_micros(to_utc_timestamp(timestamp_micros({wall}), {z}))"
         return (
             f"timestamp_micros(IF(abs({wall}) >= {_ZONED_BOUND}, {wall}, "
@@ -841,14 +848,11 @@ def zoned_read(expr: str, hive: HiveType, zone: str) -> str:
     ``zone`` and shows the instant's wall clock there (a summer value written in New York
     reads an hour later than in UTC; before 1900 by the zone's raw offset, as java.util's
     zones give it), at any depth; ``expr`` itself where ``hive`` holds no timestamp."""
-    if hive.kind == "timestamp":
-        base = "TIMESTAMP'2015-01-01 00:00:00'"
-        zone_literal = string_literal(zone)
-        instant = f"{expr} + (to_utc_timestamp({base}, {zone_literal}) - {base})"
-        return f"CAST({zone_wall_clock(instant, zone)} AS TIMESTAMP)"
-    if not _holds(hive, "timestamp"):
-        return expr
-    return nested_sql(expr, hive, lambda e, kind: zoned_read(e, kind, zone))
+    base = "TIMESTAMP'2015-01-01 00:00:00'"
+    shift = f"(to_utc_timestamp({base}, {string_literal(zone)}) - {base})"
+    return each_timestamp(
+        expr, hive, lambda e: f"CAST({zone_wall_clock(f'{e} + {shift}', zone)} AS TIMESTAMP)"
+    )
 
 
 def zoned_instants(expr: str, hive: HiveType, zone: str, java_util: bool) -> str:
@@ -856,13 +860,22 @@ def zoned_instants(expr: str, hive: HiveType, zone: str, java_util: bool) -> str
     the wall clock Hive shows in ``zone``, at any depth: by java.util's zones
     (``zone_wall_clock``: Hive 1.2/2.x) or by java.time's (Hive 3.1+); a TIMESTAMP, as the
     scan reads it."""
+    if java_util:
+        return each_timestamp(
+            expr, hive, lambda e: f"CAST({zone_wall_clock(e, zone)} AS TIMESTAMP)"
+        )
+    return each_timestamp(expr, hive, lambda e: f"from_utc_timestamp({e}, {string_literal(zone)})")
+
+
+def each_timestamp(expr: str, hive: HiveType, leaf: Callable[[str], str]) -> str:
+    """SQL applying ``leaf`` to every timestamp in ``expr`` (Hive type ``hive``) at any depth;
+    ``expr`` itself where it holds none (``zones._each_timestamp`` in the independent
+    reader)."""
     if hive.kind == "timestamp":
-        if java_util:
-            return f"CAST({zone_wall_clock(expr, zone)} AS TIMESTAMP)"
-        return f"from_utc_timestamp({expr}, {string_literal(zone)})"
+        return leaf(expr)
     if not _holds(hive, "timestamp"):
         return expr
-    return nested_sql(expr, hive, lambda e, kind: zoned_instants(e, kind, zone, java_util))
+    return nested_sql(expr, hive, lambda e, kind: each_timestamp(e, kind, leaf))
 
 
 def nested_sql(expr: str, hive: HiveType, inner: Callable[[str, HiveType], str]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -103,3 +104,9 @@ def row_multiset(rows: list[dict[str, Any]], columns: list[str]) -> Counter[tupl
 def unique_keys(table: pa.Table) -> bool:
     keys = table.column("uuid").to_pylist()
     return None not in keys and len(set(keys)) == len(keys)
+
+
+def naive_clock(value: Any) -> Any:
+    """A value read back from a lake table with a timestamp as a naive wall clock (Hudi's
+    reader labels its microseconds UTC)."""
+    return value.replace(tzinfo=None) if isinstance(value, dt.datetime) else value

@@ -32,7 +32,7 @@ from lakeshift.config import Settings
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
-from tests.helpers.lake import read_lake
+from tests.helpers.lake import naive_clock, read_lake
 from tests.helpers.migration import both_levels
 from tests.helpers.readers import both_readers
 from tests.integration.test_orc_conversions import _text
@@ -202,11 +202,6 @@ def shown(version: str) -> dict[tuple[str, int], dict[str, Any]]:
     return rows
 
 
-def _naive(value: Any) -> Any:
-    """A timestamp as a wall clock (Hudi's reader labels its microseconds UTC)."""
-    return value.replace(tzinfo=None) if isinstance(value, dt.datetime) else value
-
-
 def _read(frame: Any) -> dict[tuple[str, int], dict[str, Any]]:
     return {(r["dt"], r["rid"]): {c: r[c] for c, _, _ in COLUMNS} for r in frame.collect()}
 
@@ -265,9 +260,9 @@ def test_such_tables_migrate_and_validate_as_hive_in_new_york_shows(
     for level, report in reports.items():
         assert {p.status for p in report.partitions} == {EQUAL}, level
     lake = read_lake(client, f"{int96_source}_{fmt}").to_pylist()
-    assert {(r["dt"], r["rid"]): _naive(r["t"]) for r in lake} == int96_rows("2.3")
+    assert {(r["dt"], r["rid"]): naive_clock(r["t"]) for r in lake} == int96_rows("2.3")
     expected = shown("2.3")
-    rows = {(r["dt"], r["rid"]): {k: _naive(v) for k, v in r.items()}
+    rows = {(r["dt"], r["rid"]): {k: naive_clock(v) for k, v in r.items()}
             for r in read_lake(client, target).to_pylist()}  # fmt: skip
     assert {k: r["n_ts"] for k, r in rows.items()} == {k: v["n_ts"] for k, v in expected.items()}
     assert {k: r["t_n"] for k, r in rows.items()} == {k: v["t_n"] for k, v in expected.items()}

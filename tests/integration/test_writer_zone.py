@@ -21,7 +21,7 @@ from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_tables import HiveTableBuilder, drop_writer_zone, unique_name
-from tests.helpers.lake import read_lake
+from tests.helpers.lake import naive_clock, read_lake
 from tests.helpers.migration import both_levels
 from tests.helpers.readers import both_readers
 
@@ -96,10 +96,7 @@ def test_files_naming_no_writer_zone_migrate_and_validate_as_hive_shows(
     for level, report in reports.items():
         assert {p.partition: p.status for p in report.partitions} == {
             "dt=old": EQUAL, "dt=new": EQUAL}, level  # fmt: skip
-    rows = {  # as wall clocks (Hudi's reader labels its microseconds UTC)
-        (r["dt"], r["i"]): r["t"] and r["t"].replace(tzinfo=None)
-        for r in read_lake(client, target).to_pylist()
-    }
+    rows = {(r["dt"], r["i"]): naive_clock(r["t"]) for r in read_lake(client, target).to_pylist()}
     assert rows == expected_rows(ZONE)
 
 

@@ -12,7 +12,7 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
-from lakeshift.inspect.footers import int96_columns
+from lakeshift.inspect.footers import int96_columns, writer_zone
 from lakeshift.schema_map.hive_semantics import int96_zone
 from lakeshift.schema_map.hive_types import (
     HiveType,
@@ -86,8 +86,8 @@ def _read_file(task: FileTask) -> pa.Table:
     fs, path = filesystem_for(task.path)
     wanted = sorted({c.file_index for c in task.columns if c.file_index is not None})
     int96: set[str] = set()  # Parquet columns holding INT96 timestamps
-    writer: str | None = None
-    writer_zone: str | None = None
+    writer: str | None = None  # a Parquet file's writer
+    zone: str | None = None  # and its writer.time.zone
     with fs.open_input_file(path) as handle:
         if task.format == "orc":
             reader = orc.ORCFile(handle)
@@ -104,11 +104,10 @@ def _read_file(task: FileTask) -> pa.Table:
             rows = parquet.metadata.num_rows
             int96 = set(int96_columns(parquet))
             writer = parquet.metadata.created_by
-            meta = parquet.metadata.metadata or {}
-            writer_zone = meta.get(b"writer.time.zone", b"").decode("utf-8", "replace") or None
+            zone = writer_zone(parquet.metadata)
     if table is not None:
         table = _java_maps(table)
-    shown_in = int96_zone(task.hive_zone, task.hive3_converters, writer, writer_zone)
+    shown_in = int96_zone(task.hive_zone, task.hive3_converters, writer, zone)
     if table is not None and int96 and shown_in is not None:  # INT96 UTC instants
         for index, field in enumerate(table.schema):
             if field.name in int96:
