@@ -135,6 +135,8 @@ VERSION_NOTES = {
     "targets keep (validation reports them unless timestamp_precision = truncate)",
     "writer-zone-missing": "partition(s) with ORC files naming no writer time zone, whose "
     "timestamps are read in hive_time_zone as Hive in that zone reads them",
+    "hive-zone-sensitive": "partition(s) whose timestamps Hive shows differently by the "
+    "time zone its JVMs run in (read as Hive in hive_time_zone shows them)",
     "timestamp-from-number": "partition(s) with numbers read as timestamps, whose digits past "
     "a microsecond Hive shows and the targets do not keep (validation counts them in "
     "top-level columns)",

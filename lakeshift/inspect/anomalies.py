@@ -23,6 +23,7 @@ from lakeshift.inspect.model import (
 )
 from lakeshift.inspect.orc_tail import proleptic_writer
 from lakeshift.inspect.version_sensitivity import version_sensitivity
+from lakeshift.inspect.zone_sensitivity import zone_sensitivity
 from lakeshift.listing import first_few
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
 from lakeshift.schema_map import projection
@@ -178,6 +179,8 @@ def classify_partition(
     found.extend(_calendar_anomalies(p, rules))
     found.extend(_precision_anomalies(p))
     found.extend(_zone_anomalies(p, rules))
+    if readable_format(p):
+        found.extend(zone_sensitivity(p, table_columns, rules.hive))
     if rules.hive.reads_into_table(p.format):
         found.extend(_declared_columns_ignored(p, table_columns, rules))
     else:

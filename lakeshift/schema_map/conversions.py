@@ -124,6 +124,28 @@ def nested_pairs(
     return [(s, d, f"{at}.{name}") for (_, s), (name, d) in zip(src.fields, dst.fields)]
 
 
+def primitive_pairs(
+    src: HiveType, dst: HiveType, *, by_name: bool, case_sensitive: bool = False, at: str = ""
+) -> list[tuple[HiveType, HiveType, str]]:
+    """The (source, declared, path) pairs of primitive types at any depth of two types, paired
+    as Hive's reader pairs them (``nested_pairs``); complex types of different kinds pair
+    nothing (the partition is refused as unreadable)."""
+    if src.is_primitive and dst.is_primitive:
+        return [(src, dst, at)]
+    if src.kind != dst.kind or src.is_primitive:
+        return []
+    out: list[tuple[HiveType, HiveType, str]] = []
+    for inner_src, inner_dst, inner_at in nested_pairs(
+        src, dst, by_name=by_name, case_sensitive=case_sensitive, at=at
+    ):
+        out.extend(
+            primitive_pairs(
+                inner_src, inner_dst, by_name=by_name, case_sensitive=case_sensitive, at=inner_at
+            )
+        )
+    return out
+
+
 def numbers_as_timestamps(
     src: HiveType, dst: HiveType, *, by_name: bool, case_sensitive: bool = False, at: str = ""
 ) -> list[str]:
@@ -131,21 +153,13 @@ def numbers_as_timestamps(
     pairs them) where a float, double or a decimal of more than six fraction digits is read
     as a timestamp: Hive's converter and ORC's schema evolution take the nanoseconds from the
     number's digits, the targets keep microseconds."""
-    if dst.kind == "timestamp":
-        scale = src.params[1] if src.kind == "decimal" and len(src.params) > 1 else 0
-        finer = src.kind in ("float", "double") or scale > 6
-        return [f"{at}: {src} -> {dst}"] if finer else []
-    if src.kind != dst.kind or src.is_primitive:
-        return []
-    out: list[str] = []
-    for inner_src, inner_dst, inner_at in nested_pairs(
+    out = []
+    for source, declared, path in primitive_pairs(
         src, dst, by_name=by_name, case_sensitive=case_sensitive, at=at
     ):
-        out.extend(
-            numbers_as_timestamps(
-                inner_src, inner_dst, by_name=by_name, case_sensitive=case_sensitive, at=inner_at
-            )
-        )
+        scale = source.params[1] if source.kind == "decimal" and len(source.params) > 1 else 0
+        if declared.kind == "timestamp" and (source.kind in ("float", "double") or scale > 6):
+            out.append(f"{path}: {source} -> {declared}")
     return out
 
 

@@ -342,6 +342,17 @@ def zone_rule(
     """
     if zone is None:
         return None
+    return zone_dependence(
+        src, dst, orc_file=orc_file, hive3_converters=hive3_converters, orc_sql_dates=orc_sql_dates
+    )
+
+
+def zone_dependence(
+    src: HiveType, dst: HiveType, *, orc_file: bool, hive3_converters: bool, orc_sql_dates: bool
+) -> str | None:
+    """``zone_rule`` for a Hive whose JVMs run outside UTC: the rule by which the zone changes
+    reading ``src`` as ``dst``, or ``None`` (``inspect`` names such columns before a zone is
+    chosen)."""
     if not hive3_converters:
         if dst.kind == "timestamp" and src.kind in NUMBER_KINDS:
             # ORC 1.6+ count a number from the epoch of the JVM's zone (convertFromUtc)

@@ -15,6 +15,7 @@ Which rule applies is the table's Hive semantics (``hive_semantics``):
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
@@ -163,7 +164,9 @@ def julian_text(file: FileInfo, mapping: FieldMapping) -> bool:
     )
 
 
-def _find(physical: tuple[Column, ...], name: str, case_sensitive: bool) -> int | None:
+def find_column(physical: Sequence[Column], name: str, case_sensitive: bool) -> int | None:
+    """The index of the file column named ``name`` (ignoring letter case unless
+    ``case_sensitive``), or ``None``."""
     wanted = name if case_sensitive else name.lower()
     for index, column in enumerate(physical):
         if (column.name if case_sensitive else column.name.lower()) == wanted:
@@ -195,7 +198,7 @@ def project(
         if positional:
             index = position if position < len(physical) else None
         else:
-            index = _find(physical, wanted.name, case_sensitive)
+            index = find_column(physical, wanted.name, case_sensitive)
         sources.append(ColumnSource(target.name, target.id, index, wanted.type, table_column.type))
     return tuple(sources)
 

@@ -29,6 +29,7 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
+from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
@@ -224,6 +225,27 @@ def test_conversions_read_as_hive_in_new_york_shows(
         assert {k: v for k, v in read.items() if k[0] == "text"} == {
             k: v for k, v in shown("3.1").items() if k[0] == "text"
         }, (version, reader)
+    # inspect names exactly the columns whose rows the zone changes (every rule's values,
+    # the gap hour's included, are in the data), as a warning while the zone is UTC; under
+    # 2.x the text partition's t_d is parsed in the zone too, but New York's skipped hour
+    # moves within one day (Apia's skipped 2011-12-30 would not)
+    differing = {
+        (dt, c)
+        for (dt, rid), row in expected.items()
+        for c, value in row.items()
+        if read[(dt, rid)][c] != value
+    } | ({("text", "t_d")} if version == "2.3" else set())
+    for zone, severity in (("UTC", "warning"), (ZONE, "info")):
+        inventory = inspect_table(client, table, replace(chosen, hive_time_zone=zone))
+        named = {
+            (p.name.removeprefix("dt="), c): a.severity
+            for p in inventory.partitions
+            for a in p.anomalies
+            if a.code == "hive-zone-sensitive"
+            for c in a.details["columns"]
+        }
+        assert set(named) == differing, (version, zone)
+        assert severity in set(named.values()), (version, zone)
 
 
 @pytest.mark.parametrize(
