@@ -121,7 +121,8 @@ def arrow_plan(
             # pyarrow reads them in the host's zone, Hive in its own (hive_time_zone)
             return None, f"{where} has ORC files naming no writer time zone"
         typed = tuple(
-            typed_value(v, k.type, mapping.hive_version) for v, k in zip(group.values, keys)
+            typed_value(v, k.type, mapping.hive_version, mapping.semantics.jvm_zone)
+            for v, k in zip(group.values, keys)
         )
         files.extend(
             ArrowFile(path, group.partition, tuple(columns), typed) for path in group.paths

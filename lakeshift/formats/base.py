@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 from lakeshift.config import Settings
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore.catalog import CatalogClient
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.validate.canonical import Fingerprint
@@ -178,6 +179,12 @@ class TargetFormat(ABC):
     @abstractmethod
     def stored_mapping(self, target: str) -> FieldMapping | None:
         """The field mapping stored with the target (the ground truth of its field IDs)."""
+
+    def key_reading(self, target: str) -> HiveSemantics:
+        """How the Hive the target's partition values were typed for reads them: its stored
+        mapping's version and zone (``partition_values.typed_value``), else the settings'."""
+        stored = self.stored_mapping(target)
+        return stored.semantics if stored else self.services.settings.hive
 
     @abstractmethod
     def target_type(self, hive: HiveType) -> HiveType:

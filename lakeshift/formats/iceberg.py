@@ -342,11 +342,11 @@ class IcebergFormat(TargetFormat):
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
     ) -> None:
         by_name = {p.name: p for p in inventory.partitions}
-        version = self._version(target)
+        hive = self.key_reading(target)
         for name in partitions:
             predicates = []
             for key, value in zip(inventory.partition_keys, by_name[name].values):
-                typed = typed_value(value, key.type, version)
+                typed = typed_value(value, key.type, hive.version, hive.jvm_zone)
                 literal = typed_literal(typed, iceberg_hive_type(parse_hive_type(key.type)))
                 predicates.append(f"{quote(key.name)} <=> {literal}")
             where = " AND ".join(predicates) or "true"
@@ -358,20 +358,15 @@ class IcebergFormat(TargetFormat):
         if table.current_snapshot() is None:  # created, nothing committed yet (pyiceberg's
             return {}  # partitions table raises on a table without snapshots)
         rows = table.inspect.partitions().to_pylist()
-        version = self._version(target)
+        hive = self.key_reading(target)
         if not keys:  # unpartitioned: one row, no partition struct
             total = sum(r["record_count"] for r in rows)
-            return counts_by_partition(inventory, [((), total)], version)
+            return counts_by_partition(inventory, [((), total)], hive)
         return counts_by_partition(
             inventory,
             [(tuple(r["partition"].get(k) for k in keys), r["record_count"]) for r in rows],
-            version,
+            hive,
         )
-
-    def _version(self, target: str) -> str:
-        """The Hive version whose partition values the target holds (its mapping's)."""
-        stored = self.stored_mapping(target)
-        return stored.hive_version if stored else self.services.settings.hive.version
 
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         self.spark.sql(f"REFRESH TABLE {self.ident(target)}")

@@ -133,6 +133,7 @@ def read_footer(
                     writer=meta.created_by,
                     int96=int96_columns(parquet),
                     writer_zone=writer_zone(meta),
+                    zone_legacy=zone_legacy(meta),
                 )
         if fmt == "text" and text is not None:
             return FileInfo(
@@ -164,6 +165,13 @@ def writer_zone(meta: pq.FileMetaData) -> str | None:
     """A Parquet file's ``writer.time.zone`` (Hive 3.1+ writers record their zone there)."""
     zone = (meta.metadata or {}).get(b"writer.time.zone")
     return zone.decode("utf-8", "replace") if zone else None
+
+
+def zone_legacy(meta: pq.FileMetaData) -> bool | None:
+    """A Parquet file's ``writer.zone.conversion.legacy`` (Hive 4 writers record whether Hive
+    converts its INT96 values by java.util's zones), or None where it does not say."""
+    legacy = (meta.metadata or {}).get(b"writer.zone.conversion.legacy")
+    return None if legacy is None else legacy.decode("utf-8", "replace").lower() == "true"
 
 
 def _leaves(kind: pa.DataType) -> int:

@@ -242,7 +242,7 @@ def inspect_table(
 
     table_anomalies = [*table_warnings(table), *schema_drift(results)]
     table_anomalies += many_small_files(results, rules)
-    table_anomalies += key_anomalies(results, keys, rules.hive.version)
+    table_anomalies += key_anomalies(results, keys, rules.hive.version, rules.hive.jvm_zone)
     if keys and wanted.is_everything:
         registered = {filesystem_for(p.location)[1].rstrip("/") for p in results}
         for directory in _unregistered_dirs(table.sd.location, len(keys), registered):

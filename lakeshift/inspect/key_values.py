@@ -26,17 +26,21 @@ def _shown(values: tuple[object, ...], keys: Sequence[Column]) -> str:
 
 
 def key_anomalies(
-    partitions: Sequence[PartitionInfo], keys: Sequence[Column], version: str
+    partitions: Sequence[PartitionInfo],
+    keys: Sequence[Column],
+    version: str,
+    zone: str | None = None,
 ) -> list[Anomaly]:
-    """``partition-values-collide`` for partitions Hive ``version`` shows with one key value;
-    ``key-precision-lost`` for timestamp keys finer than a microsecond."""
+    """``partition-values-collide`` for partitions Hive ``version`` (its JVMs in ``zone``:
+    ``HiveSemantics.jvm_zone``) shows with one key value; ``key-precision-lost`` for
+    timestamp keys finer than a microsecond."""
     if not keys:
         return []
     found: list[Anomaly] = []
     groups: dict[tuple[Any, ...], list[str]] = defaultdict(list)
     finer: list[str] = []
     for p in partitions:
-        typed = tuple(typed_value(v, k.type, version) for v, k in zip(p.values, keys))
+        typed = tuple(typed_value(v, k.type, version, zone) for v, k in zip(p.values, keys))
         groups[typed].append(p.name)
         if any(
             v is not None and lost_precision(v, parse_hive_type(k.type))

@@ -50,6 +50,7 @@ class FileInfo:
     zoneless: bool | None = None  # an old ORC writer's file naming no writer time zone
     int96: tuple[str, ...] = ()  # a Parquet file's top-level columns holding INT96 timestamps
     writer_zone: str | None = None  # a Parquet file's writer.time.zone (Hive 3.1+ writers)
+    zone_legacy: bool | None = None  # its writer.zone.conversion.legacy (Hive 4 writers)
 
     @property
     def positional(self) -> bool:

@@ -7,7 +7,7 @@ conversions that zone changes is the readers' own rule, ``hive_types.zone_depend
 here over each file's columns as the readers pair them: the file's type read as the
 partition's declared type (or, under ORC's schema evolution, the table's), then the declared
 type read as the table's. Parquet ``INT96`` timestamps that Hive shows in its JVM's zone
-(``hive_semantics.int96_zone``) count too. ORC files naming no writer zone have their own
+(``hive_semantics.int96_reading``) count too. ORC files naming no writer zone have their own
 anomaly (``writer-zone-missing``).
 """
 
@@ -20,7 +20,7 @@ from lakeshift.errors import RefusedInput
 from lakeshift.inspect.model import SEVERITY_INFO, SEVERITY_WARNING, Anomaly, Column, PartitionInfo
 from lakeshift.schema_map import projection
 from lakeshift.schema_map.conversions import primitive_pairs
-from lakeshift.schema_map.hive_semantics import HiveSemantics, int96_zone
+from lakeshift.schema_map.hive_semantics import HiveSemantics, int96_reading
 from lakeshift.schema_map.hive_types import holds_instant, parse_hive_type, zone_dependence
 from lakeshift.text.fields import text_type
 from lakeshift.text.layout import TEXT_FORMATS
@@ -37,8 +37,7 @@ EFFECTS = {
     "shown in UTC (10:00 shows 14:00 in a New York summer)",
     "wall clock read": "timestamps read as text or dates give their wall clock in Hive's "
     "zone (2020-06-01 02:00 is the day before in New York)",
-    "INT96 shown": "Parquet INT96 timestamps written by parquet-mr (Hive, Spark) are UTC "
-    "instants shown in Hive's zone",
+    "INT96 shown": "Parquet INT96 timestamps hold UTC instants, which Hive shows in its zone",
 }
 _PROBE = "Hive's JVM zone"
 #: The one rule that changes only values in an hour a zone skips
@@ -116,7 +115,8 @@ def zone_sensitivity(
         sensitive = projection.name_match_is_case_sensitive(f.format, hive)
         # Whether Hive shows the file's INT96 columns in its JVM's zone (any zone given for
         # it comes back), rather than as stored or in the file's own writer.time.zone
-        by_jvm = int96_zone(_PROBE, hive.hive3_converters, f.writer, f.writer_zone) == _PROBE
+        reading = int96_reading(_PROBE, hive.version, f.writer, f.writer_zone, f.zone_legacy)
+        by_jvm = reading is not None and reading.zone == _PROBE
         for position, column in enumerate(wanted):
             physical = _source(f.columns, column.name, position, positional, sensitive)
             if physical is None:

@@ -311,6 +311,14 @@ def _gap_seconds(fields: Fields, zone: str) -> int:
     return int((shown.replace(tzinfo=None) - wall).total_seconds())
 
 
+def sql_gap_seconds(fields: Fields, zone: str) -> int:
+    """How far ``java.sql.Timestamp.valueOf`` in a JVM running in ``zone`` moves a wall clock
+    the zone's clocks skip (Hive 1.2/2.x's converter: java.util's ``getOffsetsByWall`` takes
+    the instant by the offset before the gap, which shows past it); 0 outside gaps and before
+    1900, where java.util's zones know no change (``java_raw_offset``)."""
+    return _gap_seconds(fields, zone) if fields[0] >= 1900 else 0
+
+
 def _month_days(year: int, month: int) -> int:
     if month == 2:
         return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28

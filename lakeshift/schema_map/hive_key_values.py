@@ -71,14 +71,21 @@ def _java_floating(text: str, single: bool) -> float | None:
         return float(np.float32(value))
 
 
-def _key_datetime(text: str, kind: str, hive3: bool, hive4: bool = False) -> dt.datetime | None:
+def _key_datetime(
+    text: str, kind: str, hive3: bool, hive4: bool = False, zone: str | None = None
+) -> dt.datetime | None:
     """A key's text as Hive's converter reads it, shown by its label (a Julian-only day such
-    as 1500-02-29 has no proleptic label: None)."""
+    as 1500-02-29 has no proleptic label: None). ``zone``: Hive 1.2/2.x's JVM zone (not UTC),
+    in which ``Timestamp.valueOf`` moves a wall clock the clocks skip past the gap."""
     parse = hive_datetime.converter_date if kind == "date" else hive_datetime.converter_timestamp
-    found = hive_datetime.instant(parse(text, hive3, hive4), hybrid=not hive3, bounded=False)
-    if found is None:
+    fields = parse(text, hive3, hive4)
+    found = hive_datetime.instant(fields, hybrid=not hive3, bounded=False)
+    if found is None or fields is None:
         return None
     days, micros = found
+    if zone and kind == "timestamp" and not hive3:
+        micros += 1_000_000 * hive_datetime.sql_gap_seconds(fields, zone)
+        days, micros = days + micros // 86_400_000_000, micros % 86_400_000_000
     year, month, day = hive_datetime.label(days, hybrid=not hive3)
     seconds, fraction = divmod(micros, 1_000_000)
     try:
@@ -89,9 +96,10 @@ def _key_datetime(text: str, kind: str, hive3: bool, hive4: bool = False) -> dt.
         return None
 
 
-def hive_value(text: str, hive: HiveType, version: str) -> Any:
+def hive_value(text: str, hive: HiveType, version: str, zone: str | None = None) -> Any:
     """``text`` (a partition's metastore value, not the NULL partition) as Hive ``version``
-    shows a key of type ``hive``; None where it shows NULL."""
+    shows a key of type ``hive``; None where it shows NULL. ``zone``: the zone Hive's JVMs run
+    in where not UTC (``HiveSemantics.jvm_zone``): Hive 1.2/2.x parse a timestamp key there."""
     kind = hive.kind
     hive3 = version in ("3.1", "4")
     if kind in ("string", "binary"):
@@ -113,7 +121,7 @@ def hive_value(text: str, hive: HiveType, version: str) -> Any:
         stamp = _key_datetime(text, "date", hive3, version == "4")
         return stamp.date() if stamp else None
     if kind == "timestamp":
-        return _key_datetime(text, "timestamp", hive3, version == "4")
+        return _key_datetime(text, "timestamp", hive3, version == "4", zone)
     return text
 
 

@@ -231,18 +231,49 @@ def resolve(
     )
 
 
-def int96_zone(
-    jvm_zone: str | None, hive3: bool, writer: str | None, writer_zone: str | None
-) -> str | None:
-    """The zone (not UTC) Hive shows a Parquet file's INT96 timestamps in, or ``None`` where it
-    shows them as stored. ``parquet-mr`` (Hive's and Spark's writer) stores UTC instants:
-    Hive 1.2/2.x read them by a GMT calendar into ``java.sql.Timestamp`` and show them in
-    their JVM's zone (``jvm_zone``; ``NanoTimeUtils.getTimestamp``,
-    ``ParquetRecordReaderBase``), Hive 3.1+ (``hive3``) convert them to the file's
-    ``writer.time.zone`` (Hive 3.1+ writers record it), else to the JVM's. Other writers'
-    files (Impala) are shown as stored (``hive.parquet.timestamp.skip.conversion``, true by
-    default)."""
-    if not (writer or "").startswith("parquet-mr"):
+@dataclass(frozen=True)
+class Int96Reading:
+    """How Hive shows a Parquet file's INT96 timestamps (UTC instants): as the wall clock in
+    ``zone``, by java.util's zones (``java_util``: the raw offset before 1900) or java.time's
+    (local mean time before a zone's first change)."""
+
+    zone: str
+    java_util: bool
+
+
+def int96_reading(
+    jvm_zone: str | None,
+    version: str,
+    writer: str | None,
+    writer_zone: str | None,
+    legacy: bool | None = None,
+) -> Int96Reading | None:
+    """How Hive ``version`` whose JVMs run in ``jvm_zone`` (None: UTC) shows a Parquet file's
+    INT96 timestamps, or ``None`` where it shows them as stored (``writer``: the footer's
+    ``created_by``; ``writer_zone``, ``legacy``: its ``writer.time.zone`` and
+    ``writer.zone.conversion.legacy``). ``parquet-mr`` (Hive's and Spark's writer) stores UTC
+    instants, which Hive converts (``ParquetRecordReaderBase``, ``NanoTimeUtils``):
+
+    - Hive 1.2/2.x: to the JVM's zone, through a GMT calendar into ``java.sql.Timestamp``
+      (java.util); other writers' files as stored (``hive.parquet.timestamp.skip.conversion``
+      is true and checks ``created_by``).
+    - Hive 3.1: every writer's file (that setting is false until HIVE-21888, Hive 4) to the
+      file's ``writer.time.zone`` (HIVE-21290: Hive 3.1 writers record it), else the JVM's,
+      by java.time (``TimestampTZUtil``).
+    - Hive 4: ``parquet-mr`` files only, to the same zone; by java.util where the file says
+      ``writer.zone.conversion.legacy = true`` or, without that key, names no writer zone
+      (``hive.parquet.timestamp.legacy.conversion.enabled``, true; HIVE-24074, HIVE-25104),
+      else by java.time.
+    """
+    parquet_mr = (writer or "").startswith("parquet-mr")
+    if not parquet_mr and version != "3.1":
         return None
+    hive3 = version in ("3.1", "4")
     zone = writer_zone if hive3 and writer_zone in JAVA_ZONE_IDS else jvm_zone
-    return None if zone is None or zone in UTC_ZONES else zone
+    if zone is None or zone in UTC_ZONES:
+        return None
+    if not hive3:
+        return Int96Reading(zone, java_util=True)
+    if version == "3.1":
+        return Int96Reading(zone, java_util=False)
+    return Int96Reading(zone, java_util=legacy if legacy is not None else writer_zone is None)

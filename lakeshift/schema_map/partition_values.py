@@ -116,13 +116,13 @@ def _timestamp(text: str) -> dt.datetime | None:
     return dt.datetime(date.year, date.month, date.day, h, m, s, micros)
 
 
-def typed_value(text: str | None, hive_type: str, version: str) -> Any:
+def typed_value(text: str | None, hive_type: str, version: str, zone: str | None = None) -> Any:
     """``text`` (a partition's metastore value; None for the NULL partition) as Hive
-    ``version`` shows a key of ``hive_type`` (what the backfill writes); None where it shows
-    NULL."""
+    ``version`` whose JVMs run in ``zone`` (``HiveSemantics.jvm_zone``: None for UTC) shows a
+    key of ``hive_type`` (what the backfill writes); None where it shows NULL."""
     if text is None:
         return None
-    return hive_value(text, parse_hive_type(hive_type), version)
+    return hive_value(text, parse_hive_type(hive_type), version, zone)
 
 
 def canonical_value(text: str | None, hive_type: str) -> Any:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
-from lakeshift.schema_map.hive_semantics import HiveSemantics, int96_zone
+from lakeshift.schema_map.hive_semantics import HiveSemantics, Int96Reading, int96_reading
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.text.layout import TEXT_FORMATS, TextLayout
 
@@ -72,8 +72,8 @@ class FileGroup:
     # numbers, text and dates take instants there (hive_types.zone_rule)
     hive_zone: str | None = None
     # Parquet files whose INT96 columns hold UTC instants Hive shows in a zone (not UTC):
-    # that zone and those columns (hive_semantics.int96_zone)
-    int96_zone: str | None = None
+    # how and those columns (hive_semantics.int96_reading)
+    int96: Int96Reading | None = None
     int96_columns: tuple[str, ...] = ()
 
     @property
@@ -121,13 +121,17 @@ def file_zone(file: FileInfo, semantics: HiveSemantics) -> str | None:
     return semantics.time_zone
 
 
-def parquet_zone(file: FileInfo, semantics: HiveSemantics) -> tuple[str | None, tuple[str, ...]]:
-    """The zone Hive shows a Parquet file's INT96 timestamps in (not UTC) and the columns
-    holding them, or ``(None, ())`` (``hive_semantics.int96_zone``)."""
+def parquet_zone(
+    file: FileInfo, semantics: HiveSemantics
+) -> tuple[Int96Reading | None, tuple[str, ...]]:
+    """How Hive shows a Parquet file's INT96 timestamps (in a zone not UTC) and the columns
+    holding them, or ``(None, ())`` (``hive_semantics.int96_reading``)."""
     if file.format != "parquet" or not file.int96:
         return None, ()
-    zone = int96_zone(semantics.jvm_zone, semantics.hive3_converters, file.writer, file.writer_zone)
-    return (zone, file.int96) if zone else (None, ())
+    reading = int96_reading(
+        semantics.jvm_zone, semantics.version, file.writer, file.writer_zone, file.zone_legacy
+    )
+    return (reading, file.int96) if reading else (None, ())
 
 
 def hybrid_labels(file: FileInfo, mapping: FieldMapping) -> bool:
@@ -216,8 +220,8 @@ def file_groups(
             continue
         by_schema: dict[
             tuple[
-                str, tuple[Column, ...], bool, bool, bool, bool, str | None, str | None,
-                tuple[str, ...],
+                str, tuple[Column, ...], bool, bool, bool, bool, str | None,
+                Int96Reading | None, tuple[str, ...],
             ],
             list[str],
         ]  # fmt: skip
@@ -281,7 +285,7 @@ def file_groups(
                     hybrid_instants=mapping.calendar == "hive2",
                     time_zone=zone,
                     hive_zone=semantics.jvm_zone,
-                    int96_zone=int96,
+                    int96=int96,
                     int96_columns=instants,
                 )
             )

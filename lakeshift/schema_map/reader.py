@@ -174,7 +174,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hybrid_instants,
         group.time_zone,
         group.hive_zone,
-        group.int96_zone,
+        group.int96,
         group.int96_columns,
     )
 
@@ -223,8 +223,8 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
             expr = _from_text(expr, t, first.julian_text)
         if first.time_zone:  # a file naming no writer zone, read as Hive's JVM zone reads it
             expr = zoned_read(expr, t, first.time_zone)
-        if first.int96_zone and c.name in first.int96_columns:  # UTC instants Hive shows there
-            expr = zoned_instants(expr, t, first.int96_zone, not first.hive3_converters)
+        if first.int96 and c.name in first.int96_columns:  # UTC instants Hive shows in a zone
+            expr = zoned_instants(expr, t, first.int96.zone, first.int96.java_util)
         columns.append(expr if expr == quote(c.name) else f"{expr} AS {quote(c.name)}")
     return scan.selectExpr(*columns, f"{DECODED_FILE_PATH} AS {quote(FILE_KEY)}")
 
@@ -269,7 +269,10 @@ def _read_signature(
     files: list[tuple[object, ...]] = []
     for group in groups:
         # Key values as the user's Hive shows the metastore's text (Java's parsers, not CAST).
-        typed = [typed_value(v, k.type, mapping.hive_version) for v, k in zip(group.values, keys)]
+        typed = [
+            typed_value(v, k.type, mapping.hive_version, mapping.semantics.jvm_zone)
+            for v, k in zip(group.values, keys)
+        ]
         files.extend(
             (spark_file_path(group.location, f), group.partition, *typed) for f in group.files
         )

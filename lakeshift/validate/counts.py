@@ -13,6 +13,7 @@ from typing import Any
 
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore.partition_names import partition_name
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.partition_values import comparable, typed_value
 
 
@@ -28,14 +29,16 @@ def _hive_text(value: Any) -> str | None:
 
 
 def counts_by_partition(
-    inventory: TableInventory, rows: Iterable[tuple[tuple[Any, ...], int]], version: str
+    inventory: TableInventory, rows: Iterable[tuple[tuple[Any, ...], int]], hive: HiveSemantics
 ) -> dict[str, int]:
     """Sum ``(partition values, record count)`` pairs per source partition name (values as
-    Hive ``version`` shows them)."""
+    ``hive`` shows them)."""
     keys = [k.name for k in inventory.partition_keys]
     types = [k.type for k in inventory.partition_keys]
     by_typed = {
-        tuple(typed_value(v, t, version) for v, t in zip(p.values, types)): p.name
+        tuple(
+            typed_value(v, t, hive.version, hive.jvm_zone) for v, t in zip(p.values, types)
+        ): p.name
         for p in inventory.partitions
     }
     counts: dict[str, int] = {}

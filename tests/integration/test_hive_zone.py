@@ -273,22 +273,34 @@ def test_such_tables_migrate_and_validate_as_hive_in_new_york_shows(
     for level, report in reports.items():
         assert {p.partition: p.status for p in report.partitions} == {
             "dt=orc": EQUAL, "dt=text": EQUAL}, level  # fmt: skip
-    # a Parquet partition's INT96 instants, shown in New York
-    int96_source = build_int96_table(spark, client, tables_root)
-    result, reports = both_levels(
-        spark, client, chosen, journal, int96_source, f"{int96_source}_{fmt}", fmt
-    )
-    assert result.ok and sorted(result.backfilled) == ["dt=cpp", "dt=spark"], result.failed
-    for level, report in reports.items():
-        assert {p.status for p in report.partitions} == {EQUAL}, level
-    lake = read_lake(client, f"{int96_source}_{fmt}").to_pylist()
-    assert {(r["dt"], r["rid"]): naive_clock(r["t"]) for r in lake} == int96_rows("2.3")
     expected = shown("2.3")
     rows = {(r["dt"], r["rid"]): {k: naive_clock(v) for k, v in r.items()}
             for r in read_lake(client, target).to_pylist()}  # fmt: skip
     assert {k: r["n_ts"] for k, r in rows.items()} == {k: v["n_ts"] for k, v in expected.items()}
     assert {k: r["t_n"] for k, r in rows.items()} == {k: v["t_n"] for k, v in expected.items()}
     assert {k: r["s_t"] for k, r in rows.items()} == {k: v["s_t"] for k, v in expected.items()}
+
+
+@pytest.mark.extended  # both readers' INT96 rule runs in make test (test_parquet_int96_...)
+@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+def test_int96_tables_migrate_and_validate_as_hive_in_new_york_shows(
+    fmt: str,
+    client: MetastoreClient,
+    tables_root: Path,
+    settings: Settings,
+    spark: Any,
+    lakeshift_home: Path,
+) -> None:
+    """A Parquet partition's INT96 instants, shown in New York."""
+    source = build_int96_table(spark, client, tables_root)
+    chosen = replace(settings, hive_version="2.3", hive_time_zone=ZONE)
+    journal = lakeshift_home / f"hivezone-int96-{fmt}.sqlite"
+    result, reports = both_levels(spark, client, chosen, journal, source, f"{source}_{fmt}", fmt)
+    assert result.ok and sorted(result.backfilled) == ["dt=cpp", "dt=spark"], result.failed
+    for level, report in reports.items():
+        assert {p.status for p in report.partitions} == {EQUAL}, level
+    lake = read_lake(client, f"{source}_{fmt}").to_pylist()
+    assert {(r["dt"], r["rid"]): naive_clock(r["t"]) for r in lake} == int96_rows("2.3")
 
 
 def test_both_readers_resolve_wall_clocks_alike_in_many_zones(spark: Any) -> None:
@@ -356,11 +368,14 @@ def test_the_raw_offset_is_the_one_java_util_gives_before_1900(spark: Any) -> No
 INT96_STAMPS = [T(2020, 6, 1, 10), T(2020, 1, 1, 10), T(1850, 6, 1, 10), None]
 #: What Hive shows in New York for a Spark (parquet-mr) file's INT96 values, which hold UTC
 #: instants: Hive 2.3 their java.sql wall clock (New York's raw -5:00 in 1850), Hive 3.1
-#: java.time's (its local mean time, -4:56:02, in 1850). A file of another writer (pyarrow
-#: here, Impala in the wild) is shown as stored.
+#: java.time's (its local mean time, -4:56:02, in 1850), Hive 4 java.util's again (the file
+#: names no writer zone: hive.parquet.timestamp.legacy.conversion.enabled). A file of another
+#: writer (pyarrow here, Impala in the wild) is shown as stored by Hive 2.3 and 4, and
+#: converted as Spark's by Hive 3.1 (hive.parquet.timestamp.skip.conversion is false there).
 INT96_SHOWN = {
     "2.3": [T(2020, 6, 1, 6), T(2020, 1, 1, 5), T(1850, 6, 1, 5), None],
     "3.1": [T(2020, 6, 1, 6), T(2020, 1, 1, 5), T(1850, 6, 1, 5, 3, 58), None],
+    "4": [T(2020, 6, 1, 6), T(2020, 1, 1, 5), T(1850, 6, 1, 5), None],
 }
 
 
@@ -401,17 +416,68 @@ def build_int96_table(spark: Any, client: MetastoreClient, tables_root: Path) ->
 def int96_rows(version: str | None) -> dict[tuple[str, int], Any]:
     """(partition, rid) -> the timestamp Hive ``version`` shows in New York (None: in UTC)."""
     spark_rows = INT96_SHOWN[version] if version else INT96_STAMPS
+    cpp_rows = INT96_SHOWN["3.1"] if version == "3.1" else INT96_STAMPS
     return {**{("spark", i): v for i, v in enumerate(spark_rows)},
-            **{("cpp", i): v for i, v in enumerate(INT96_STAMPS)}}  # fmt: skip
+            **{("cpp", i): v for i, v in enumerate(cpp_rows)}}  # fmt: skip
 
 
 def test_parquet_int96_instants_show_in_hives_zone(
     client: MetastoreClient, tables_root: Path, settings: Settings, spark: Any
 ) -> None:
     table = build_int96_table(spark, client, tables_root)
-    for version, zone in (("2.3", ZONE), ("3.1", ZONE), ("2.3", "UTC")):
+    for version, zone in (("2.3", ZONE), ("3.1", ZONE), ("4", ZONE), ("3.1", "UTC")):
         chosen = replace(settings, hive_version=version, hive_time_zone=zone)
         expected = int96_rows(version if zone == ZONE else None)
         for reader, frame in both_readers(spark, client, table, chosen).items():
             rows = {(r["dt"], r["rid"]): (r["t"], r["s"] and r["s"]["t"]) for r in frame.collect()}
             assert rows == {k: (v, v) for k, v in expected.items()}, (version, zone, reader)
+
+
+#: Timestamp partition keys and what Hive 2.3 in New York shows (``Timestamp.valueOf`` there:
+#: the skipped hour moves past the gap, so 02:30 and 03:30 show as one value; java.util knows
+#: no change before 1900). The differential run asks Hive 2.3.9 itself.
+KEY_TEXTS = ["2020-03-08 02:30:00", "2020-03-08 03:30:00", "2020-11-01 01:30:00",
+             "1883-11-18 12:03:00"]  # fmt: skip
+KEYS_SHOWN = [T(2020, 3, 8, 3, 30), T(2020, 3, 8, 3, 30), T(2020, 11, 1, 1, 30),
+              T(1883, 11, 18, 12, 3)]  # fmt: skip
+
+
+def build_key_table(client: MetastoreClient, tables_root: Path) -> str:
+    """One ORC partition per ``KEY_TEXTS`` value of a timestamp key ``k``; row ``i`` = index."""
+    b = HiveTableBuilder(
+        client, tables_root, "hivezone", unique_name("k"), [("i", "int")],
+        partition_keys=[("k", "timestamp")],
+    )  # fmt: skip
+    for index, text in enumerate(KEY_TEXTS):
+        b.add_partition([text], {"f.orc": pa.table({"i": pa.array([index], pa.int32())})})
+    return f"{b.db}.{b.name}"
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        "iceberg",
+        pytest.param("delta", marks=pytest.mark.extended),
+        pytest.param("hudi", marks=pytest.mark.extended),
+    ],
+)
+def test_timestamp_keys_migrate_as_hive_2_in_new_york_shows_them(
+    fmt: str,
+    client: MetastoreClient,
+    tables_root: Path,
+    settings: Settings,
+    spark: Any,
+    lakeshift_home: Path,
+) -> None:
+    source = build_key_table(client, tables_root)
+    chosen = replace(settings, hive_version="2.3", hive_time_zone=ZONE)
+    inventory = inspect_table(client, source, chosen)
+    collide = [a for a in inventory.anomalies if a.code == "partition-values-collide"]
+    assert len(collide) == 1 and "03%3A30" in collide[0].message, collide
+    journal = lakeshift_home / f"hivezone-keys-{fmt}.sqlite"
+    result, reports = both_levels(spark, client, chosen, journal, source, f"{source}_{fmt}", fmt)
+    assert result.ok and len(result.backfilled) == len(KEY_TEXTS), result.failed
+    for level, report in reports.items():
+        assert {p.status for p in report.partitions} == {EQUAL}, (level, report.partitions)
+    lake = read_lake(client, f"{source}_{fmt}").to_pylist()
+    assert {r["i"]: naive_clock(r["k"]) for r in lake} == dict(enumerate(KEYS_SHOWN))

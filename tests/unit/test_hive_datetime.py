@@ -182,3 +182,33 @@ def test_hive4_keys_read_as_hive_4_does() -> None:
     assert hive_value("2020-01-01T10:00:00Z", stamp, "4") == dt.datetime(2020, 1, 1)
     assert hive_value("2020-01-01T10:00:00Z", stamp, "3.1") is None
     assert hive_value("2020-01-01 24:00:00 UTC", date, "4") == dt.date(2020, 1, 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "zone", "shown"),
+    [
+        # Timestamp.valueOf in New York: the skipped hour moves past the gap
+        ("2020-03-08 02:30:00", "America/New_York", "2020-03-08 03:30:00"),
+        ("2020-03-08 02:00:00.5", "America/New_York", "2020-03-08 03:00:00.500000"),
+        # a wall clock shown twice, and any other, keeps its clock
+        ("2020-11-01 01:30:00", "America/New_York", "2020-11-01 01:30:00"),
+        ("2020-06-01 10:00:00", "America/New_York", "2020-06-01 10:00:00"),
+        # java.util's zones know no change before 1900 (New York's 1883 switch included)
+        ("1883-11-18 12:03:00", "America/New_York", "1883-11-18 12:03:00"),
+        # Berlin skips 02:00-03:00; Apia skipped all of 2011-12-30
+        ("2020-03-29 02:15:00", "Europe/Berlin", "2020-03-29 03:15:00"),
+        ("2011-12-30 10:00:00", "Pacific/Apia", "2011-12-31 10:00:00"),
+        # a bare date is midnight, which Havana's clocks skipped on 2020-03-08
+        ("2020-03-08", "America/Havana", "2020-03-08 01:00:00"),
+    ],
+)
+def test_hive2_timestamp_keys_are_parsed_in_the_jvm_zone(text: str, zone: str, shown: str) -> None:
+    import datetime as dt
+
+    from lakeshift.schema_map.partition_values import typed_value
+
+    assert typed_value(text, "timestamp", "2.3", zone) == dt.datetime.fromisoformat(shown)
+    assert typed_value(text, "timestamp", "1.2", zone) == dt.datetime.fromisoformat(shown)
+    # Hive 3.0+ parse in UTC (HIVE-12192); so does a Hive 2 JVM in UTC
+    assert typed_value(text, "timestamp", "3.1", zone) == typed_value(text, "timestamp", "3.1")
+    assert typed_value(text, "timestamp", "2.3") == typed_value(text, "timestamp", "3.1")

@@ -124,8 +124,11 @@ def test_nested_fields_are_named_by_path() -> None:
         ("3.1", "parquet-mr version 1.10.1", "Europe/Berlin", {}),
         # Hive 2.x ignores writer.time.zone
         ("2.3", "parquet-mr version 1.10.1", "Europe/Berlin", {"ts": ["INT96 shown"]}),
-        # other writers' files are shown as stored
+        # other writers' files are shown as stored, except by Hive 3.1
         ("2.3", "impala version 3.4", None, {}),
+        ("4", "impala version 3.4", None, {}),
+        ("3.1", "impala version 3.4", None, {"ts": ["INT96 shown"]}),
+        ("4", "parquet-mr version 1.10.1", None, {"ts": ["INT96 shown"]}),
     ],
 )
 def test_int96_shown_in_the_jvm_zone(

@@ -55,6 +55,7 @@ from lakeshift.formats.delta.types import (
 )
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate import faults
+from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.schema_map.mapping import (
     PARTITIONPATH_COLUMN,
@@ -82,11 +83,11 @@ _FILE = "__lakeshift_file"
 _INTEGERS = ("tinyint", "smallint", "int", "bigint")
 
 
-def partition_value(value: str | None, hive_type: str, version: str) -> str | None:
+def partition_value(value: str | None, hive_type: str, hive: HiveSemantics) -> str | None:
     """A Hive partition value, typed as the backfill types it (``typed_value``), as the Delta
     protocol serializes it for the column's type; a value that reads as NULL (e.g. ``abc`` in an
     int partition column) is NULL here too."""
-    typed = typed_value(value, hive_type, version)
+    typed = typed_value(value, hive_type, hive.version, hive.jvm_zone)
     if typed is None:
         return None
     if isinstance(typed, bool):
@@ -173,11 +174,6 @@ class DeltaFormat(TargetFormat):
 
     def target_type(self, hive: HiveType) -> HiveType:
         return delta_hive_type(hive)
-
-    def _version(self, target: str) -> str:
-        """The Hive version whose partition values the target holds (its mapping's)."""
-        stored = self.stored_mapping(target)
-        return stored.hive_version if stored else self.services.settings.hive.version
 
     def sync(self, target: str, inventory: TableInventory, *, source: str) -> SyncResult:
         settings = self.services.settings
@@ -290,7 +286,7 @@ class DeltaFormat(TargetFormat):
             target,
             state,
             frame,
-            _delta_values(inventory, partitions, mapping.hive_version),
+            _delta_values(inventory, partitions, mapping.semantics),
             batch_dir=f"{record.run_id}-b{record.batch:05d}",
             app=(f"lakeshift-{record.run_id}", record.batch),
             metadata=commit_properties(record),
@@ -343,7 +339,7 @@ class DeltaFormat(TargetFormat):
         base = root.location.rstrip("/")
         with profiling.phase("arrow write"):
             written = write_files(self.spark, plan, columns, [f"{base}/{r}" for r in relative])
-        values = _delta_values(inventory, partitions, mapping.hive_version)
+        values = _delta_values(inventory, partitions, mapping.semantics)
         by_location = {f"{base}/{r}": r for r in relative}
         files = [delta_log.NewFile(by_location[w.path], values[w.partition]) for w in written]
         return self._commit_files(
@@ -510,7 +506,7 @@ class DeltaFormat(TargetFormat):
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
     ) -> None:
         state = self._require_state(target)
-        replace = list(_delta_values(inventory, partitions, self._version(target)).values())
+        replace = list(_delta_values(inventory, partitions, self.key_reading(target)).values())
         outcome = delta_log.commit_batch(
             self.root(target),
             [],
@@ -527,7 +523,7 @@ class DeltaFormat(TargetFormat):
 
     def row_counts(self, target: str, inventory: TableInventory) -> dict[str, int]:
         counts = delta_log.partition_row_counts(self.root(target))
-        return counts_by_partition(inventory, list(counts.items()), self._version(target))
+        return counts_by_partition(inventory, list(counts.items()), self.key_reading(target))
 
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         """Exactly the current files, read by Spark; partition values from the log, physical
@@ -662,14 +658,14 @@ class DeltaFormat(TargetFormat):
 
 
 def _delta_values(
-    inventory: TableInventory, partitions: Sequence[str], version: str
+    inventory: TableInventory, partitions: Sequence[str], hive: HiveSemantics
 ) -> dict[str, dict[str, str | None]]:
-    """Each source partition's Delta partition values, from its Hive values as Hive
-    ``version`` shows them."""
+    """Each source partition's Delta partition values, from its Hive values as ``hive``
+    shows them."""
     by_name = {p.name: p for p in inventory.partitions}
     keys = [(k.name, k.type) for k in inventory.partition_keys]
     return {
-        n: {k: partition_value(v, t, version) for (k, t), v in zip(keys, by_name[n].values)}
+        n: {k: partition_value(v, t, hive) for (k, t), v in zip(keys, by_name[n].values)}
         for n in partitions
     }
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
+from lakeshift.schema_map.hive_semantics import DEFAULT_HIVE_VERSION
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
@@ -81,6 +82,7 @@ class FileTask:
     time_zone: str | None = None
     # The zone Hive's JVMs run in where not UTC (conversions: hive_types.zone_rule)
     hive_zone: str | None = None
+    hive_version: str = DEFAULT_HIVE_VERSION  # the user's Hive (INT96: int96_reading)
 
 
 TargetType = Callable[[HiveType], HiveType]
@@ -155,7 +157,7 @@ def plan_files(
         keys = tuple(
             KeyPlan(
                 k.name,
-                typed_value(v, k.type, mapping.hive_version),
+                typed_value(v, k.type, mapping.hive_version, mapping.semantics.jvm_zone),
                 k.type,
                 str(target_type(parse_hive_type(k.type))),
             )
@@ -203,6 +205,7 @@ def plan_files(
                     if file.format == "orc" and file.zoneless
                     else None,
                     hive_zone=semantics.jvm_zone,
+                    hive_version=semantics.version,
                     text_parameters=tuple(
                         {**inventory.parameters, **partition.serde_parameters}.items()
                     )

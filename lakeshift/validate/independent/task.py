@@ -12,8 +12,8 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
-from lakeshift.inspect.footers import int96_columns, writer_zone
-from lakeshift.schema_map.hive_semantics import int96_zone
+from lakeshift.inspect.footers import int96_columns, writer_zone, zone_legacy
+from lakeshift.schema_map.hive_semantics import int96_reading
 from lakeshift.schema_map.hive_types import (
     HiveType,
     Step,
@@ -88,6 +88,7 @@ def _read_file(task: FileTask) -> pa.Table:
     int96: set[str] = set()  # Parquet columns holding INT96 timestamps
     writer: str | None = None  # a Parquet file's writer
     zone: str | None = None  # and its writer.time.zone
+    legacy: bool | None = None  # and its writer.zone.conversion.legacy
     with fs.open_input_file(path) as handle:
         if task.format == "orc":
             reader = orc.ORCFile(handle)
@@ -105,13 +106,14 @@ def _read_file(task: FileTask) -> pa.Table:
             int96 = set(int96_columns(parquet))
             writer = parquet.metadata.created_by
             zone = writer_zone(parquet.metadata)
+            legacy = zone_legacy(parquet.metadata)
     if table is not None:
         table = _java_maps(table)
-    shown_in = int96_zone(task.hive_zone, task.hive3_converters, writer, zone)
+    shown_in = int96_reading(task.hive_zone, task.hive_version, writer, zone, legacy)
     if table is not None and int96 and shown_in is not None:  # INT96 UTC instants
         for index, field in enumerate(table.schema):
             if field.name in int96:
-                shown = int96_shown(table.column(index), shown_in, not task.hive3_converters)
+                shown = int96_shown(table.column(index), shown_in.zone, shown_in.java_util)
                 table = table.set_column(index, field, shown)
     if table is not None and task.time_zone is not None:
         for index, field in enumerate(table.schema):

@@ -78,7 +78,7 @@ def _zoned(array: pa.Array, host: dt.tzinfo, zone: dt.tzinfo) -> pa.Array:
 
 def int96_shown(array: pa.Array | pa.ChunkedArray, zone: str, java_util: bool) -> pa.Array:
     """Every timestamp in ``array`` (a Parquet column holding INT96 UTC instants) as the wall
-    clock Hive shows for it in ``zone`` (``hive_semantics.int96_zone``): by java.util's zones
+    clock Hive shows for it in ``zone`` (``hive_semantics.int96_reading``): by java.util's zones
     (Hive 1.2/2.x's ``java.sql.Timestamp``) or by java.time's (Hive 3.1+'s
     ``TimestampTZUtil.convertTimestampToZone``: local mean time before 1900)."""
     if isinstance(array, pa.ChunkedArray):
