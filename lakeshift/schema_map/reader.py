@@ -200,11 +200,14 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
     reader = spark.read.schema(physical_ddl).format(first.format)
     if first.format == "parquet":
         # Hive (2.x, and 4 by default) counts a Parquet file's days as hybrid unless the file
-        # says otherwise, as Spark's LEGACY mode does for files it did not write; Apache Hive
-        # 3.1 takes a DATE's days as stored (ETypeConverter: new DateWritableV2(days)) and
-        # INT96 by its Julian day's label.
-        dates = "CORRECTED" if first.days_as_written else "LEGACY"
-        reader = reader.option("datetimeRebaseMode", dates).option("int96RebaseMode", "LEGACY")
+        # says otherwise, as Spark's LEGACY mode does for files it did not write, and shows an
+        # INT96 value by its Julian day's label (NanoTimeUtils: jodd's Julian-calendar fields
+        # set into a hybrid or, in Hive 4, proleptic GMT calendar). Apache Hive 3.1 takes a
+        # DATE's days as stored (ETypeConverter: new DateWritableV2(days)) and shows an INT96
+        # value's instant (the hybrid calendar's millis as a proleptic LocalDateTime): both as
+        # Spark's CORRECTED mode reads them.
+        mode = "CORRECTED" if first.days_as_written else "LEGACY"
+        reader = reader.option("datetimeRebaseMode", mode).option("int96RebaseMode", mode)
     if first.proleptic_text:
         # ORC's schema evolution formats each date and timestamp as text in the calendar asked
         # for: the proleptic one, the file's. Cast back, they are the days as written.

@@ -82,32 +82,31 @@ def _relabel_days(array: pa.Array, per_day: int, storage: pa.DataType) -> pa.Arr
     return pa.array(values.astype(storage.to_pandas_dtype()), storage, mask=mask).view(array.type)
 
 
-def hybrid_dates(array: pa.Array, dates: bool = True) -> pa.Array:
-    """Every date and timestamp in ``array`` (nested ones too; only timestamps unless
-    ``dates``) read as Hive 4 and Spark read a hybrid file: a timestamp's day as a date's,
-    its time of day kept."""
+def hybrid_dates(array: pa.Array) -> pa.Array:
+    """Every date and timestamp in ``array`` (nested ones too) read as Hive 4 and Spark read
+    a hybrid file: a timestamp's day as a date's, its time of day kept."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     kind = array.type
     if pa.types.is_date32(kind):
-        return _relabel_days(array, 1, pa.int32()) if dates else array
+        return _relabel_days(array, 1, pa.int32())
     if pa.types.is_timestamp(kind):
         return _relabel_days(array, _PER_DAY[kind.unit], pa.int64())
     if pa.types.is_struct(kind):
-        children = [hybrid_dates(child, dates) for child in array.flatten()]
+        children = [hybrid_dates(child) for child in array.flatten()]
         nulls = array.is_null() if array.null_count else None
         return pa.StructArray.from_arrays(children, fields=list(kind), mask=nulls)
     if pa.types.is_list(kind):
         nulls = array.is_null() if array.null_count else None
         return pa.ListArray.from_arrays(
-            array.offsets, hybrid_dates(array.values, dates), type=kind, mask=nulls
+            array.offsets, hybrid_dates(array.values), type=kind, mask=nulls
         )
     if pa.types.is_map(kind):
         nulls = array.is_null() if array.null_count else None
         return pa.MapArray.from_arrays(
             array.offsets,
-            hybrid_dates(array.keys, dates),
-            hybrid_dates(array.items, dates),
+            hybrid_dates(array.keys),
+            hybrid_dates(array.items),
             type=kind,
             mask=nulls,
         )

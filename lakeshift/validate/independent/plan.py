@@ -65,10 +65,6 @@ class FileTask:
     text_parameters: tuple[tuple[str, str], ...] = ()
     # An ORC file whose footer does not say "proleptic": Java readers count its days as hybrid.
     hybrid_days: bool = False
-    # calendar = "proleptic" (Apache Hive 3.1): a Parquet file's dates (and INT64 timestamps)
-    # as stored, its INT96 timestamps by their hybrid label (NanoTimeUtils: jodd's Julian-day
-    # conversion into a GregorianCalendar), as Spark's CORRECTED and LEGACY int96 modes read
-    hybrid_timestamps: bool = False
     hive3_converters: bool = True  # Hive 3.0+'s converters (booleans, dates, timestamps)
     orc_sql_dates: bool = True  # ORC reads strings as dates by java.sql (HiveSemantics)
     hive4_dates: bool = False  # text read as dates by Hive 4's rules (HiveSemantics)
@@ -198,7 +194,6 @@ def plan_files(
                         and mapping.calendar != "proleptic"
                         and (file.calendar != "proleptic" or mapping.calendar == "hive2")
                     ),
-                    hybrid_timestamps=file.format == "parquet" and mapping.calendar == "proleptic",
                     hybrid_instants=mapping.calendar == "hive2",
                     stored_days=mapping.calendar == "proleptic",
                     time_zone=semantics.time_zone

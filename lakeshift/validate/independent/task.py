@@ -123,11 +123,6 @@ def _read_file(task: FileTask) -> pa.Table:
         for index, field in enumerate(table.schema):
             if has_dates(field.type):  # other columns are left as read, never copied
                 table = table.set_column(index, field, hybrid_dates(table.column(index)))
-    elif table is not None and task.hybrid_timestamps:  # INT96 columns' timestamps only
-        for index, field in enumerate(table.schema):
-            if field.name in int96:
-                shown = hybrid_dates(table.column(index), dates=False)
-                table = table.set_column(index, field, shown)
     if names != task.file_columns:
         raise RefusedInput(
             f"{task.path}: its columns changed since the table was inspected "
