@@ -121,8 +121,10 @@ class Settings:
             1.6+: Hive 4); ``None``: the version's.
         hive_time_zone: the time zone Hive's JVMs run in, by its IANA name: the zone ORC
             files of writers before Hive 1.0 (no writer zone in them) are read in, and the
-            one Hive 1.2/2.x (numbers as timestamps and back, text as timestamps) and ORC
-            1.5 under Hive 3.1 (text and dates as timestamps and back) convert in.
+            one Hive 1.2/2.x (numbers as timestamps and back, text as timestamps, timestamp
+            partition keys) and ORC 1.5 under Hive 3.1 (text and dates as timestamps and
+            back) convert in, and Parquet INT96 instants are shown in; ``None`` (not set):
+            UTC, with ``inspect`` warning of the columns a zone would change.
         calendar: whose reading of dates and timestamps before 1582-10-15 to reproduce:
             ``hive3`` (Hive 4, Spark, Hive 3.1 builds with HIVE-22589: each ORC file's
             calendar field, hybrid when absent), ``hive2`` (Hive 1.2/2.x: every file's day
@@ -175,7 +177,7 @@ class Settings:
     name_case_sensitive: bool | None = None
     orc_date_parser: str | None = None
     calendar: str | None = None
-    hive_time_zone: str = "UTC"
+    hive_time_zone: str | None = None
     inspect_workers: int = 8
     small_file_bytes: int = 8 * 1024 * 1024
     partition_batch: int = 500
@@ -229,7 +231,8 @@ class Settings:
             raise ConfigError(
                 f"orc_date_parser must be one of {ORC_DATE_PARSERS}, got {self.orc_date_parser!r}"
             )
-        check_time_zone(self.hive_time_zone)
+        if self.hive_time_zone is not None:
+            check_time_zone(self.hive_time_zone)
         if self.metastore_uri is not None:
             check_metastore_uri(self.metastore_uri)
         if self.catalog not in CATALOG_KINDS:
@@ -256,7 +259,7 @@ class Settings:
             orc_sql_dates=None
             if self.orc_date_parser is None
             else self.orc_date_parser == "java.sql",
-            time_zone=self.hive_time_zone,
+            time_zone=self.hive_time_zone or "UTC",
         )
 
     @property

@@ -41,6 +41,7 @@ class Rules:
     small_file_bytes: int = 8 * 1024 * 1024
     small_file_count: int = 16  # small files in one partition that make it `small-files`
     many_files: int = 1000  # data files in a table that make it `many-small-files` if small
+    zone_chosen: bool = False  # hive_time_zone was set (even to UTC), not left to default
 
     @property
     def calendar(self) -> str:  # whose reading of dates before 1582 is reproduced
@@ -180,7 +181,7 @@ def classify_partition(
     found.extend(_precision_anomalies(p))
     found.extend(_zone_anomalies(p, rules))
     if readable_format(p):
-        found.extend(zone_sensitivity(p, table_columns, rules.hive))
+        found.extend(zone_sensitivity(p, table_columns, rules.hive, rules.zone_chosen))
     if rules.hive.reads_into_table(p.format):
         found.extend(_declared_columns_ignored(p, table_columns, rules))
     else:

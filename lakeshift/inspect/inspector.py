@@ -199,7 +199,11 @@ def inspect_table(
     table_columns = _columns(table.sd)
     table_format = storage_format(table.sd.inputFormat, table.sd.serdeInfo.serializationLib)
     table_fs, table_root = filesystem_for(table.sd.location)
-    rules = Rules(hive=settings.hive, small_file_bytes=settings.small_file_bytes)
+    rules = Rules(
+        hive=settings.hive,
+        small_file_bytes=settings.small_file_bytes,
+        zone_chosen=settings.hive_time_zone is not None,
+    )
     wanted = partition_filter or PartitionFilter(())
 
     def jobs() -> Iterator[Job]:

@@ -64,7 +64,7 @@ def key_anomalies(
                 details={"partitions": names, "value": shown},
             )
         )
-    found += _version_sensitive(partitions, keys)
+    found += _version_sensitive(partitions, keys, zone)
     if finer:
         found.append(
             Anomaly(
@@ -90,7 +90,7 @@ _GENERATIONS = (("1.2/2.x", "2.3"), ("3.1", "3.1"), ("4", "4"))
 
 
 def _version_sensitive(
-    partitions: Sequence[PartitionInfo], keys: Sequence[Column]
+    partitions: Sequence[PartitionInfo], keys: Sequence[Column], zone: str | None = None
 ) -> list[Anomaly]:
     """``key-version-sensitive`` when Hive 1.2/2.x, 3.1 and 4 show some partitions' key values
     differently (``yes`` of a boolean key, ``2020-01-01 10:00`` of a timestamp key under 2.x
@@ -100,7 +100,7 @@ def _version_sensitive(
     differ: list[tuple[str, dict[str, str]]] = []
     for p in partitions:
         readings = {
-            label: tuple(typed_value(v, k.type, version) for v, k in zip(p.values, keys))
+            label: tuple(typed_value(v, k.type, version, zone) for v, k in zip(p.values, keys))
             for label, version in _GENERATIONS
         }
         if len(set(readings.values())) > 1:

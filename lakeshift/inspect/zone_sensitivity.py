@@ -100,17 +100,18 @@ def _column_rules(
 
 
 def zone_sensitivity(
-    p: PartitionInfo, table: Sequence[Column], hive: HiveSemantics
+    p: PartitionInfo, table: Sequence[Column], hive: HiveSemantics, zone_chosen: bool = False
 ) -> list[Anomaly]:
     """A ``hive-zone-sensitive`` anomaly when the zone Hive runs in changes what it shows of
     this partition's rows, naming the columns and how: a warning while ``hive_time_zone`` is
-    UTC (the default) unless only an hour the zone skips is concerned, else information."""
-    into_table = hive.reads_into_table(p.format)
-    wanted = table if into_table else p.columns[: len(table)]
+    not set (``zone_chosen``) unless only an hour the zone skips is concerned, else
+    information."""
     columns: dict[str, list[str]] = {}
     for f in p.files:
         if f.error or not f.columns or f.format not in projection.READABLE_FORMATS:
             continue
+        into_table = hive.reads_into_table(f.format)  # as the readers decide, file by file
+        wanted = table if into_table else p.columns[: len(table)]
         positional = projection.by_position(f, hive)
         sensitive = projection.name_match_is_case_sensitive(f.format, hive)
         # Whether Hive shows the file's INT96 columns in its JVM's zone (any zone given for
@@ -148,8 +149,7 @@ def zone_sensitivity(
         f"{path}: " + ", ".join(EFFECTS[r] for r in found)
         for path, found in list(columns.items())[:3]
     ) + (f" (+{len(columns) - 3} more columns)" if len(columns) > 3 else "")
-    default = hive.jvm_zone is None
-    severity = SEVERITY_WARNING if default and rules_seen - _GAP_ONLY else SEVERITY_INFO
+    severity = SEVERITY_WARNING if not zone_chosen and rules_seen - _GAP_ONLY else SEVERITY_INFO
     return [
         Anomaly(
             code="hive-zone-sensitive",

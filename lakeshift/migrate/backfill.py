@@ -38,6 +38,7 @@ from lakeshift.migrate.failures import file_location, root_cause, unreadable_fil
 from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal, PartitionEntry
 from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan, require_match
 from lakeshift.schema_map.mapping import build_mapping
+from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.projection import READABLE_FORMATS
 from lakeshift.validate.canonical import EMPTY
 
@@ -122,6 +123,35 @@ def check_target(fmt: TargetFormat, source: str, target: str, adopt: bool) -> No
         f"target {target} belongs to the migration of {owner}, not {source}.",
         hint="Pick another --target.",
     )
+
+
+def check_key_reading(
+    fmt: TargetFormat, inventory: TableInventory, settings: Settings, target: str
+) -> None:
+    """Refuse settings that type the source's partition key values otherwise than the rows the
+    target holds were typed (another ``hive_version`` or ``hive_time_zone``: a timestamp key
+    in a skipped hour, a boolean ``no``): a re-backfill deletes a partition by its key value,
+    so it would miss the old rows and duplicate them."""
+    stored = fmt.stored_mapping(target) if fmt.exists(target) else None
+    if stored is None:
+        return
+    old, new = stored.semantics, settings.hive
+    if (old.version, old.jvm_zone) == (new.version, new.jvm_zone):
+        return
+    keys = inventory.partition_keys
+    for p in inventory.partitions:
+        for key, value in zip(keys, p.values):
+            was = typed_value(value, key.type, old.version, old.jvm_zone)
+            now = typed_value(value, key.type, new.version, new.jvm_zone)
+            if was != now and not (was != was and now != now):  # NaN is one value here
+                raise RefusedInput(
+                    f"target {target} holds {p.name} with key {key.name} = {was}, as Hive "
+                    f"{old.version} in {old.time_zone} shows it; the settings (Hive "
+                    f"{new.version} in {new.time_zone}) show {now}. A re-backfill would leave "
+                    "the rows written under the old settings beside the new ones.",
+                    hint=f"Set hive_version and hive_time_zone back to {old.version} and "
+                    f"{old.time_zone}, or migrate into a new --target.",
+                )
 
 
 def check_adoption(
@@ -230,6 +260,7 @@ def plan_migration(
     check_target(fmt, inventory.qualified_name, options.target, options.adopt)
     check_other_targets(journal, services, inventory.qualified_name, fmt, options.target)
     check_adoption(fmt, inventory, settings, options)
+    check_key_reading(fmt, inventory, settings, options.target)
     exists = fmt.exists(options.target)
     previous = fmt.stored_mapping(options.target) if exists else None
     mapping = build_mapping(
@@ -299,6 +330,7 @@ def migrate(
             check_target(fmt, name, options.target, options.adopt)
             check_other_targets(journal, services, name, fmt, options.target)
             check_adoption(fmt, inventory, settings, options)
+            check_key_reading(fmt, inventory, settings, options.target)
             rebackfill = rebackfill_reasons(journal, inventory, options)
         with profiling.phase("sync target"):
             synced = fmt.sync(options.target, inventory, source=name)

@@ -78,13 +78,15 @@ def _key_datetime(
     as 1500-02-29 has no proleptic label: None). ``zone``: Hive 1.2/2.x's JVM zone (not UTC),
     in which ``Timestamp.valueOf`` moves a wall clock the clocks skip past the gap."""
     parse = hive_datetime.converter_date if kind == "date" else hive_datetime.converter_timestamp
-    fields = parse(text, hive3, hive4)
-    found = hive_datetime.instant(fields, hybrid=not hive3, bounded=False)
-    if found is None or fields is None:
+    found = hive_datetime.instant(parse(text, hive3, hive4), hybrid=not hive3, bounded=False)
+    if found is None:
         return None
     days, micros = found
-    if zone and kind == "timestamp" and not hive3:
-        micros += 1_000_000 * hive_datetime.sql_gap_seconds(fields, zone)
+    if zone and kind == "timestamp" and not hive3:  # the wall clock after lenient overflow
+        year, month, day = hive_datetime.label(days, hybrid=True)
+        seconds, fraction = divmod(micros, 1_000_000)
+        wall = (year, month, day, seconds // 3600, seconds % 3600 // 60, seconds % 60, fraction)
+        micros += 1_000_000 * hive_datetime.sql_gap_seconds(wall, zone)
         days, micros = days + micros // 86_400_000_000, micros % 86_400_000_000
     year, month, day = hive_datetime.label(days, hybrid=not hive3)
     seconds, fraction = divmod(micros, 1_000_000)

@@ -91,7 +91,9 @@ class HiveSemantics:
             from its own JVM's zone (``TimestampTreeReader``); Hive 1.2/2.x show numbers read
             as timestamps (and count timestamps read as numbers) as instants there, and ORC
             1.5 under Hive 3.1 reads text and dates as timestamps and timestamps as text and
-            dates there (``hive_types.zone_rule``).
+            dates there (``hive_types.zone_rule``); Hive 1.2/2.x parse timestamp partition
+            keys there (``hive_key_values``); Parquet INT96 instants are shown there
+            (``int96_reading``).
     """
 
     version: str = DEFAULT_HIVE_VERSION

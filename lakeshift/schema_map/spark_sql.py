@@ -858,8 +858,8 @@ def zoned_read(expr: str, hive: HiveType, zone: str) -> str:
 def zoned_instants(expr: str, hive: HiveType, zone: str, java_util: bool) -> str:
     """SQL giving every timestamp in ``expr`` (UTC instants, e.g. a Parquet file's INT96) as
     the wall clock Hive shows in ``zone``, at any depth: by java.util's zones
-    (``zone_wall_clock``: Hive 1.2/2.x) or by java.time's (Hive 3.1+); a TIMESTAMP, as the
-    scan reads it."""
+    (``zone_wall_clock``) or by java.time's, as ``hive_semantics.int96_reading`` decides per
+    version and file; a TIMESTAMP, as the scan reads it."""
     if java_util:
         return each_timestamp(
             expr, hive, lambda e: f"CAST({zone_wall_clock(e, zone)} AS TIMESTAMP)"

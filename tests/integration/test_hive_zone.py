@@ -29,12 +29,13 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
+from lakeshift.errors import RefusedInput
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import naive_clock, read_lake
-from tests.helpers.migration import both_levels
+from tests.helpers.migration import both_levels, migrate_and_validate
 from tests.helpers.readers import both_readers
 from tests.integration.test_orc_conversions import _text
 
@@ -235,7 +236,7 @@ def test_conversions_read_as_hive_in_new_york_shows(
         for c, value in row.items()
         if read[(dt, rid)][c] != value
     } | ({("text", "t_d")} if version == "2.3" else set())
-    for zone, severity in (("UTC", "warning"), (ZONE, "info")):
+    for zone, severity in ((None, "warning"), ("UTC", "info"), (ZONE, "info")):
         inventory = inspect_table(client, table, replace(chosen, hive_time_zone=zone))
         named = {
             (p.name.removeprefix("dt="), c): a.severity
@@ -245,7 +246,8 @@ def test_conversions_read_as_hive_in_new_york_shows(
             for c in a.details["columns"]
         }
         assert set(named) == differing, (version, zone)
-        assert severity in set(named.values()), (version, zone)
+        # unset: a warning (information where only the skipped hour moves); set: information
+        assert severity in set(named.values()) and (zone is None or len(set(named.values())) == 1)
 
 
 @pytest.mark.parametrize(
@@ -481,3 +483,10 @@ def test_timestamp_keys_migrate_as_hive_2_in_new_york_shows_them(
         assert {p.status for p in report.partitions} == {EQUAL}, (level, report.partitions)
     lake = read_lake(client, f"{source}_{fmt}").to_pylist()
     assert {r["i"]: naive_clock(r["k"]) for r in lake} == dict(enumerate(KEYS_SHOWN))
+    # a later run in UTC would type the gap's key 02:30 and miss the rows written as 03:30
+    refused = r"key k = 2020-03-08 03:30:00, as Hive 2\.3 in America/New_York"
+    with pytest.raises(RefusedInput, match=refused):
+        migrate_and_validate(
+            spark, client, replace(chosen, hive_time_zone=None), journal, source,
+            f"{source}_{fmt}", fmt,
+        )  # fmt: skip

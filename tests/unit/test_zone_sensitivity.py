@@ -44,13 +44,13 @@ def _partition(
 
 
 def _sensitive(
-    p: PartitionInfo, version: str, zone: str = "UTC", table: tuple[Column, ...] = TABLE
+    p: PartitionInfo, version: str, zone: str | None = None, table: tuple[Column, ...] = TABLE
 ) -> Anomaly | None:
-    hive = replace(version_defaults(version), time_zone=zone)
+    """The anomaly under ``version`` with ``hive_time_zone = zone`` (None: not set)."""
+    hive = replace(version_defaults(version), time_zone=zone or "UTC")
+    rules = Rules(hive=hive, zone_chosen=zone is not None)
     found = [
-        a
-        for a in classify_partition(p, table, p.format, Rules(hive=hive))
-        if a.code == "hive-zone-sensitive"
+        a for a in classify_partition(p, table, p.format, rules) if a.code == "hive-zone-sensitive"
     ]
     assert len(found) <= 1
     return found[0] if found else None
@@ -81,6 +81,9 @@ def test_a_chosen_zone_turns_the_warning_into_information() -> None:
     found = _sensitive(_partition(STRING_TS), "3.1", zone="America/New_York")
     assert found is not None and found.severity == "info"
     assert "running in America/New_York" in found.action
+    # UTC chosen: the same columns, as information (a UTC estate has nothing left to do)
+    chosen = _sensitive(_partition(STRING_TS), "3.1", zone="UTC")
+    assert chosen is not None and chosen.severity == "info" and "running in UTC" in chosen.action
 
 
 def test_numbers_read_as_timestamps_and_back() -> None:

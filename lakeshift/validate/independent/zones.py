@@ -78,9 +78,10 @@ def _zoned(array: pa.Array, host: dt.tzinfo, zone: dt.tzinfo) -> pa.Array:
 
 def int96_shown(array: pa.Array | pa.ChunkedArray, zone: str, java_util: bool) -> pa.Array:
     """Every timestamp in ``array`` (a Parquet column holding INT96 UTC instants) as the wall
-    clock Hive shows for it in ``zone`` (``hive_semantics.int96_reading``): by java.util's zones
-    (Hive 1.2/2.x's ``java.sql.Timestamp``) or by java.time's (Hive 3.1+'s
-    ``TimestampTZUtil.convertTimestampToZone``: local mean time before 1900)."""
+    clock Hive shows for it in ``zone``: by java.util's zones (``java_util``: Hive 1.2/2.x's
+    ``java.sql.Timestamp``, Hive 4's legacy conversion) or by java.time's
+    (``TimestampTZUtil.convertTimestampToZone``: local mean time before 1900), as
+    ``hive_semantics.int96_reading`` decides."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     return _each_timestamp(array, lambda leaf: wall_clock(leaf, zone, java_util))
