@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
@@ -13,6 +14,16 @@ from lakeshift.migrate.backfill import MigrateOptions, MigrateResult, migrate
 from lakeshift.migrate.journal import Journal
 from lakeshift.validate.model import ValidationReport
 from lakeshift.validate.validator import validate_table
+
+#: ``fmt`` for a flow Iceberg proves in ``make test`` and Delta and Hudi in ``make extended``
+EACH_FORMAT_EXTENDED = pytest.mark.parametrize(
+    "fmt",
+    [
+        "iceberg",
+        pytest.param("delta", marks=pytest.mark.extended),
+        pytest.param("hudi", marks=pytest.mark.extended),
+    ],
+)
 
 
 def migrate_and_validate(

@@ -35,7 +35,7 @@ from lakeshift.metastore.client import MetastoreClient
 from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import naive_clock, read_lake
-from tests.helpers.migration import both_levels, migrate_and_validate
+from tests.helpers.migration import EACH_FORMAT_EXTENDED, both_levels, migrate_and_validate
 from tests.helpers.readers import both_readers
 from tests.integration.test_orc_conversions import _text
 
@@ -250,14 +250,7 @@ def test_conversions_read_as_hive_in_new_york_shows(
         assert severity in set(named.values()) and (zone is None or len(set(named.values())) == 1)
 
 
-@pytest.mark.parametrize(
-    "fmt",
-    [
-        "iceberg",
-        pytest.param("delta", marks=pytest.mark.extended),
-        pytest.param("hudi", marks=pytest.mark.extended),
-    ],
-)
+@EACH_FORMAT_EXTENDED
 def test_such_tables_migrate_and_validate_as_hive_in_new_york_shows(
     fmt: str,
     client: MetastoreClient,
@@ -455,14 +448,7 @@ def build_key_table(client: MetastoreClient, tables_root: Path) -> str:
     return f"{b.db}.{b.name}"
 
 
-@pytest.mark.parametrize(
-    "fmt",
-    [
-        "iceberg",
-        pytest.param("delta", marks=pytest.mark.extended),
-        pytest.param("hudi", marks=pytest.mark.extended),
-    ],
-)
+@EACH_FORMAT_EXTENDED
 def test_timestamp_keys_migrate_as_hive_2_in_new_york_shows_them(
     fmt: str,
     client: MetastoreClient,

@@ -19,7 +19,7 @@ from lakeshift.metastore.client import MetastoreClient
 from lakeshift.validate.model import EQUAL, MISMATCH
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
-from tests.helpers.migration import both_levels, migrate_and_validate
+from tests.helpers.migration import EACH_FORMAT_EXTENDED, both_levels, migrate_and_validate
 
 pytestmark = pytest.mark.slow
 
@@ -205,14 +205,7 @@ def nested_numbers(client: MetastoreClient, tables_root: Path) -> str:
 
 # Counting is reader logic, the same for every format: `make test` writes Iceberg, `make extended`
 # repeats it in Delta and Hudi (about 30 s each).
-@pytest.mark.parametrize(
-    "fmt",
-    [
-        "iceberg",
-        pytest.param("delta", marks=pytest.mark.extended),
-        pytest.param("hudi", marks=pytest.mark.extended),
-    ],
-)
+@EACH_FORMAT_EXTENDED
 def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
     fmt: str,
     nested_numbers: str,

@@ -22,7 +22,7 @@ from lakeshift.metastore.client import MetastoreClient
 from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_tables import HiveTableBuilder, drop_writer_zone, unique_name
 from tests.helpers.lake import naive_clock, read_lake
-from tests.helpers.migration import both_levels
+from tests.helpers.migration import EACH_FORMAT_EXTENDED, both_levels
 from tests.helpers.readers import both_readers
 
 pytestmark = pytest.mark.slow
@@ -71,14 +71,7 @@ def test_files_naming_no_writer_zone_read_in_hives_zone(
             assert rows == {k: (v, v) for k, v in expected_rows(zone).items()}, (zone, reader)
 
 
-@pytest.mark.parametrize(
-    "fmt",
-    [
-        "iceberg",
-        pytest.param("delta", marks=pytest.mark.extended),
-        pytest.param("hudi", marks=pytest.mark.extended),
-    ],
-)
+@EACH_FORMAT_EXTENDED
 def test_files_naming_no_writer_zone_migrate_and_validate_as_hive_shows(
     fmt: str,
     client: MetastoreClient,
