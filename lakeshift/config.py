@@ -315,6 +315,18 @@ def check_time_zone(name: str) -> None:
             hint="Give the IANA name your Hive's JVMs run in (user.timezone), e.g. "
             "America/New_York or UTC.",
         ) from e
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:  # Arrow's zone kernels (the independent level) read the OS's zone files, not Python's
+        pc.assume_timezone(pa.array([0], pa.timestamp("us")), name)
+    except pa.ArrowInvalid as e:
+        raise ConfigError(
+            f"hive_time_zone {name!r}: this host's time-zone database, which the independent "
+            f"validation level reads through Arrow, does not hold it ({e}).",
+            hint="Install the operating system's time-zone files (Debian/Ubuntu: "
+            "apt-get install tzdata), then run the command again.",
+        ) from e
 
 
 def check_metastore_uri(uri: str) -> None:

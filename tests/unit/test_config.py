@@ -127,3 +127,20 @@ def test_hive_time_zone_is_an_iana_name_and_reaches_the_semantics() -> None:
     assert chosen.hive.time_zone == "America/New_York"
     assert "time zone America/New_York" in chosen.hive.label
     assert "time zone" not in Settings().hive.label  # UTC, the default, goes unsaid
+
+
+def test_hive_time_zone_needs_the_hosts_zone_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arrow's zone kernels read /usr/share/zoneinfo: a host without it is told so at load,
+    not mid-validation (a fake Arrow failure stands in for the missing files)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    assert Settings(hive_time_zone="America/New_York").hive.jvm_zone == "America/New_York"
+
+    def missing(*_: object) -> None:
+        raise pa.ArrowInvalid("Cannot locate or parse timezone 'America/New_York'")
+
+    monkeypatch.setattr(pc, "assume_timezone", missing)
+    with pytest.raises(ConfigError, match="time-zone database") as raised:
+        Settings(hive_time_zone="America/New_York")
+    assert "tzdata" in (raised.value.hint or "")
