@@ -44,17 +44,6 @@ _PROBE = "Hive's JVM zone"
 _GAP_ONLY = frozenset({"parsed in zone"})
 
 
-def _source(
-    physical: Sequence[Column], name: str, position: int, positional: bool, sensitive: bool
-) -> Column | None:
-    """The file column a reader takes for the column ``name`` at ``position`` (as
-    ``projection.project`` pairs them)."""
-    if positional:
-        return physical[position] if position < len(physical) else None
-    index = projection.find_column(physical, name, sensitive)
-    return None if index is None else physical[index]
-
-
 @lru_cache(maxsize=1024)
 def _column_rules(
     file_type: str,
@@ -111,26 +100,31 @@ def zone_sensitivity(
         if f.error or not f.columns or f.format not in projection.READABLE_FORMATS:
             continue
         into_table = hive.reads_into_table(f.format)  # as the readers decide, file by file
-        wanted = table if into_table else p.columns[: len(table)]
-        positional = projection.by_position(f, hive)
         sensitive = projection.name_match_is_case_sensitive(f.format, hive)
+        pairs = projection.column_pairs(
+            p,
+            f.columns,
+            projection.by_position(f, hive),
+            table,
+            into_table=into_table,
+            case_sensitive=sensitive,
+        )
         # Whether Hive shows the file's INT96 columns in its JVM's zone (any zone given for
         # it comes back), rather than as stored or in the file's own writer.time.zone
         reading = int96_reading(_PROBE, hive.version, f.writer, f.writer_zone, f.zone_legacy)
         by_jvm = reading is not None and reading.zone == _PROBE
-        for position, column in enumerate(wanted):
-            physical = _source(f.columns, column.name, position, positional, sensitive)
-            if physical is None:
+        for (index, column), table_column in zip(pairs, table):
+            if index is None or column is None:
                 continue
-            name = table[position].name
+            physical, name = f.columns[index], table_column.name
             rules = _column_rules(
                 physical.type,
                 column.type,
-                table[position].type,
+                table_column.type,
                 text=f.format in TEXT_FORMATS,
                 orc_file=f.format == "orc",
                 into_table=into_table,
-                nested_by_name=into_table or f.format == "parquet",
+                nested_by_name=projection.nested_by_name(f.format, into_table),
                 case_sensitive=sensitive,
                 hive3_converters=hive.hive3_converters,
                 orc_sql_dates=hive.orc_sql_dates,

@@ -78,10 +78,8 @@ class FileGroup:
 
     @property
     def nested_by_name(self) -> bool:
-        """Struct fields inside a column are matched by name: ORC's schema evolution matches
-        positionally at the top level only, Parquet always by name; Hive 1.2's ORC and text
-        readers go by position at every depth."""
-        return self.into_table or self.format == "parquet"
+        """Struct fields inside a column are matched by name (``nested_by_name``)."""
+        return nested_by_name(self.format, self.into_table)
 
     @property
     def paths(self) -> list[str]:
@@ -90,6 +88,13 @@ class FileGroup:
 
 
 READABLE_FORMATS = ("orc", "parquet", *TEXT_FORMATS)
+
+
+def nested_by_name(file_format: str, into_table: bool) -> bool:
+    """Whether struct fields inside a column are matched by name: ORC's schema evolution
+    (``into_table``) matches positionally at the top level only, Parquet always by name;
+    Hive 1.2's ORC and text readers go by position at every depth."""
+    return into_table or file_format == "parquet"
 
 
 def by_position(file: FileInfo, semantics: HiveSemantics) -> bool:
@@ -178,6 +183,35 @@ def find_column(physical: Sequence[Column], name: str, case_sensitive: bool) -> 
     return None
 
 
+def column_pairs(
+    partition: PartitionInfo,
+    physical: Sequence[Column],
+    positional: bool,
+    table_columns: Sequence[Column],
+    *,
+    into_table: bool = False,
+    case_sensitive: bool = False,
+) -> list[tuple[int | None, Column | None]]:
+    """Per table column, the index of the file column Hive reads it from (None: NULL) and the
+    column that reads it: the table's under model B (``into_table``), else the partition's at
+    the same position (None past the partition's columns)."""
+    out: list[tuple[int | None, Column | None]] = []
+    for position, table_column in enumerate(table_columns):
+        if into_table:
+            wanted = table_column
+        elif position < len(partition.columns):
+            wanted = partition.columns[position]
+        else:
+            out.append((None, None))
+            continue
+        if positional:
+            index = position if position < len(physical) else None
+        else:
+            index = find_column(physical, wanted.name, case_sensitive)
+        out.append((index, wanted))
+    return out
+
+
 def project(
     partition: PartitionInfo,
     physical: tuple[Column, ...],
@@ -190,21 +224,20 @@ def project(
 ) -> tuple[ColumnSource, ...]:
     """The source of every target data column for files with this physical schema
     (``into_table``: model B, the table's columns read the file directly)."""
-    sources = []
-    for position, (table_column, target) in enumerate(zip(table_columns, mapping.columns)):
-        if into_table:
-            wanted = table_column
-        elif position < len(partition.columns):
-            wanted = partition.columns[position]
-        else:
-            sources.append(ColumnSource(target.name, target.id, None, None, table_column.type))
-            continue
-        if positional:
-            index = position if position < len(physical) else None
-        else:
-            index = find_column(physical, wanted.name, case_sensitive)
-        sources.append(ColumnSource(target.name, target.id, index, wanted.type, table_column.type))
-    return tuple(sources)
+    pairs = column_pairs(
+        partition,
+        physical,
+        positional,
+        table_columns,
+        into_table=into_table,
+        case_sensitive=case_sensitive,
+    )
+    return tuple(
+        ColumnSource(
+            target.name, target.id, index, wanted.type if wanted else None, table_column.type
+        )
+        for (index, wanted), table_column, target in zip(pairs, table_columns, mapping.columns)
+    )
 
 
 def file_groups(
