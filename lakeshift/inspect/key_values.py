@@ -55,9 +55,9 @@ def key_anomalies(
             Anomaly(
                 code="partition-values-collide",
                 severity=SEVERITY_WARNING,
-                message=f"{len(names)} partitions show one key value in Hive {version} "
-                f"({shown}): {first_few(names)}; the target holds their rows under that one "
-                "value.",
+                message=f"{len(names)} partitions show one key value in Hive {version}"
+                f"{f' running in {zone}' if zone else ''} ({shown}): {first_few(names)}; the "
+                "target holds their rows under that one value.",
                 action="Migrate and switch them together; rename the partitions in Hive if "
                 "they are meant to differ.",
                 partition=None,

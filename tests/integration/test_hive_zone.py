@@ -462,6 +462,7 @@ def test_timestamp_keys_migrate_as_hive_2_in_new_york_shows_them(
     inventory = inspect_table(client, source, chosen)
     collide = [a for a in inventory.anomalies if a.code == "partition-values-collide"]
     assert len(collide) == 1 and "03%3A30" in collide[0].message, collide
+    assert "Hive 2.3 running in America/New_York" in collide[0].message
     journal = lakeshift_home / f"hivezone-keys-{fmt}.sqlite"
     result, reports = both_levels(spark, client, chosen, journal, source, f"{source}_{fmt}", fmt)
     assert result.ok and len(result.backfilled) == len(KEY_TEXTS), result.failed
