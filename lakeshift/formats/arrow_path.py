@@ -93,6 +93,7 @@ def arrow_plan(
     data = tuple((c.name, str(target_type(parse_hive_type(c.type)))) for c in inventory.columns)
     files: list[ArrowFile] = []
     by_name = {p.name: p for p in inventory.partitions}
+    zone = mapping.semantics.jvm_zone
     for group in file_groups(inventory, mapping, partitions):
         where = f"partition {group.partition}"
         if group.format != "orc" or group.text_layout is not None:
@@ -121,8 +122,7 @@ def arrow_plan(
             # pyarrow reads them in the host's zone, Hive in its own (hive_time_zone)
             return None, f"{where} has ORC files naming no writer time zone"
         typed = tuple(
-            typed_value(v, k.type, mapping.hive_version, mapping.semantics.jvm_zone)
-            for v, k in zip(group.values, keys)
+            typed_value(v, k.type, mapping.hive_version, zone) for v, k in zip(group.values, keys)
         )
         files.extend(
             ArrowFile(path, group.partition, tuple(columns), typed) for path in group.paths

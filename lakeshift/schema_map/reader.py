@@ -270,11 +270,11 @@ def _read_signature(
     )
     keys = list(inventory.partition_keys)
     files: list[tuple[object, ...]] = []
+    zone = mapping.semantics.jvm_zone
     for group in groups:
         # Key values as the user's Hive shows the metastore's text (Java's parsers, not CAST).
         typed = [
-            typed_value(v, k.type, mapping.hive_version, mapping.semantics.jvm_zone)
-            for v, k in zip(group.values, keys)
+            typed_value(v, k.type, mapping.hive_version, zone) for v, k in zip(group.values, keys)
         ]
         files.extend(
             (spark_file_path(group.location, f), group.partition, *typed) for f in group.files

@@ -147,13 +147,14 @@ def plan_files(
     """Every data file of the chosen migratable partitions (empty files hold no rows)."""
     wanted = set(partitions)
     tasks = []
+    semantics = mapping.semantics
     for partition in inventory.partitions:
         if partition.name not in wanted or not partition.migratable:
             continue
         keys = tuple(
             KeyPlan(
                 k.name,
-                typed_value(v, k.type, mapping.hive_version, mapping.semantics.jvm_zone),
+                typed_value(v, k.type, semantics.version, semantics.jvm_zone),
                 k.type,
                 str(target_type(parse_hive_type(k.type))),
             )
@@ -162,7 +163,6 @@ def plan_files(
         for file in partition.files:
             if file.format not in DATA_FORMATS or not file.columns:
                 continue
-            semantics = mapping.semantics
             into_table = semantics.schema_evolution and file.format == "orc"
             by_name = file.format == "parquet" or (
                 into_table and not (_positional(file) or semantics.orc_positional)

@@ -86,9 +86,7 @@ def _read_file(task: FileTask) -> pa.Table:
     fs, path = filesystem_for(task.path)
     wanted = sorted({c.file_index for c in task.columns if c.file_index is not None})
     int96: set[str] = set()  # Parquet columns holding INT96 timestamps
-    writer: str | None = None  # a Parquet file's writer
-    zone: str | None = None  # and its writer.time.zone
-    legacy: bool | None = None  # and its writer.zone.conversion.legacy
+    shown_in = None  # and how Hive shows them (a zone and Java's zone rules), where not as stored
     with fs.open_input_file(path) as handle:
         if task.format == "orc":
             reader = orc.ORCFile(handle)
@@ -104,12 +102,16 @@ def _read_file(task: FileTask) -> pa.Table:
             table = parquet.read(columns=columns) if columns else None
             rows = parquet.metadata.num_rows
             int96 = set(int96_columns(parquet))
-            writer = parquet.metadata.created_by
-            zone = writer_zone(parquet.metadata)
-            legacy = zone_legacy(parquet.metadata)
+            meta = parquet.metadata
+            shown_in = int96_reading(
+                task.hive_zone,
+                task.hive_version,
+                meta.created_by,
+                writer_zone(meta),
+                zone_legacy(meta),
+            )
     if table is not None:
         table = _java_maps(table)
-    shown_in = int96_reading(task.hive_zone, task.hive_version, writer, zone, legacy)
     if table is not None and int96 and shown_in is not None:  # INT96 UTC instants
         for index, field in enumerate(table.schema):
             if field.name in int96:
