@@ -456,6 +456,15 @@ def test_timestamps_before_1970_read_as_dates_as_hive_2_3_9_shows(
         assert read == shown, reader
 
 
+def _by_partition_row(
+    metastore_uri: str, table: str, row: str, column: str, zone: str
+) -> dict[tuple[str, int], str | None]:
+    """What Hive 2.3.9 with its JVM in ``zone`` prints for ``column`` of each (``dt``,
+    ``row``) of ``table``."""
+    (hive,) = hive_answers(metastore_uri, [(f"select {row}, {column}, dt from {table}", {})], zone)
+    return {(r[2], int(r[0])): r[1] for r in hive}
+
+
 def test_files_naming_no_writer_zone_read_as_hive_2_3_9_in_new_york_shows(
     client: MetastoreClient,
     tables_root: Path,
@@ -467,8 +476,7 @@ def test_files_naming_no_writer_zone_read_as_hive_2_3_9_in_new_york_shows(
     naming no writer zone shows its summer values an hour later, the other as written; both
     readers read that with ``hive_time_zone`` set to New York."""
     table = build_zoneless_table(client, tables_root)
-    (hive,) = hive_answers(metastore_uri, [(f"select i, t, dt from {table}", {})], ZONE)
-    shown = {(row[2], int(row[0])): row[1] for row in hive}
+    shown = _by_partition_row(metastore_uri, table, "i", "t", ZONE)
     # as java.sql.Timestamp prints them: fraction digits to the last that is not 0
     printed = {k: v and v.isoformat(sep=" ") for k, v in expected_rows(ZONE).items()}
     assert shown == {k: v and (v.rstrip("0") if "." in v else v) for k, v in printed.items()}
@@ -534,8 +542,7 @@ def test_parquet_int96_read_as_hive_2_3_9_in_new_york_shows(
     """``test_hive_zone``'s INT96 table asked of Hive with its JVM in New York: a Spark file's
     UTC instants shown in New York (1850 by the raw -5:00), pyarrow's as stored."""
     table = build_int96_table(spark, client, tables_root)
-    (hive,) = hive_answers(metastore_uri, [(f"select rid, t, dt from {table}", {})], HIVE_ZONE)
-    shown = {(row[2], int(row[0])): row[1] for row in hive}
+    shown = _by_partition_row(metastore_uri, table, "rid", "t", HIVE_ZONE)
     expected = {k: _shown(v) for k, v in int96_rows("2.3").items()}
     assert shown == expected
 
@@ -565,8 +572,7 @@ def test_a_date_at_a_midnight_havana_skips_shows_the_time_hive_2_3_9_runs(
     the calendar's own time of day (the query's). That value cannot be reproduced; both
     readers show midnight (README, Limits)."""
     table = build_midnight_table(client, tables_root)
-    (hive,) = hive_answers(metastore_uri, [(f"select rid, t, dt from {table}", {})], HAVANA)
-    shown = {(row[2], int(row[0])): row[1] for row in hive}
+    shown = _by_partition_row(metastore_uri, table, "rid", "t", HAVANA)
     midnights = {
         (p, i): d and _shown(dt.datetime(d.year, d.month, d.day))
         for p in ("text", "parquet")
