@@ -342,6 +342,8 @@ def _file_anomalies(
         by_position = projection.by_position(f, rules.hive)
         sensitive = projection.name_match_is_case_sensitive(f.format, rules.hive)
         wanted = table_columns if into_table else p.columns
+        if projection.asks_table_names(f.format):
+            wanted = [projection.asked(d, t) for d, t in zip(p.columns, table_columns)]
         legacy_orc = f.format == "orc" and rules.hive.orc_sql_dates  # ORC 1.3-1.5 reads it
         for code, detail in _file_vs_columns(f, wanted, by_position, sensitive, legacy_orc):
             diffs.setdefault(code, []).append(f"{f.path}: {detail}")
@@ -561,7 +563,22 @@ def _partition_vs_table(p: PartitionInfo, table_columns: Sequence[Column]) -> li
         for pc, tc in zip(p.columns, table_columns)
         if pc.name.lower() != tc.name.lower()
     ]
-    if renamed:
+    if renamed and projection.asks_table_names(p.format):
+        found.append(
+            _anomaly(
+                p,
+                "partition-column-renamed",
+                SEVERITY_WARNING,
+                "columns renamed on the table since this partition was written: "
+                + ", ".join(f"{a} -> {b}" for a, b in renamed)
+                + "; Hive's Parquet reader looks each up by the table's new name, so files "
+                "that hold the old name show NULL there.",
+                "Read by the table's names, as Hive does (README \"Which Hive are you "
+                'migrating from?").',
+                renames=[list(r) for r in renamed],
+            )
+        )
+    elif renamed:
         found.append(
             _anomaly(
                 p,

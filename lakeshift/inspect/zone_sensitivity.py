@@ -108,6 +108,7 @@ def zone_sensitivity(
             table,
             into_table=into_table,
             case_sensitive=sensitive,
+            table_names=projection.asks_table_names(f.format),
         )
         # Whether Hive shows the file's INT96 columns in its JVM's zone (any zone given for
         # it comes back), rather than as stored or in the file's own writer.time.zone

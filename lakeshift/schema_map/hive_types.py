@@ -533,3 +533,31 @@ def field_index(
         if (candidate if case_sensitive else candidate.lower()) == wanted:
             return index
     return None
+
+
+def names_asked(declared: HiveType, table: HiveType) -> HiveType:
+    """``declared`` (a partition's type) with the table's struct field names, position by
+    position at every depth: what Hive's Parquet reader asks a file for. It requests the
+    table's columns (``HiveInputFormat.pushFilters`` puts the table scan's names and types in
+    ``columns``; ``DataWritableReadSupport.init`` finds them in the file by name, ignoring
+    case) and lays each row out in the table's order, which the partition's declared types
+    then read by position. A declared field past the table's is dropped: Hive's converter to
+    the table never shows it. Hand-written: no library models Hive's reader."""
+    if declared.kind != table.kind or declared.is_primitive:
+        return declared
+    if declared.kind == "struct":
+        fields = tuple(
+            (t_name, names_asked(d_type, t_type))
+            for (_, d_type), (t_name, t_type) in zip(declared.fields, table.fields)
+        )
+        return HiveType("struct", declared.params, fields)
+    if len(declared.fields) != len(table.fields):  # a union's alternatives
+        return declared
+    return HiveType(
+        declared.kind,
+        declared.params,
+        tuple(
+            (name, names_asked(d_type, t_type))
+            for (name, d_type), (_, t_type) in zip(declared.fields, table.fields)
+        ),
+    )

@@ -21,10 +21,14 @@ Query = tuple[str, dict[str, str]]  # SQL, session settings for it alone
 
 
 def hive_answers(
-    metastore_uri: str, queries: list[Query], time_zone: str | None = None
-) -> list[list[list[str | None]]]:
+    metastore_uri: str,
+    queries: list[Query],
+    time_zone: str | None = None,
+    allow_errors: bool = False,
+) -> list[Any]:
     """The rows Hive 2.3.9 prints for each query (its text; ``NULL`` as None); ``time_zone``:
-    its JVM's default zone (``TZ``), else this process's."""
+    its JVM's default zone (``TZ``), else this process's. A query Hive refuses fails the
+    call, or with ``allow_errors`` answers ``{"error": message}``."""
     env = {**os.environ, "SPARK_TESTING": "1", **({"TZ": time_zone} if time_zone else {})}
     done = subprocess.run(
         [sys.executable, "-m", "tests.helpers.hive_oracle", metastore_uri],
@@ -37,7 +41,11 @@ def hive_answers(
     )
     if done.returncode != 0:
         raise AssertionError(f"the Hive oracle failed:\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    answers = json.loads(done.stdout.strip().splitlines()[-1])
+    refused = [a["error"] for a in answers if isinstance(a, dict)]
+    if refused and not allow_errors:
+        raise AssertionError(f"Hive refused a query:\n{refused[0]}")
+    return answers  # type: ignore[no-any-return]
 
 
 def _main(uri: str) -> None:
@@ -53,15 +61,26 @@ def _main(uri: str) -> None:
         .getOrCreate()
     )
     client = spark._jsparkSession.sharedState().externalCatalog().unwrapped().client()
-    answers = []
+    answers: list[Any] = []
+    conf = client.conf()  # the session's HiveConf, which `set` writes
     for sql, settings in json.loads(sys.stdin.read()):
+        before = {key: conf.get(key) for key in settings}
         for key, value in settings.items():
             client.runSqlHive(f"set {key}={value}")
-        printed = client.runSqlHive(sql)
-        lines = [printed.apply(i) for i in range(printed.size())]
-        answers.append([[None if v == "NULL" else v for v in line.split("\t")] for line in lines])
-        for key in settings:
-            client.runSqlHive(f"set {key}=")
+        try:
+            printed = client.runSqlHive(sql)
+        except Exception as error:  # Hive refused the query: say so, go on with the next
+            answers.append({"error": str(error)[:2000]})
+        else:
+            lines = [printed.apply(i) for i in range(printed.size())]
+            answers.append(
+                [[None if v == "NULL" else v for v in line.split("\t")] for line in lines]
+            )
+        for key, value in before.items():  # `set key=` would leave "", which ORC reads as false
+            if value is None:
+                conf.unset(key)
+            else:
+                conf.set(key, value)
     print(json.dumps(answers))
     spark.stop()
 

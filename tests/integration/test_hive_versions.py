@@ -37,6 +37,7 @@ TABLE = [
     ("s", "struct<a:int,b:string>"),
     ("x", "int"),
 ]
+TABLE_NAMES = [n for n, _ in TABLE]
 FLAGS = ["1", "0", "true", "yes", ""]
 STRUCT = pa.struct([("a", pa.int32()), ("bb", pa.string())])
 
@@ -75,6 +76,16 @@ def drifted(client: MetastoreClient, tables_root: Path) -> str:
     b.add_partition(["cased"], {"000000_0": _file(cased, ("A", "b"))})
     positional = [f"_col{i}" for i in range(7)]
     b.add_partition(["colN"], {"000000_0": _file(positional, ("a", "b"))}, columns=declared)
+    # Parquet partitions: Hive's Parquet reader asks every file for the table's names (and
+    # the table's struct field names), whatever the partition declares (HIVE-READ-MODEL
+    # section 5 held them read by the partition's names; Hive 2.3.9 shows otherwise).
+    parquet_declared = [*declared[:4], ("n", "bigint"), declared[5]]
+    old_file = _file(old).drop_columns(["x"]).set_column(4, "n", pa.array([7] * 5, pa.int64()))
+    b.add_partition(["pq_old"], {"000000_0": old_file}, columns=parquet_declared, fmt="parquet")
+    upper = ["RID", "IDENT", "FLAG", "V", "N", "S"]
+    new_file = _file([*TABLE_NAMES[:6], "x"], ("A", "b")).drop_columns(["x"])
+    new_file = new_file.set_column(4, "n", pa.array([7] * 5, pa.int64())).rename_columns(upper)
+    b.add_partition(["pq_new"], {"000000_0": new_file}, columns=parquet_declared, fmt="parquet")
     text = "".join(f"{i}\x01{10 * (i + 1)}\x01{f}\x01abcdef\n" for i, f in enumerate(FLAGS))
     b.add_partition(
         ["text"],
@@ -93,6 +104,7 @@ def _lake_rows(client: MetastoreClient, target: str) -> list[list[str | None]]:
 
 
 POSITIONAL = {"orc.force.positional.evolution": "true"}
+PARTITIONS = ("cased", "colN", "pq_new", "pq_old", "renamed", "text")
 
 
 @pytest.fixture(scope="module")
@@ -121,9 +133,9 @@ def _migrate(
         target,
         fmt,
     )
-    assert len(result.backfilled) == 4 and not result.failed, result
+    assert len(result.backfilled) == len(PARTITIONS) and not result.failed, result
     statuses = {p.partition: p.status for p in report.partitions}
-    assert statuses == {f"dt={v}": EQUAL for v in ("cased", "colN", "renamed", "text")}, [
+    assert statuses == {f"dt={v}": EQUAL for v in PARTITIONS}, [
         (p.partition, p.detail) for p in report.partitions if p.status != EQUAL
     ]
     assert all(p.independent_checksum == p.target_checksum for p in report.partitions)
@@ -151,6 +163,15 @@ def test_hive_2_3_rows_are_what_hive_2_3_shows(
     assert [r[2] for r in renamed] == ["true", "false", None, None, None]  # ORC's Long parse
     assert {r[3] for r in renamed} == {"abcdef"}  # the partition's varchar(2) plays no part
     assert {r[6] for r in renamed} == {"5"}  # `x` found by name although not declared
+    # Parquet: each file column found by the table's name, ignoring case, struct fields by
+    # the table's; `x`, which the partitions do not declare, NULL
+    pq_old = [r for r in expected if r[-1] == "pq_old"]
+    assert [r[1] for r in pq_old] == [None] * 5  # the file says `id`, Hive asks for `ident`
+    assert {r[5] for r in pq_old} == {'{"a":1,"b":null}'}  # `bb`: Hive asks for `b`
+    pq_new = [r for r in expected if r[-1] == "pq_new"]
+    assert [r[1] for r in pq_new] == ["10", "20", "30", "40", "50"]  # `IDENT`, declared `id`
+    assert {r[5] for r in pq_new} == {'{"a":1,"b":"q"}'}
+    assert {r[6] for r in pq_old + pq_new} == {None}
     text = [r for r in expected if r[-1] == "text"]
     assert [r[2] for r in text] == ["true"] * 4 + ["false"]  # Hive 2: non-empty is true
     assert {r[3] for r in text} == {"ab"}  # a text partition's varchar(2) truncates
@@ -172,11 +193,17 @@ def test_positional_evolution_rows_are_what_hive_shows_with_it(
         spark, client, settings, lakeshift_home, drifted, fmt=fmt, hive_version="4"
     )
     got = _lake_rows(client, target)
-    orc_rows = [r for r in expected if r[-1] != "text"]
-    assert [r for r in got if r[-1] != "text"] == orc_rows
+    converted = ("text", "pq_new", "pq_old")  # through Hive's converters
+    orc_rows = [r for r in expected if r[-1] not in converted]
+    assert [r for r in got if r[-1] not in converted] == orc_rows
     assert [r[1] for r in orc_rows if r[-1] == "renamed"] == ["10", "20", "30", "40", "50"]
-    # Text partitions follow Hive 3.0+'s boolean rule in Hive 4 (HIVE-15939).
-    assert [r[2] for r in got if r[-1] == "text"] == ["true", "false", "true", "true", "false"]
+    # Text and Parquet partitions follow Hive 3.0+'s boolean rule in Hive 4 (HIVE-15939);
+    # their other columns read as in Hive 2.3.
+    hive3_flags = ["true", "false", "true", "true", "false"]
+    for partition in converted:
+        assert [r[2] for r in got if r[-1] == partition] == hive3_flags
+    two_three = [r[:2] + r[3:] for r in hive_shows["2.3"] if r[-1] in converted]
+    assert [r[:2] + r[3:] for r in got if r[-1] in converted] == two_three
 
 
 @pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
@@ -198,6 +225,9 @@ def test_hive_1_2_reads_every_partition_with_its_own_columns(
     assert [r[2] for r in renamed] == ["true"] * 4 + ["false"]  # converter, Hive 2 rule
     assert {r[3] for r in renamed} == {"ab"}  # through the partition's varchar(2)
     assert {r[5] for r in renamed} == {'{"a":1,"b":"q"}'}  # struct fields by position
+    # Parquet as in Hive 2.3 (the reader asks for the table's names in every version read)
+    assert [rows["pq_old", str(i)][1] for i in range(5)] == [None] * 5
+    assert [rows["pq_new", str(i)][1] for i in range(5)] == ["10", "20", "30", "40", "50"]
     assert {r[6] for r in renamed} == {None}  # the partition does not declare x
     cased = [rows["cased", str(i)] for i in range(5)]
     assert [r[1] for r in cased] == ["10", "20", "30", "40", "50"]  # names play no part

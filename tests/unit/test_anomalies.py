@@ -353,3 +353,20 @@ def test_text_read_as_binary_through_orc_before_1_6_is_an_error() -> None:
     found = classify_partition(partition, blobs, "orc", Rules(hive=version_defaults("4")))
     assert "file-type-differs" in {a.code for a in found}
     assert [a for a in found if a.severity == "error"] == []
+
+
+def test_a_parquet_partition_is_read_by_the_tables_names() -> None:
+    """Hive's Parquet reader asks a file for the table's names (checked against Hive 2.3.9 in
+    test_hive_versions): a file holding a column's old name reads NULL there."""
+    older = (Column("ident", "bigint"), Column("name", "string"), Column("amount", "double"))
+    parquet = {"format": "parquet", "input_format": "MapredParquetInputFormat"}
+    old_file = replace(_file("f", older), format="parquet")
+    old_names = _partition((old_file,), columns=older, **parquet)
+    found = {a.code: a for a in classify_partition(old_names, TABLE, "orc", DEFAULT_RULES)}
+    renamed = found["partition-column-renamed"]
+    assert renamed.severity == "warning" and "NULL" in renamed.message
+    assert found["file-missing-columns"].message.endswith("f: id")  # the table's name
+    # the file holds the table's names: nothing is missing, whatever the partition declares
+    new_file = replace(_file("f", TABLE), format="parquet")
+    new_names = _partition((new_file,), columns=older, **parquet)
+    assert "file-missing-columns" not in codes(new_names)

@@ -4,7 +4,7 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.errors import RefusedInput
-from lakeshift.schema_map.hive_types import from_arrow, parse_hive_type, to_arrow
+from lakeshift.schema_map.hive_types import from_arrow, names_asked, parse_hive_type, to_arrow
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,25 @@ def test_arrow_round_trip_of_nested_type() -> None:
         ]
     )
     assert from_arrow(arrow) == hive
+
+
+def test_names_asked_are_the_tables_at_every_depth_with_the_partitions_types() -> None:
+    """What Hive's Parquet reader asks a file for: the table's names, position by position,
+    read as the partition declares them; a declared field past the table's is never shown."""
+    asked = names_asked(
+        parse_hive_type("struct<a:int,bb:string,gone:int>"),
+        parse_hive_type("struct<a:bigint,b:string>"),
+    )
+    assert str(asked) == "struct<a:int,b:string>"
+    nested = names_asked(
+        parse_hive_type("array<struct<x:int>>"), parse_hive_type("array<struct<y:bigint>>")
+    )
+    assert str(nested) == "array<struct<y:int>>"
+    valued = names_asked(
+        parse_hive_type("map<string,struct<x:int>>"), parse_hive_type("map<string,struct<Y:int>>")
+    )
+    assert str(valued) == "map<string,struct<Y:int>>"
+    # kinds that differ stay as declared (Hive's converter refuses them where they are read)
+    assert str(names_asked(parse_hive_type("struct<x:int>"), parse_hive_type("int"))) == (
+        "struct<x:int>"
+    )

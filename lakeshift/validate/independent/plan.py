@@ -19,7 +19,7 @@ from typing import Any
 
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
 from lakeshift.schema_map.hive_semantics import DEFAULT_HIVE_VERSION
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.schema_map.hive_types import HiveType, names_asked, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
 
@@ -118,6 +118,11 @@ def _columns(
             declared = table_column
         elif position < len(partition.columns):
             declared = partition.columns[position]
+            if file.format == "parquet":  # Hive's Parquet reader asks for the table's names
+                asked = names_asked(
+                    parse_hive_type(declared.type), parse_hive_type(table_column.type)
+                )
+                declared = Column(table_column.name, str(asked))
         else:
             out.append(ColumnPlan(table_column.name, None, None, None, table_column.type, target))
             continue
