@@ -30,6 +30,7 @@ from lakeshift.schema_map import projection
 from lakeshift.schema_map.conversions import numbers_as_timestamps, unreadable
 from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.schema_map.parquet_reading import parquet_unreadable
 from lakeshift.text.layout import read_as_text
 
 
@@ -347,6 +348,9 @@ def _file_anomalies(
         legacy_orc = f.format == "orc" and rules.hive.orc_sql_dates  # ORC 1.3-1.5 reads it
         for code, detail in _file_vs_columns(f, wanted, by_position, sensitive, legacy_orc):
             diffs.setdefault(code, []).append(f"{f.path}: {detail}")
+        if projection.asks_table_names(f.format):
+            for detail in _parquet_refusals(p, f, table_columns, rules.hive.version):
+                diffs.setdefault("file-type-incompatible", []).append(f"{f.path}: {detail}")
     texts = {
         "file-extra-columns": (
             SEVERITY_INFO,
@@ -401,6 +405,32 @@ def _file_anomalies(
             )
         )
     return found
+
+
+def _parquet_refusals(
+    p: PartitionInfo, f: FileInfo, table_columns: Sequence[Column], version: str
+) -> list[str]:
+    """The columns of a Parquet file whose values Hive's Parquet reader builds as writables
+    the partition's declared types cannot read (``parquet_reading``)."""
+    out: list[str] = []
+    pairs = projection.column_pairs(p, f.columns, False, table_columns, table_names=True)
+    for (index, column), table_column in zip(pairs, table_columns):
+        if index is None or column is None:
+            continue
+        physical = f.columns[index]
+        try:
+            reason = parquet_unreadable(
+                parse_hive_type(physical.type),
+                parse_hive_type(column.type),
+                parse_hive_type(table_column.type),
+                version=version,
+                int96=physical.name in f.int96,
+            )
+        except RefusedInput:  # named by the checks that parse types
+            continue
+        if reason:
+            out.append(f"{table_column.name}: {reason}")
+    return out
 
 
 def _file_vs_columns(

@@ -693,6 +693,10 @@ def convert(
             expr = zone_wall_clock(expr, zone)
         converted = None
         if not orc_file and not text_file:
+            if src.kind == "char" and dst.kind in ("string", "varchar"):
+                # Hive's converters read a CHAR by its stripped value (TextConverter,
+                # getHiveVarchar: getStrippedValue; Hive 2.3.9 shows 'ab', not 'ab   ')
+                expr = f"rtrim({expr})"
             converted = _converter(expr, src, dst, hive3_converters, hive4_dates)
         if converted is None:
             converted = _primitive(

@@ -432,6 +432,8 @@ def convert_primitive(
     stored_days = stored_days and orc_file and orc_sql_dates  # only java.sql's conversions
     if src.kind == "void":
         return pa.nulls(len(array), to)
+    if converter and src.kind == "char" and dst.kind in ("string", "varchar"):
+        array = pc.utf8_rtrim(array, characters=" ")  # Hive's converters: the stripped value
     if dst.kind in ("char", "varchar"):  # truncated to the length; CHAR padded with spaces
         width = dst.params[0]
         text = to_text(array, src, orc_file, converter, orc_sql_dates, stored_days)
