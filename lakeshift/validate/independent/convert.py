@@ -75,20 +75,23 @@ def convert(
     hybrid_seconds: bool = False,
     stored_days: bool = False,
     zone: str | None = None,
+    stored: bool = False,
 ) -> pa.Array:
-    """``array`` of Hive type ``src`` read as ``dst`` (``orc_file``: by ORC's schema evolution,
-    an ORC file's column read as the partition's declared type; ``text_file``: a text file's
-    field parsed as the partition's type, where a map keeps the first value of a key and
-    drops a key that reads NULL, as LazyMap does; ``orc_sql_dates``: ORC reads strings as
-    dates and timestamps by java.sql's parsers, see ``HiveSemantics.orc_sql_dates``;
-    ``hive4_dates``: Hive's converters and text SerDe read text as dates by Hive 4's rules;
-    ``hive1_decimals``: text read as a decimal by Hive 1.2's ``HiveDecimal``;
-    ``hybrid_instants``: numbers read as timestamps are shown by the hybrid calendar, as
-    ``java.sql.Timestamp`` shows them; ``hybrid_seconds``: a timestamp read as a number counts
-    the seconds of the instant ``java.sql.Timestamp`` gives its wall clock, as Hive 1.2/2.x's
-    converter does; ``stored_days``: dates and timestamps shown by their day numbers as
-    stored, also where ORC 1.3-1.5's java.sql conversions count them in the hybrid
-    calendar; ``zone``: the zone Hive's JVMs run in, where not UTC, ``zone_rule``)."""
+    """``array`` of Hive type ``src`` read as ``dst`` (``stored``: not a Hive reading but the
+    table's value as the target stores it, a CHAR keeping its padding; ``orc_file``: by
+    ORC's schema evolution, an ORC file's column read as the partition's declared type;
+    ``text_file``: a text file's field parsed as the partition's type, where a map keeps the
+    first value of a key and drops a key that reads NULL, as LazyMap does;
+    ``orc_sql_dates``: ORC reads strings as dates and timestamps by java.sql's parsers, see
+    ``HiveSemantics.orc_sql_dates``; ``hive4_dates``: Hive's converters and text SerDe read
+    text as dates by Hive 4's rules; ``hive1_decimals``: text read as a decimal by Hive
+    1.2's ``HiveDecimal``; ``hybrid_instants``: numbers read as timestamps are shown by the
+    hybrid calendar, as ``java.sql.Timestamp`` shows them; ``hybrid_seconds``: a timestamp
+    read as a number counts the seconds of the instant ``java.sql.Timestamp`` gives its wall
+    clock, as Hive 1.2/2.x's converter does; ``stored_days``: dates and timestamps shown by
+    their day numbers as stored, also where ORC 1.3-1.5's java.sql conversions count them in
+    the hybrid calendar; ``zone``: the zone Hive's JVMs run in, where not UTC,
+    ``zone_rule``)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if src.kind == "void" or pa.types.is_null(array.type):
@@ -109,7 +112,7 @@ def convert(
             dst,
             orc_file,
             hive3_converters,
-            converter=not (orc_file or text_file),
+            converter=not (orc_file or text_file or stored),
             orc_sql_dates=orc_sql_dates,
             hive4_dates=hive4_dates,
             hybrid_instants=hybrid_instants,
@@ -141,6 +144,7 @@ def convert(
         "hybrid_seconds": hybrid_seconds,
         "stored_days": stored_days,
         "zone": zone,
+        "stored": stored,
     }
     if dst.kind == "struct":
         children = array.flatten()

@@ -375,12 +375,12 @@ def target_columns(task: FileTask, table: pa.Table | None = None) -> list[Target
             as_partition = _as_partition(task, column, table)
             instant = holds_instant(_file_type(task, column), declared, table_type)
             as_table = convert(as_partition, declared, table_type, **second_step(task, instant))
-            values = convert(as_table, table_type, target, by_name=False)
+            values = convert(as_table, table_type, target, by_name=False, stored=True)
             out.append(TargetColumn(column.name, values, target, as_partition))
     for key in task.keys:
         key_type, target = parse_hive_type(key.key_type), parse_hive_type(key.target_type)
         value = pa.array([key.value], arrow_type(key_type))
-        typed = convert(value, key_type, target, by_name=False)
+        typed = convert(value, key_type, target, by_name=False, stored=True)
         out.append(TargetColumn(key.name, repeat(typed, rows), target))
     return out
 
