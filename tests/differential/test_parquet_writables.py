@@ -23,9 +23,8 @@ import pytest
 from lakeshift.config import Settings
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
-from tests.differential.test_schema_histories import _alone
 from tests.helpers.hive_oracle import hive_answers
-from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.hive_tables import HiveTableBuilder, alone_partition, unique_name
 from tests.helpers.readers import both_readers
 from tests.integration.test_orc_conversions import _same, _shown
 
@@ -76,7 +75,7 @@ def test_parquet_partitions_are_refused_and_read_as_hive_2_3_9_does(
                             columns=[("rid", "int"), ("x", declared)], fmt="parquet")  # fmt: skip
         tables.append((table_type, f"{b.db}.{b.name}"))
     queries = [
-        (f"select x from {_alone(client, name, f'p{number}')}", {})
+        (f"select x from {alone_partition(client, name, f'p{number}')}", {})
         for _, name in tables
         for number in range(len(PAIRS))
     ]

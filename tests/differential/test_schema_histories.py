@@ -29,7 +29,7 @@ from lakeshift.config import Settings
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from tests.helpers.hive_oracle import hive_answers
-from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.hive_tables import HiveTableBuilder, alone_partition, unique_name
 from tests.helpers.readers import both_readers
 from tests.integration.test_orc_conversions import _same, _shown
 
@@ -318,21 +318,6 @@ def _differences(
     return differ
 
 
-def _alone(client: MetastoreClient, table: str, partition: str) -> str:
-    """A table like ``table`` holding only its ``partition`` (the same files), to ask Hive of
-    one partition: a ``where`` on the key would send Hive's expression to the metastore,
-    whose Java 17 refuses to deserialize it."""
-    db, name = table.split(".")
-    alone = unique_name(f"{name}_{partition}")
-    copy = client.get_table(db, name)
-    copy.tableName = alone
-    client.create_table(copy)
-    (part,) = client.partitions_by_names(db, name, [f"dt={partition}"])
-    part.tableName = alone
-    client.add_partitions([part])
-    return f"{db}.{alone}"
-
-
 def _hive_shows(
     client: MetastoreClient, metastore_uri: str, histories: list[History]
 ) -> dict[tuple[str, str], tuple[list[list[str | None]], dict[str, str]]]:
@@ -347,7 +332,7 @@ def _hive_shows(
             answer = next(first)
             if isinstance(answer, dict):
                 again += [((history.table, mode, p), (f"select * from "
-                           f"{_alone(client, history.table, p)}", hive))
+                           f"{alone_partition(client, history.table, p)}", hive))
                           for p in history.partitions]  # fmt: skip
             else:
                 shown[history.table, mode] = (answer, {})

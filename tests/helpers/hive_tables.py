@@ -208,3 +208,18 @@ def _keys(message: bytes) -> list[tuple[int, int, int]]:
         else:
             position += 8 if wire == 1 else 4
     return out
+
+
+def alone_partition(client: MetastoreClient, table: str, partition: str) -> str:
+    """A table like ``table`` holding only its ``partition`` (the same files), to ask Hive of
+    one partition: a ``where`` on the key would send Hive's expression to the metastore,
+    whose Java 17 refuses to deserialize it."""
+    db, name = table.split(".")
+    alone = unique_name(f"{name}_{partition}")
+    copy = client.get_table(db, name)
+    copy.tableName = alone
+    client.create_table(copy)
+    (part,) = client.partitions_by_names(db, name, [f"dt={partition}"])
+    part.tableName = alone
+    client.add_partitions([part])
+    return f"{db}.{alone}"
