@@ -19,6 +19,8 @@ Hive's reader.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from lakeshift.schema_map.hive_types import HiveType, field_index
 
 _INT32 = frozenset({"tinyint", "smallint", "int"})
@@ -113,3 +115,129 @@ def parquet_unreadable(
         if reason:
             return reason
     return None
+
+
+#: the integer kinds' ranges (Java's ``Byte``, ``Short``, ``Integer``, ``Long``)
+INTEGER_RANGE = {
+    "tinyint": (-(2**7), 2**7 - 1),
+    "smallint": (-(2**15), 2**15 - 1),
+    "int": (-(2**31), 2**31 - 1),
+    "bigint": (-(2**63), 2**63 - 1),
+}
+FLOAT_MAX = 3.4028234663852886e38  # Float.MAX_VALUE
+FLOAT_MIN_NORMAL = 2.0**-126  # the least double whose Math.getExponent is Float.MIN_EXPONENT
+FLOAT_MIN = 2.0**-149  # Float.MIN_VALUE
+
+
+@dataclass(frozen=True)
+class Built:
+    """How Hive's Parquet reader changes a file value while building it for the table's
+    type (``ETypeConverter``), where it is not the value the file holds. ``to``: the value's
+    type afterwards, which the partition's declared type then reads. ``rule``:
+
+    - ``"float"``: rounded through a ``float`` (an ``INT32`` built for a ``double`` table:
+      ``new DoubleWritable((float) value)``);
+    - ``"range"``: NULL outside ``[low, high]`` (an integer built for a narrower table type);
+    - ``"integral"``: NULL unless a whole number in ``[low, high]``, compared as a double
+      (Hive 4: a floating or decimal value built for an integer table type);
+    - ``"magnitude"``: NULL unless ``low <= |value| <= high`` as a double, or zero where
+      ``zero`` (Hive 4: a double or decimal built for a ``float`` table);
+    - ``"convert"``: Hive's conversion to ``to`` (Hive 4: a double or decimal enforced to the
+      table's precision and scale before the declared type reads it; a float through its
+      double where ``widen``: ``setFromDouble``, the double's text).
+    """
+
+    to: HiveType
+    rule: str
+    low: float = 0
+    high: float = 0
+    zero: bool = False
+    widen: bool = False
+
+
+def built(file: HiveType, table: HiveType, version: str) -> Built | None:
+    """How Hive ``version``'s Parquet reader changes a primitive file value of type ``file``
+    that the table declares ``table``, or ``None`` where it keeps it. From ``ETypeConverter``
+    in Hive 2.3.7, 3.1.3 and 4.0.1; the ``float`` rule checked against Hive 2.3.9. Hive 1.2
+    builds every value as the file holds it; Hive 4's floating and decimal rules are read
+    from the source only."""
+    fk, tk = file.kind, table.kind
+    if version == "1.2" or not (file.is_primitive and table.is_primitive):
+        return None
+    if fk == "int" and tk == "double":  # smaller INT32 kinds fit a float's 24 bits
+        return Built(HiveType("double"), "float")
+    if version == "2.3":
+        return None
+    if fk in INTEGER_RANGE and tk in INTEGER_RANGE and _bits(tk) < _bits(fk):
+        # Hive 3.1+: out of the table type's range reads NULL (getMinValue/getMaxValue)
+        low, high = INTEGER_RANGE[tk]
+        return Built(HiveType("int") if fk == "bigint" else file, "range", low, high)
+    if version != "4":
+        return None
+    if fk in ("float", "double", "decimal") and tk in INTEGER_RANGE:
+        low, high = INTEGER_RANGE[tk]
+        to = HiveType("bigint" if tk == "bigint" else "int")
+        return Built(to, "integral", float(low), float(high))
+    if fk == "double" and tk == "float":  # also drops zero and float's subnormals
+        return Built(HiveType("float"), "magnitude", FLOAT_MIN_NORMAL, FLOAT_MAX)
+    if fk == "decimal" and tk == "float":
+        return Built(HiveType("float"), "magnitude", FLOAT_MIN, FLOAT_MAX, zero=True)
+    if fk in ("float", "double") and tk == "decimal":
+        return Built(table, "convert", widen=fk == "float")
+    if fk == "decimal" and tk == "decimal" and file.params != table.params:
+        return Built(table, "convert")
+    return None
+
+
+def _bits(kind: str) -> int:
+    return INTEGER_RANGE[kind][1].bit_length()
+
+
+def rebuilds(file: HiveType, table: HiveType, version: str) -> bool:
+    """Whether Hive ``version``'s Parquet reader changes any value of a file column of type
+    ``file`` that the table declares ``table`` (``built``), at any depth: struct fields found
+    by the table's names ignoring case (``HiveStructConverter.getFieldTypeIgnoreCase``),
+    elements and map values. Map keys are left as the file holds them (README "Limits")."""
+    if file.is_primitive:
+        return built(file, table, version) is not None
+    if file.kind != table.kind or file.kind not in ("struct", "array", "map"):
+        return False
+    return any(rebuilds(child, inner, version) for child, inner in nested_pairs(file, table))
+
+
+def nested_pairs(file: HiveType, table: HiveType) -> list[tuple[HiveType, HiveType]]:
+    """The (file, table) types Hive's Parquet reader pairs inside a struct, array or map
+    (``rebuilds``): a struct field the table lacks is paired with nothing (left out); a map's
+    key is not paired."""
+    if file.kind == "struct":
+        pairs = []
+        for name, child in file.fields:
+            found = field_index(table, name, 0, by_name=True, case_sensitive=False)
+            if found is not None:
+                pairs.append((child, table.fields[found][1]))
+        return pairs
+    if file.kind == "array":
+        return [(file.fields[0][1], table.fields[0][1])]
+    return [(file.fields[1][1], table.fields[1][1])]
+
+
+def built_type(file: HiveType, table: HiveType, version: str) -> HiveType:
+    """``file`` with every value Hive ``version``'s Parquet reader builds as another type
+    (``built``) given that type, at every depth (as ``rebuilds`` pairs them)."""
+    if file.is_primitive:
+        change = built(file, table, version)
+        return change.to if change else file
+    if not rebuilds(file, table, version):
+        return file
+    if file.kind == "struct":
+        fields = []
+        for name, child in file.fields:
+            found = field_index(table, name, 0, by_name=True, case_sensitive=False)
+            inner = child if found is None else built_type(child, table.fields[found][1], version)
+            fields.append((name, inner))
+        return replace(file, fields=tuple(fields))
+    if file.kind == "array":
+        element = built_type(*nested_pairs(file, table)[0], version)
+        return replace(file, fields=((file.fields[0][0], element),))
+    value = built_type(*nested_pairs(file, table)[0], version)
+    return replace(file, fields=(file.fields[0], (file.fields[1][0], value)))

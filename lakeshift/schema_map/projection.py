@@ -21,7 +21,12 @@ from functools import lru_cache
 
 from lakeshift.errors import RefusedInput
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
-from lakeshift.schema_map.hive_semantics import HiveSemantics, Int96Reading, int96_reading
+from lakeshift.schema_map.hive_semantics import (
+    DEFAULT_HIVE_VERSION,
+    HiveSemantics,
+    Int96Reading,
+    int96_reading,
+)
 from lakeshift.schema_map.hive_types import names_asked, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.text.layout import TEXT_FORMATS, TextLayout
@@ -78,6 +83,8 @@ class FileGroup:
     # how and those columns (hive_semantics.int96_reading)
     int96: Int96Reading | None = None
     int96_columns: tuple[str, ...] = ()
+    # the user's Hive (how its Parquet reader builds values: parquet_reading.built)
+    hive_version: str = DEFAULT_HIVE_VERSION
 
     @property
     def nested_by_name(self) -> bool:
@@ -353,6 +360,7 @@ def file_groups(
                     hive_zone=semantics.jvm_zone,
                     int96=int96,
                     int96_columns=instants,
+                    hive_version=semantics.version,
                 )
             )
     return groups

@@ -23,12 +23,14 @@ from lakeshift.schema_map.hive_types import (
     second_step,
 )
 from lakeshift.schema_map.model import FieldMapping
+from lakeshift.schema_map.parquet_reading import built_type
 from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.projection import FileGroup, file_groups
 from lakeshift.schema_map.spark_sql import (
     convert,
     java_maps,
     nested_sql,
+    parquet_built,
     quote,
     spark_type,
     zoned_instants,
@@ -107,9 +109,13 @@ def column_steps(
         physical = group.physical[source.physical_index]
         partition_type = parse_hive_type(source.partition_type)
         file_type = physical_type(group, physical)
+        scanned = quote(physical.name)
+        if group.format == "parquet":  # as Hive's Parquet reader builds it for the table
+            scanned = parquet_built(scanned, file_type, table_type, group.hive_version)
+            file_type = built_type(file_type, table_type, group.hive_version)
         instant = holds_instant(file_type, partition_type, table_type)
         as_partition = convert(
-            quote(physical.name),
+            scanned,
             file_type,
             partition_type,
             where=where,
@@ -176,6 +182,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hive_zone,
         group.int96,
         group.int96_columns,
+        group.hive_version,
     )
 
 

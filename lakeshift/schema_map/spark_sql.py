@@ -23,9 +23,11 @@ from lakeshift.schema_map.hive_types import (
     NUMBER_KINDS,
     SECONDS_COUNTED,
     HiveType,
+    field_index,
     keys_may_merge,
     zone_rule,
 )
+from lakeshift.schema_map.parquet_reading import Built, built, rebuilds
 
 _SIMPLE = {
     "tinyint": "TINYINT",
@@ -627,7 +629,17 @@ def _primitive(
         return f"substring(CAST({expr} AS STRING), 1, {dst.params[0]})"
     if src == dst and not (src_physical and src.kind == "timestamp"):
         return expr
+    if dst.kind == "float" and src.kind in ("int", "bigint"):
+        return float_of_integer(expr)
     return f"CAST({expr} AS {spark_type(dst)})"
+
+
+def float_of_integer(expr: str) -> str:
+    """SQL rounding an INT or BIGINT ``expr`` to a FLOAT that stays rounded when cast on to a
+    DOUBLE: Spark's optimizer (SimplifyCasts) takes an integer's cast to FLOAT as widening and
+    folds CAST(CAST(x AS FLOAT) AS DOUBLE) into CAST(x AS DOUBLE), which keeps 16777217; a
+    product with 1.0 (exact in IEEE arithmetic) is not a cast and stays."""
+    return f"(CAST({expr} AS FLOAT) * CAST(1 AS FLOAT))"
 
 
 def convert(
@@ -880,6 +892,62 @@ def each_timestamp(expr: str, hive: HiveType, leaf: Callable[[str], str]) -> str
     if not _holds(hive, "timestamp"):
         return expr
     return nested_sql(expr, hive, lambda e, kind: each_timestamp(e, kind, leaf))
+
+
+def parquet_built(expr: str, file: HiveType, table: HiveType, version: str) -> str:
+    """SQL giving ``expr`` (a Parquet file's column of type ``file``, as scanned) as Hive
+    ``version``'s Parquet reader builds it for the table's type ``table``, at every depth
+    (``parquet_reading.built``; its type is then ``parquet_reading.built_type``); ``expr``
+    itself where nothing changes (the independent reader: ``parquet_values.built_values``)."""
+    if not rebuilds(file, table, version):
+        return expr
+    if file.is_primitive:
+        change = built(file, table, version)
+        assert change is not None  # rebuilds said so
+        return _built_sql(expr, file, change)
+    n = next(_lambda_names)
+    if file.kind == "struct":
+        parts = []
+        for name, child in file.fields:
+            value = f"{expr}.{quote(name)}"
+            found = field_index(table, name, 0, by_name=True, case_sensitive=False)
+            if found is not None:
+                value = parquet_built(value, child, table.fields[found][1], version)
+            parts.append(f"{string_literal(name)}, {value}")
+        return f"IF({expr} IS NULL, NULL, named_struct({', '.join(parts)}))"
+    if file.kind == "array":
+        inner = parquet_built(f"pe{n}", file.fields[0][1], table.fields[0][1], version)
+        return f"transform({expr}, pe{n} -> {inner})"
+    inner = parquet_built(f"pv{n}", file.fields[1][1], table.fields[1][1], version)
+    return f"transform_values({expr}, (pk{n}, pv{n}) -> {inner})"
+
+
+def _double_literal(value: float) -> str:
+    return f"CAST('{value!r}' AS DOUBLE)"
+
+
+def _built_sql(expr: str, file: HiveType, change: Built) -> str:
+    """SQL for one of ``parquet_reading.Built``'s rules (Java's comparisons: NaN is in no
+    range, where Spark's NaN is greater than any number, so ``<= high`` keeps it out)."""
+    to = spark_type(change.to)
+    if change.rule == "float":
+        return f"CAST({float_of_integer(expr)} AS DOUBLE)"
+    if change.rule == "range":
+        keep = f"{expr} BETWEEN {int(change.low)} AND {int(change.high)}"
+        return f"IF({keep}, CAST({expr} AS {to}), NULL)"
+    if change.rule == "convert" and change.widen:
+        return convert(f"CAST({expr} AS DOUBLE)", HiveType("double"), change.to, by_name=True)
+    if change.rule == "convert":
+        return convert(expr, file, change.to, by_name=True)
+    number = f"CAST({expr} AS DOUBLE)"
+    low, high = _double_literal(change.low), _double_literal(change.high)
+    if change.rule == "integral":
+        keep = f"{number} >= {low} AND {number} <= {high} AND {number} % 1 = 0"
+    else:  # magnitude
+        keep = f"abs({number}) >= {low} AND abs({number}) <= {high}"
+        if change.zero:
+            keep = f"({keep}) OR {number} = 0"
+    return f"IF({keep}, CAST({expr} AS {to}), NULL)"
 
 
 def nested_sql(expr: str, hive: HiveType, inner: Callable[[str, HiveType], str]) -> str:

@@ -3,13 +3,24 @@ are in tests/differential/test_parquet_writables.py)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+import numpy
 import pyarrow as pa
 import pytest
 
 from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.parquet_reading import parquet_unreadable, writable
+from lakeshift.schema_map.parquet_reading import (
+    FLOAT_MAX,
+    built,
+    built_type,
+    parquet_unreadable,
+    rebuilds,
+    writable,
+)
 from lakeshift.schema_map.spark_sql import convert
 from lakeshift.validate.independent.casts import convert_primitive
+from lakeshift.validate.independent.parquet_values import built_values
 
 
 @pytest.mark.parametrize(
@@ -76,3 +87,99 @@ def test_a_char_read_as_text_by_hives_converter_loses_its_padding() -> None:
     assert shown.to_pylist() == ["ab", None, " a"]
     # ORC's schema evolution reads a CHAR file column as it is
     assert convert("x", char, text, by_name=True, orc_file=True) == "CAST(x AS STRING)"
+
+
+def _built(file: str, table: str, version: str) -> tuple[str, str, float, float] | None:
+    change = built(parse_hive_type(file), parse_hive_type(table), version)
+    return None if change is None else (str(change.to), change.rule, change.low, change.high)
+
+
+def test_an_int32_read_as_a_double_goes_through_a_float_from_hive_2() -> None:
+    # ETypeConverter.EINT32_CONVERTER: new DoubleWritable((float) value) (2.3.7, 3.1.3, 4.0.1)
+    for version in ("2.3", "3.1", "4"):
+        assert _built("int", "double", version) == ("double", "float", 0, 0)
+    assert _built("int", "double", "1.2") is None  # no table type given: the file's own
+    assert _built("smallint", "double", "2.3") is None  # 16 bits fit a float's 24
+    assert _built("bigint", "double", "3.1") is None  # new DoubleWritable(value)
+    assert _built("int", "float", "2.3") is None  # (float) value, as Hive's cast rounds
+
+
+def test_integers_out_of_a_narrower_tables_range_read_null_from_hive_3_1() -> None:
+    # 3.1.3's ETypeConverter: (value >= minValue) && (value <= maxValue) of the table's type
+    assert _built("bigint", "int", "3.1") == ("int", "range", -(2**31), 2**31 - 1)
+    assert _built("bigint", "tinyint", "4") == ("int", "range", -128, 127)
+    assert _built("int", "smallint", "3.1") == ("int", "range", -(2**15), 2**15 - 1)
+    assert _built("smallint", "tinyint", "3.1") == ("smallint", "range", -128, 127)
+    assert _built("bigint", "int", "2.3") is None  # 2.3 builds the file's long
+    assert _built("int", "bigint", "3.1") is None  # wider: every value fits
+    assert _built("tinyint", "smallint", "3.1") is None
+
+
+def test_hive_4_builds_floating_and_decimal_values_for_the_tables_number_type() -> None:
+    # 4.0.1's EDOUBLE/EFLOAT/EDECIMAL converters
+    assert _built("double", "bigint", "4") == ("bigint", "integral", -(2.0**63), 2.0**63)
+    assert _built("float", "int", "4") == ("int", "integral", -(2.0**31), 2**31 - 1)
+    assert _built("decimal(10,2)", "smallint", "4")[:2] == ("int", "integral")  # type: ignore[index]
+    assert _built("double", "float", "4") == ("float", "magnitude", 2.0**-126, FLOAT_MAX)
+    change = built(parse_hive_type("decimal(10,2)"), parse_hive_type("float"), "4")
+    assert change is not None and change.zero and change.low == 2.0**-149
+    assert _built("decimal(10,2)", "decimal(5,1)", "4") == ("decimal(5,1)", "convert", 0, 0)
+    assert _built("decimal(10,2)", "decimal(10,2)", "4") is None
+    assert _built("double", "decimal(10,2)", "4") == ("decimal(10,2)", "convert", 0, 0)
+    widened = built(parse_hive_type("float"), parse_hive_type("decimal(20,15)"), "4")
+    assert widened is not None and widened.widen  # setFromDouble: the double's text
+    for version in ("2.3", "3.1"):
+        assert _built("double", "bigint", version) is None
+        assert _built("decimal(10,2)", "decimal(5,1)", version) is None
+    assert _built("float", "double", "4") is None  # new DoubleWritable(value): exact
+
+
+def test_values_are_built_at_every_depth_by_the_tables_names() -> None:
+    file = parse_hive_type("struct<A:bigint,b:array<int>,c:map<int,bigint>,d:string>")
+    table = parse_hive_type("struct<a:int,B:array<double>,c:map<tinyint,smallint>,e:int>")
+    assert rebuilds(file, table, "3.1")
+    assert str(built_type(file, table, "3.1")) == (
+        "struct<A:int,b:array<double>,c:map<int,int>,d:string>"  # map keys: as the file's
+    )
+    assert str(built_type(file, table, "2.3")) == (
+        "struct<A:bigint,b:array<double>,c:map<int,bigint>,d:string>"
+    )
+    assert not rebuilds(file, table, "1.2")
+    # a field the table lacks is built as the file holds it
+    assert not rebuilds(parse_hive_type("struct<x:bigint>"), parse_hive_type("struct<y:int>"), "4")
+
+
+def test_the_independent_reader_builds_what_hive_builds() -> None:
+    def values(array: pa.Array, file: str, table: str, version: str) -> list:
+        return built_values(
+            array, parse_hive_type(file), parse_hive_type(table), version
+        ).to_pylist()
+
+    ints = pa.array([16777217, None, -3], pa.int32())
+    assert values(ints, "int", "double", "2.3") == [16777216.0, None, -3.0]
+    assert values(ints, "int", "double", "1.2") == [16777217, None, -3]
+    longs = pa.array([5000000001, 2**31 - 1, -(2**31) - 1, None], pa.int64())
+    assert values(longs, "bigint", "int", "3.1") == [None, 2**31 - 1, None, None]
+    assert values(longs, "bigint", "int", "2.3") == longs.to_pylist()
+    doubles = pa.array([2.0, 2.5, 0.0, float("nan"), 1e300, -7.0, 2.0**63], pa.float64())
+    assert values(doubles, "double", "bigint", "4") == [2, None, 0, None, None, -7, 2**63 - 1]
+    assert values(doubles, "double", "float", "4") == [2.0, 2.5, None, None, None, -7.0, 2.0**63]
+    decimals = pa.array([Decimal("1.45"), Decimal("0"), Decimal("3.00")], pa.decimal128(10, 2))
+    assert values(decimals, "decimal(10,2)", "float", "4") == [
+        float(numpy.float32(1.45)), 0.0, 3.0,
+    ]  # fmt: skip
+    assert values(decimals, "decimal(10,2)", "int", "4") == [None, 0, 3]
+    floats = pa.array([1.1, None], pa.float32())
+    assert values(floats, "float", "decimal(20,15)", "4") == [Decimal("1.100000023841858"), None]
+    assert values(decimals, "decimal(10,2)", "decimal(5,1)", "4") == [
+        Decimal("1.5"), Decimal("0.0"), Decimal("3.0"),
+    ]  # fmt: skip
+    nested = pa.array(
+        [{"A": [1, 16777217], "m": [(1, 2**40)]}, None, {"A": None, "m": None}],
+        pa.struct([("A", pa.list_(pa.int32())), ("m", pa.map_(pa.int32(), pa.int64()))]),
+    )
+    shown = values(nested, "struct<A:array<int>,m:map<int,bigint>>",
+                   "struct<a:array<double>,m:map<int,int>>", "3.1")  # fmt: skip
+    assert shown == [
+        {"A": [1.0, 16777216.0], "m": [(1, None)]}, None, {"A": None, "m": None},
+    ]  # fmt: skip

@@ -27,6 +27,7 @@ from lakeshift.schema_map.hive_types import (
     second_step,
     text_counted,
 )
+from lakeshift.schema_map.parquet_reading import built_type
 from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import compact, fingerprint
@@ -41,6 +42,7 @@ from lakeshift.validate.independent.convert import (
     repeat,
 )
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
+from lakeshift.validate.independent.parquet_values import built_values
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
 from lakeshift.validate.independent.zones import has_timestamps, int96_shown, zoned
@@ -215,8 +217,12 @@ def _as_partition(task: FileTask, column: ColumnPlan, table: pa.Table) -> pa.Arr
     file_type = _file_type(task, column)
     declared = parse_hive_type(column.partition_type or "")
     table_type = parse_hive_type(column.table_type)
+    values = table.column(task.file_columns[column.file_index or 0]).combine_chunks()
+    if task.format == "parquet":  # as Hive's Parquet reader builds it for the table
+        values = built_values(values, file_type, table_type, task.hive_version)
+        file_type = built_type(file_type, table_type, task.hive_version)
     return convert(
-        table.column(task.file_columns[column.file_index or 0]).combine_chunks(),
+        values,
         file_type,
         declared,
         **_first_step(task, table_type, holds_instant(file_type, declared, table_type)),

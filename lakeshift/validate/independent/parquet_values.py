@@ -1,0 +1,91 @@
+"""A Parquet file's values as Hive's Parquet reader builds them for the table's types, on
+Arrow arrays: the independent reader's side of ``parquet_reading.built`` (the Spark reader's
+is ``spark_sql.parquet_built``, written apart from this one).
+
+Hand-written: no library models Hive's ``ETypeConverter``.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from lakeshift.schema_map.hive_types import HiveType, field_index
+from lakeshift.schema_map.parquet_reading import INTEGER_RANGE, Built, built, rebuilds
+from lakeshift.validate.independent.arrow_hash import compact
+from lakeshift.validate.independent.arrow_types import arrow_type
+from lakeshift.validate.independent.convert import convert
+
+
+def built_values(array: pa.Array, file: HiveType, table: HiveType, version: str) -> pa.Array:
+    """``array`` (a Parquet file's column of type ``file``) as Hive ``version``'s Parquet
+    reader builds it for the table's type ``table``, at every depth; of type
+    ``parquet_reading.built_type`` afterwards; ``array`` itself where nothing changes."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if not rebuilds(file, table, version):
+        return array
+    if file.is_primitive:
+        change = built(file, table, version)
+        assert change is not None  # rebuilds said so
+        return _primitive(array, file, change)
+    mask = array.is_null() if array.null_count else None
+    if file.kind == "struct":
+        children = []
+        for index, (name, child) in enumerate(file.fields):
+            values = array.field(index)
+            found = field_index(table, name, 0, by_name=True, case_sensitive=False)
+            if found is not None:
+                values = built_values(values, child, table.fields[found][1], version)
+            children.append(values)
+        names = [name for name, _ in file.fields]
+        return pa.StructArray.from_arrays(children, names=names, mask=mask)
+    lengths, indices = compact(array)
+    take = pa.array(indices, pa.int64())
+    offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32), pa.int32())
+    if file.kind == "array":
+        values = built_values(array.values.take(take), file.fields[0][1], table.fields[0][1],
+                              version)  # fmt: skip
+        return pa.ListArray.from_arrays(offsets, values, mask=mask)
+    items = built_values(array.items.take(take), file.fields[1][1], table.fields[1][1], version)
+    return pa.MapArray.from_arrays(offsets, array.keys.take(take), items, mask=mask)
+
+
+def _primitive(array: pa.Array, file: HiveType, change: Built) -> pa.Array:
+    to = arrow_type(change.to)
+    if change.rule == "float":  # Java's (float) rounds to nearest, as Arrow's unsafe cast
+        return pc.cast(pc.cast(array, pa.float32(), safe=False), pa.float64())
+    if change.rule == "range":
+        keep = pc.and_(pc.greater_equal(array, change.low), pc.less_equal(array, change.high))
+        return pc.if_else(keep, pc.cast(array, to, safe=False), pa.nulls(len(array), to))
+    if change.rule == "convert" and change.widen:
+        widened = pc.cast(array, pa.float64())
+        return convert(widened, HiveType("double"), change.to, by_name=True)
+    if change.rule == "convert":
+        return convert(array, file, change.to, by_name=True)
+    # integral, magnitude: per value, in Python (Hive 4 only; a decimal's double and float
+    # are its nearest, as Java's BigDecimal gives them: float(Decimal) is correctly rounded,
+    # its float32 rounded again from that double, which can differ in the last bit from
+    # rounding the decimal once)
+    out: list[int | float | None] = []
+    for value in array.to_pylist():
+        number = float(value) if value is not None else None
+        if number is None or math.isnan(number):
+            out.append(None)
+        elif change.rule == "integral":
+            if not (change.low <= number <= change.high and number.is_integer()):
+                out.append(None)
+            elif isinstance(value, Decimal):  # BigDecimal.longValue: truncated, wrapped
+                out.append((int(value) + 2**63) % 2**64 - 2**63)
+            else:  # Java's (long): saturated (2**63 passes the check as a double)
+                low, high = INTEGER_RANGE[change.to.kind]
+                out.append(max(low, min(int(value), high)))
+        else:
+            size = abs(number)
+            keep = change.low <= size <= change.high or (change.zero and size == 0)
+            out.append(float(np.float32(number)) if keep else None)
+    return pa.array(out, to)
