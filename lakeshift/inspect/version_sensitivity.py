@@ -9,6 +9,9 @@ the partition declares another type than the table (Hive 1.2 converts through it
 evolution does not). In any partition, a string read as a boolean, a date or a timestamp
 differs between Hive 2 and 3; in an ORC file, a string read as a date or timestamp by schema
 evolution differs between Hive 2.x/3.1 (ORC 1.3/1.5: java.sql's parsers) and 4 (ORC 1.6+).
+In a Parquet file, Hive's Parquet reader builds each value for the table's type, which Hive
+1.2, 2.x, 3.1 and 4 do differently (``parquet_reading``): a version may fail on the
+partition, another read some values as NULL or round them.
 """
 
 from __future__ import annotations
@@ -17,8 +20,12 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from lakeshift.errors import RefusedInput
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
-from lakeshift.schema_map.hive_semantics import HiveSemantics
+from lakeshift.schema_map.hive_semantics import HIVE_VERSIONS, HiveSemantics
+from lakeshift.schema_map.hive_types import HiveType, names_asked, parse_hive_type
+from lakeshift.schema_map.parquet_reading import built, nested_pairs, parquet_unreadable
+from lakeshift.schema_map.projection import find_column
 
 _POSITIONAL = re.compile(r"_col\d+")
 _STRINGS = ("string", "char", "varchar")
@@ -143,6 +150,74 @@ _ORC_RELEASES: tuple[tuple[tuple[str, ...], str, dict[str, str]], ...] = (
 )
 
 
+@lru_cache(maxsize=256)
+def _parquet_differing(
+    physical: tuple[Column, ...],
+    int96_columns: tuple[str, ...],
+    declared: tuple[Column, ...],
+    table: tuple[Column, ...],
+) -> tuple[tuple[str, dict[str, str]], ...]:
+    """The table columns of a Parquet file (``physical``; ``int96_columns`` hold INT96
+    timestamps) that Hive versions' Parquet readers build differently, with what each
+    version does (versions that agree share one entry; cached, as ``_differing``)."""
+    out = []
+    for position, column in enumerate(table[: len(declared)]):
+        index = find_column(physical, column.name, case_sensitive=False)
+        if index is None:
+            continue
+        try:
+            file = parse_hive_type(physical[index].type)
+            kind = parse_hive_type(column.type)
+            asked = names_asked(parse_hive_type(declared[position].type), kind)
+        except RefusedInput:  # named by the checks that parse types
+            continue
+        int96 = physical[index].name in int96_columns
+        readings = [_parquet_reading(file, asked, kind, v, int96) for v in HIVE_VERSIONS]
+        if len(set(readings)) < 2:
+            continue
+        seen: dict[str, str] = {}
+        labels = {"2.3": "2.x"}
+        for version, reading in zip(HIVE_VERSIONS, readings):
+            label = labels.get(version, version)
+            last = next(reversed(seen), None)
+            if last is not None and seen[last] == reading:
+                seen[f"{last}/{label}"] = seen.pop(last)
+            else:
+                seen[label] = reading
+        out.append((column.name, seen))
+    return tuple(out)
+
+
+def _parquet_reading(
+    file: HiveType, asked: HiveType, table: HiveType, version: str, int96: bool
+) -> str:
+    """What Hive ``version``'s Parquet reader does with a file column (``asked``: the
+    partition's declared type as the reader asks for it)."""
+    if parquet_unreadable(file, asked, table, version=version, int96=int96):
+        return "fails on every query of it (ClassCastException: not migrated)"
+    return _built_rule(file, table, version) or "reads the file's values as they are"
+
+
+def _built_rule(file: HiveType, table: HiveType, version: str) -> str | None:
+    if file.is_primitive:
+        change = built(file, table, version)
+        if change is None:
+            return None
+        return {
+            "float": "builds the file's int through a float (16777217 reads 16777216.0)",
+            "range": f"reads the file's {file} out of the table's {table} range as NULL",
+            "integral": f"reads the file's {file} as NULL unless a whole number in the "
+            f"table's {table} range",
+            "magnitude": f"reads the file's {file} as NULL past a float's range"
+            + ("" if change.zero else ", and zero and subnormal values"),
+            "convert": f"rounds the file's {file} to the table's {table} first",
+        }[change.rule]
+    if file.kind != table.kind or file.kind not in ("struct", "array", "map"):
+        return None
+    rules = (_built_rule(child, inner, version) for child, inner in nested_pairs(file, table))
+    return next((rule for rule in rules if rule), None)
+
+
 def version_sensitivity(
     p: PartitionInfo, table: Sequence[Column], hive: HiveSemantics, *, files: bool = True
 ) -> list[Anomaly]:
@@ -163,6 +238,11 @@ def version_sensitivity(
                     for version, reading in seen.items():  # after where it is read from
                         if reading not in known.get(version, ""):
                             known[version] = "; ".join(filter(None, (known.get(version), reading)))
+    for file in p.files if files else ():
+        if file.format == "parquet" and file.columns and not file.error:
+            built = _parquet_differing(file.columns, file.int96, tuple(p.columns), tuple(table))
+            for name, readings in built:
+                details.setdefault(name, dict(readings))
     # Hive's converter reads a non-ORC partition's declared strings (and, under 1.2, an ORC
     # one's, which the file comparison above already names).
     converted = table[: len(p.columns)] if p.format != "orc" else ()

@@ -370,3 +370,32 @@ def test_a_parquet_partition_is_read_by_the_tables_names() -> None:
     new_file = replace(_file("f", TABLE), format="parquet")
     new_names = _partition((new_file,), columns=older, **parquet)
     assert "file-missing-columns" not in codes(new_names)
+
+
+def test_parquet_values_hive_versions_build_differently_are_named() -> None:
+    """Hive's Parquet reader builds each value for the table's type, per version
+    (``parquet_reading``): the plan names the column and what each version does."""
+    parquet = {"format": "parquet", "input_format": "MapredParquetInputFormat"}
+    table = (Column("id", "bigint"), Column("name", "string"), Column("amount", "smallint"))
+    as_ints = (Column("id", "bigint"), Column("name", "string"), Column("amount", "int"))
+    f = replace(_file("f", as_ints), format="parquet")
+    found = classify_partition(_partition((f,), columns=as_ints, **parquet), table, "orc",
+                               DEFAULT_RULES)  # fmt: skip
+    sensitive = next(a for a in found if a.code == "hive-version-sensitive")
+    readings = sensitive.details["columns"]["amount"]  # type: ignore[index]
+    assert readings == {
+        "1.2/2.x": "reads the file's values as they are",  # then Hive's converter wraps
+        "3.1/4": "reads the file's int out of the table's smallint range as NULL",
+    }
+    # an int read as a double: through a float from 2.0, refused by 1.2's double inspector
+    doubled = (Column("id", "bigint"), Column("name", "string"), Column("amount", "double"))
+    p = _partition((f,), columns=doubled, **parquet)
+    found = classify_partition(p, doubled, "orc", DEFAULT_RULES)
+    readings = next(a for a in found if a.code == "hive-version-sensitive").details["columns"][
+        "amount"
+    ]  # type: ignore[index]
+    assert list(readings) == ["1.2", "2.x/3.1/4"] and "ClassCastException" in readings["1.2"]
+    # a file as the table declares it: every version alike
+    same = replace(_file("f", TABLE), format="parquet")
+    plain = classify_partition(_partition((same,), **parquet), TABLE, "orc", DEFAULT_RULES)
+    assert "hive-version-sensitive" not in {a.code for a in plain}
