@@ -150,3 +150,25 @@ def test_the_default_version_migrates_them_into_every_format(
         for dt, columns in shown.items()
     }
     assert shown == EXPECTED["3.1"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"orc_file": True}, {"orc_file": True, "orc_sql_dates": True}, {"text_file": True}],
+)
+def test_an_int_read_as_a_float_stays_rounded_on_its_way_to_a_double(
+    options: dict[str, bool], spark: Any
+) -> None:
+    """Every reading of an int as a float (a partition declaring ``float`` under a ``double``
+    table, in any file format) keeps the float's rounding through the second step: Spark's
+    optimizer folds CAST(CAST(int AS FLOAT) AS DOUBLE) into an exact cast."""
+    from lakeshift.schema_map.hive_types import parse_hive_type
+    from lakeshift.schema_map.spark_sql import convert
+
+    src, mid, dst = (parse_hive_type(t) for t in ("int", "float", "double"))
+    as_float = convert("x", src, mid, by_name=False, **options)
+    as_double = convert(as_float, mid, dst, by_name=False)
+    rows = spark.createDataFrame([(BIG,), (-BIG - 2,), (None,)], "x INT").selectExpr(
+        f"{as_double} AS y"
+    )
+    assert [r["y"] for r in rows.collect()] == [16777216.0, -16777220.0, None], as_double
