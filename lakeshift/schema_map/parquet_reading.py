@@ -1,4 +1,5 @@
-"""Which Parquet partitions Hive's Parquet reader fails on (pure).
+"""Which Parquet partitions Hive's Parquet reader fails on, and which values it changes on
+the way (``built``), per Hive version (pure).
 
 Hive reads a Parquet partition's file for the *table's* columns, by the table's names
 (``projection.asks_table_names``), and its converters (``ETypeConverter``) build each value
