@@ -303,7 +303,9 @@ def _file_anomalies(
                 SEVERITY_ERROR,
                 f"{len(corrupt)} file(s) cannot be read: {p.location.rstrip('/')}/"
                 f"{corrupt[0].path}: {corrupt[0].error}",
-                "Repair or remove the file in Hive (on an object store, restore an archived "
+                _SOUND_BUT_UNREAD
+                if all(f.error.startswith(RefusedInput.__name__) for f in corrupt if f.error)
+                else "Repair or remove the file in Hive (on an object store, restore an archived "
                 "object first), then inspect again; the partition is skipped.",
                 files=[f.path for f in corrupt],
             )
@@ -431,6 +433,14 @@ def _parquet_refusals(
         if reason:
             out.append(f"{table_column.name}: {reason}")
     return out
+
+
+#: the action for files that read but hold a column type lakeshift has no Hive type for
+_SOUND_BUT_UNREAD = (
+    "Do not remove the file: it is sound. Rewrite the column with a type Hive declares (e.g. "
+    "a signed integer) into a copy of the partition, or leave the partition in Hive; the "
+    "partition is skipped."
+)
 
 
 def _file_vs_columns(

@@ -217,7 +217,7 @@ def to_arrow(hive_type: HiveType) -> pa.DataType:
 
 
 def from_arrow(arrow_type: pa.DataType) -> HiveType:
-    """The Hive type of an ORC column as pyarrow reports it."""
+    """The Hive type of an ORC or Parquet column as pyarrow reports it."""
     checks: list[tuple[object, str]] = [
         (pa.types.is_int8, "tinyint"),
         (pa.types.is_int16, "smallint"),
@@ -265,7 +265,10 @@ def from_arrow(arrow_type: pa.DataType) -> HiveType:
                 for i in range(arrow_type.num_fields)
             ),
         )
-    raise RefusedInput(f"ORC column type {arrow_type} is not supported by lakeshift")
+    raise RefusedInput(
+        f"file column type {arrow_type} has no Hive type lakeshift reads (unsigned integers, "
+        "as pandas and pyarrow write them, among others); the file itself is sound"
+    )
 
 
 #: Hive's text types.

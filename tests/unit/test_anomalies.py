@@ -399,3 +399,15 @@ def test_parquet_values_hive_versions_build_differently_are_named() -> None:
     same = replace(_file("f", TABLE), format="parquet")
     plain = classify_partition(_partition((same,), **parquet), TABLE, "orc", DEFAULT_RULES)
     assert "hive-version-sensitive" not in {a.code for a in plain}
+
+
+def test_a_sound_file_with_a_type_lakeshift_cannot_read_is_not_called_damaged() -> None:
+    unsigned = replace(_file("u", TABLE), format="unknown",
+                       error="RefusedInput: file column type uint32 has no Hive type")  # fmt: skip
+    found = {a.code: a for a in classify_partition(_partition((unsigned,)), TABLE, "orc",
+                                                   DEFAULT_RULES)}  # fmt: skip
+    assert "Do not remove the file" in found["corrupt-file"].action
+    broken = replace(unsigned, error="ArrowInvalid: not an ORC file")
+    found = {a.code: a for a in classify_partition(_partition((broken,)), TABLE, "orc",
+                                                   DEFAULT_RULES)}  # fmt: skip
+    assert found["corrupt-file"].action.startswith("Repair or remove")
