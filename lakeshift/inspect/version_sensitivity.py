@@ -240,8 +240,10 @@ def version_sensitivity(
                             known[version] = "; ".join(filter(None, (known.get(version), reading)))
     for file in p.files if files else ():
         if file.format == "parquet" and file.columns and not file.error:
-            built = _parquet_differing(file.columns, file.int96, tuple(p.columns), tuple(table))
-            for name, readings in built:
+            by_version = _parquet_differing(
+                file.columns, file.int96, tuple(p.columns), tuple(table)
+            )
+            for name, readings in by_version:
                 details.setdefault(name, dict(readings))
     # Hive's converter reads a non-ORC partition's declared strings (and, under 1.2, an ORC
     # one's, which the file comparison above already names).
