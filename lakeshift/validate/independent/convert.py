@@ -30,11 +30,13 @@ from lakeshift.validate.independent.casts import convert_primitive
 from lakeshift.validate.independent.zones import instant_of, wall_clock
 
 
-def _nulls(array: pa.Array) -> pa.Array | None:
+def null_mask(array: pa.Array) -> pa.Array | None:
+    """The validity mask a rebuilt nested array takes from ``array`` (None: no NULLs)."""
     return array.is_null() if array.null_count else None
 
 
-def _offsets(lengths: np.ndarray) -> pa.Array:
+def offsets_of(lengths: np.ndarray) -> pa.Array:
+    """List or map offsets of consecutive entries ``lengths`` long."""
     return pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32), pa.int32())
 
 
@@ -156,13 +158,15 @@ def convert(
                 if index is None
                 else convert(children[index], src.fields[index][1], dst_type, **options)
             )
-        return pa.StructArray.from_arrays(fields, fields=list(arrow_type(dst)), mask=_nulls(array))
+        return pa.StructArray.from_arrays(
+            fields, fields=list(arrow_type(dst)), mask=null_mask(array)
+        )
     lengths, indices = compact(array)
     take = pa.array(indices, pa.int64())
     if dst.kind == "array":
         values = convert(array.values.take(take), src.fields[0][1], dst.fields[0][1], **options)
         return pa.ListArray.from_arrays(
-            _offsets(lengths), values, type=arrow_type(dst), mask=_nulls(array)
+            offsets_of(lengths), values, type=arrow_type(dst), mask=null_mask(array)
         )
     keys = convert(array.keys.take(take), src.fields[0][1], dst.fields[0][1], **options)
     items = convert(array.items.take(take), src.fields[1][1], dst.fields[1][1], **options)
@@ -178,7 +182,7 @@ def convert(
             hint="Declare the table's map key type so that every key reads, or fix the data.",
         )
     return pa.MapArray.from_arrays(
-        _offsets(lengths), keys, items, type=arrow_type(dst), mask=_nulls(array)
+        offsets_of(lengths), keys, items, type=arrow_type(dst), mask=null_mask(array)
     )
 
 
@@ -228,7 +232,7 @@ def java_maps(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
         if all(new is old for new, old in zip(kept, children)):
             return array
         fields = [array.type.field(i) for i in range(array.type.num_fields)]
-        return pa.StructArray.from_arrays(kept, fields=fields, mask=_nulls(array))
+        return pa.StructArray.from_arrays(kept, fields=fields, mask=null_mask(array))
     # offsets index the whole child, whatever the array's own offset (a slice)
     if pa.types.is_list(array.type):
         child = array.values  # (each call wraps the child anew)
@@ -237,7 +241,9 @@ def java_maps(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
             return array
         if array.offset and array.null_count:  # Arrow rebuilds no sliced offsets with NULLs
             return java_maps(pa.concat_arrays([array]))
-        return pa.ListArray.from_arrays(array.offsets, values, type=array.type, mask=_nulls(array))
+        return pa.ListArray.from_arrays(
+            array.offsets, values, type=array.type, mask=null_mask(array)
+        )
     child = array.items
     items = java_maps(child)
     if not _repeats(array):
@@ -246,14 +252,18 @@ def java_maps(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
         if array.offset and array.null_count:
             return java_maps(pa.concat_arrays([array]))
         return pa.MapArray.from_arrays(
-            array.offsets, array.keys, items, type=array.type, mask=_nulls(array)
+            array.offsets, array.keys, items, type=array.type, mask=null_mask(array)
         )
     lengths, indices = compact(array)
     take = pa.array(indices, pa.int64())
     keys, items = array.keys.take(take), items.take(take)
     kept, lengths = kept_entries(_key_probe(keys), lengths, last=True)
     return pa.MapArray.from_arrays(
-        _offsets(lengths), keys.take(kept), items.take(kept), type=array.type, mask=_nulls(array)
+        offsets_of(lengths),
+        keys.take(kept),
+        items.take(kept),
+        type=array.type,
+        mask=null_mask(array),
     )
 
 

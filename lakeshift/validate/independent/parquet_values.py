@@ -18,7 +18,7 @@ from lakeshift.schema_map.hive_types import HiveType, field_index
 from lakeshift.schema_map.parquet_reading import INTEGER_RANGE, Built, built, rebuilds
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
-from lakeshift.validate.independent.convert import convert
+from lakeshift.validate.independent.convert import convert, null_mask, offsets_of
 
 
 def built_values(array: pa.Array, file: HiveType, table: HiveType, version: str) -> pa.Array:
@@ -33,7 +33,7 @@ def built_values(array: pa.Array, file: HiveType, table: HiveType, version: str)
         change = built(file, table, version)
         assert change is not None  # rebuilds said so
         return _primitive(array, file, change)
-    mask = array.is_null() if array.null_count else None
+    mask = null_mask(array)
     if file.kind == "struct":
         children = []
         for index, (name, child) in enumerate(file.fields):
@@ -46,7 +46,7 @@ def built_values(array: pa.Array, file: HiveType, table: HiveType, version: str)
         return pa.StructArray.from_arrays(children, names=names, mask=mask)
     lengths, indices = compact(array)
     take = pa.array(indices, pa.int64())
-    offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32), pa.int32())
+    offsets = offsets_of(lengths)
     if file.kind == "array":
         values = built_values(array.values.take(take), file.fields[0][1], table.fields[0][1],
                               version)  # fmt: skip
