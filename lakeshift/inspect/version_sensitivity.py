@@ -23,9 +23,9 @@ from functools import lru_cache
 from lakeshift.errors import RefusedInput
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
 from lakeshift.schema_map.hive_semantics import HIVE_VERSIONS, HiveSemantics
-from lakeshift.schema_map.hive_types import HiveType, names_asked, parse_hive_type
+from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.parquet_reading import built, nested_pairs, parquet_unreadable
-from lakeshift.schema_map.projection import find_column
+from lakeshift.schema_map.projection import column_pairs
 
 _POSITIONAL = re.compile(r"_col\d+")
 _STRINGS = ("string", "char", "varchar")
@@ -150,42 +150,31 @@ _ORC_RELEASES: tuple[tuple[tuple[str, ...], str, dict[str, str]], ...] = (
 )
 
 
-@lru_cache(maxsize=256)
-def _parquet_differing(
-    physical: tuple[Column, ...],
-    int96_columns: tuple[str, ...],
-    declared: tuple[Column, ...],
-    table: tuple[Column, ...],
-) -> tuple[tuple[str, dict[str, str]], ...]:
-    """The table columns of a Parquet file (``physical``; ``int96_columns`` hold INT96
-    timestamps) that Hive versions' Parquet readers build differently, with what each
-    version does (versions that agree share one entry; cached, as ``_differing``)."""
-    out = []
-    for position, column in enumerate(table[: len(declared)]):
-        index = find_column(physical, column.name, case_sensitive=False)
-        if index is None:
-            continue
-        try:
-            file = parse_hive_type(physical[index].type)
-            kind = parse_hive_type(column.type)
-            asked = names_asked(parse_hive_type(declared[position].type), kind)
-        except RefusedInput:  # named by the checks that parse types
-            continue
-        int96 = physical[index].name in int96_columns
-        readings = [_parquet_reading(file, asked, kind, v, int96) for v in HIVE_VERSIONS]
-        if len(set(readings)) < 2:
-            continue
-        seen: dict[str, str] = {}
-        labels = {"2.3": "2.x"}
-        for version, reading in zip(HIVE_VERSIONS, readings):
-            label = labels.get(version, version)
-            last = next(reversed(seen), None)
-            if last is not None and seen[last] == reading:
-                seen[f"{last}/{label}"] = seen.pop(last)
-            else:
-                seen[label] = reading
-        out.append((column.name, seen))
-    return tuple(out)
+@lru_cache(maxsize=1024)
+def _parquet_readings(
+    file_type: str, asked_type: str, table_type: str, int96: bool
+) -> tuple[tuple[str, str], ...]:
+    """What each Hive version's Parquet reader does with a file column of ``file_type`` that
+    the partition declares as ``asked_type`` (as the reader asks for it) and the table as
+    ``table_type``, versions that agree in one entry; ``()`` where all agree (cached: a
+    table's files share a few schemas)."""
+    try:
+        file, asked, table = map(parse_hive_type, (file_type, asked_type, table_type))
+    except RefusedInput:  # named by the checks that parse types
+        return ()
+    readings = [_parquet_reading(file, asked, table, v, int96) for v in HIVE_VERSIONS]
+    if len(set(readings)) < 2:
+        return ()
+    seen: dict[str, str] = {}
+    labels = {"2.3": "2.x"}
+    for version, reading in zip(HIVE_VERSIONS, readings):
+        label = labels.get(version, version)
+        last = next(reversed(seen), None)
+        if last is not None and seen[last] == reading:
+            seen[f"{last}/{label}"] = seen.pop(last)
+        else:
+            seen[label] = reading
+    return tuple(seen.items())
 
 
 def _parquet_reading(
@@ -239,12 +228,17 @@ def version_sensitivity(
                         if reading not in known.get(version, ""):
                             known[version] = "; ".join(filter(None, (known.get(version), reading)))
     for file in p.files if files else ():
-        if file.format == "parquet" and file.columns and not file.error:
-            by_version = _parquet_differing(
-                file.columns, file.int96, tuple(p.columns), tuple(table)
-            )
-            for name, readings in by_version:
-                details.setdefault(name, dict(readings))
+        if file.format != "parquet" or not file.columns or file.error:
+            continue
+        pairs = column_pairs(p, file.columns, False, table, table_names=True)
+        for (index, asked), column in zip(pairs, table):
+            if index is None or asked is None:
+                continue
+            physical = file.columns[index]
+            readings = _parquet_readings(physical.type, asked.type, column.type,
+                                         physical.name in file.int96)  # fmt: skip
+            if readings:
+                details.setdefault(column.name, dict(readings))
     # Hive's converter reads a non-ORC partition's declared strings (and, under 1.2, an ORC
     # one's, which the file comparison above already names).
     converted = table[: len(p.columns)] if p.format != "orc" else ()
