@@ -16,7 +16,12 @@ from lakeshift.errors import LakeshiftError
 from lakeshift.inspect.files import ListedFile
 from lakeshift.inspect.model import Column, FileInfo
 from lakeshift.inspect.orc_tail import OLD_WRITER_VERSIONS, OrcTail, read_tail
-from lakeshift.schema_map.hive_types import from_arrow
+from lakeshift.schema_map.hive_types import (
+    UNSIGNED_PHYSICAL,
+    UNSIGNED_REFUSED,
+    UNSIGNED_VALUES,
+    from_arrow,
+)
 from lakeshift.text.layout import TextLayout
 from lakeshift.text.lines import compression_of, count_records
 
@@ -65,11 +70,21 @@ def _has_dates(kind: pa.DataType) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _schema_facts(schema: pa.Schema) -> tuple[tuple[Column, ...], bool]:
-    """A file schema's columns as Hive types, and whether any date or timestamp is in it.
-    The files of a table mostly share a few schemas: each is translated once."""
-    columns = tuple(Column(f.name, str(from_arrow(f.type))) for f in schema)
-    return columns, any(_has_dates(f.type) for f in schema)
+def _schema_facts(
+    schema: pa.Schema, parquet: bool = False
+) -> tuple[tuple[Column, ...], bool, tuple[Column, ...]]:
+    """A file schema's columns as Hive types, whether any date or timestamp is in it, and
+    (Parquet) its columns holding 32- and 64-bit unsigned integers, typed for their values
+    (``FileInfo.unsigned``). The files of a table mostly share a few schemas: each is
+    translated once."""
+    how = UNSIGNED_PHYSICAL if parquet else UNSIGNED_REFUSED
+    columns = tuple(Column(f.name, str(from_arrow(f.type, how))) for f in schema)
+    unsigned = tuple(
+        Column(f.name, str(from_arrow(f.type, UNSIGNED_VALUES)))
+        for f in schema
+        if parquet and from_arrow(f.type, UNSIGNED_VALUES) != from_arrow(f.type, how)
+    )
+    return columns, any(_has_dates(f.type) for f in schema), unsigned
 
 
 #: Files up to this size are read whole, in one request, from object stores: reading a footer
@@ -101,7 +116,7 @@ def read_footer(
             fmt = sniff_format(handle, listed.size)
             if fmt == "orc":
                 reader = orc.ORCFile(handle)
-                columns, dates = _schema_facts(reader.schema)
+                columns, dates, _ = _schema_facts(reader.schema)
                 # only old writers' files may lack the writer's zone (their timestamps'
                 # reading then depends on Hive's): only theirs are looked at
                 old = str(reader.writer_version) in OLD_WRITER_VERSIONS
@@ -124,10 +139,12 @@ def read_footer(
             if fmt == "parquet":
                 parquet = pq.ParquetFile(handle)
                 meta = parquet.metadata
+                columns, _, unsigned = _schema_facts(meta.schema.to_arrow_schema(), parquet=True)
                 return FileInfo(
                     **base,
                     format="parquet",
-                    columns=_schema_facts(meta.schema.to_arrow_schema())[0],
+                    columns=columns,
+                    unsigned=unsigned,
                     rows=meta.num_rows,
                     stripes=meta.num_row_groups,
                     writer=meta.created_by,

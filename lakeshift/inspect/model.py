@@ -51,6 +51,10 @@ class FileInfo:
     int96: tuple[str, ...] = ()  # a Parquet file's top-level columns holding INT96 timestamps
     writer_zone: str | None = None  # a Parquet file's writer.time.zone (Hive 3.1+ writers)
     zone_legacy: bool | None = None  # its writer.zone.conversion.legacy (Hive 4 writers)
+    # a Parquet file's top-level columns holding UINT_32 or UINT_64 leaves (``columns`` gives
+    # them as Hive reads them, signed: int, bigint), typed to hold their values (bigint,
+    # decimal(20,0)): as Spark must be asked for them
+    unsigned: tuple[Column, ...] = ()
 
     @property
     def positional(self) -> bool:
@@ -222,7 +226,12 @@ class TableInventory:
                 anomalies=anomalies(p["anomalies"]),
                 files=tuple(
                     FileInfo(
-                        **{**f, "columns": cols(f["columns"]), "int96": tuple(f.get("int96", ()))}
+                        **{
+                            **f,
+                            "columns": cols(f["columns"]),
+                            "int96": tuple(f.get("int96", ())),
+                            "unsigned": cols(f.get("unsigned", [])),
+                        }
                     )
                     for f in p["files"]
                 ),

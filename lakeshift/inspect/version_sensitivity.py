@@ -11,7 +11,8 @@ differs between Hive 2 and 3; in an ORC file, a string read as a date or timesta
 evolution differs between Hive 2.x/3.1 (ORC 1.3/1.5: java.sql's parsers) and 4 (ORC 1.6+).
 In a Parquet file, Hive's Parquet reader builds each value for the table's type, which Hive
 1.2, 2.x, 3.1 and 4 do differently (``parquet_reading``): a version may fail on the
-partition, another read some values as NULL or round them.
+partition, another read some values as NULL or round them; unsigned integers past the signed
+range read negative in 1.2 and 2.x and NULL from 3.1.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ from lakeshift.errors import RefusedInput
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
 from lakeshift.schema_map.hive_semantics import HIVE_VERSIONS, HiveSemantics
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
-from lakeshift.schema_map.parquet_reading import built, nested_pairs, parquet_unreadable
+from lakeshift.schema_map.parquet_reading import (
+    built,
+    nested_pairs,
+    parquet_unreadable,
+    unsigned_nulls,
+)
 from lakeshift.schema_map.projection import column_pairs
 
 _POSITIONAL = re.compile(r"_col\d+")
@@ -152,17 +158,18 @@ _ORC_RELEASES: tuple[tuple[tuple[str, ...], str, dict[str, str]], ...] = (
 
 @lru_cache(maxsize=1024)
 def _parquet_readings(
-    file_type: str, asked_type: str, table_type: str, int96: bool
+    file_type: str, asked_type: str, table_type: str, int96: bool, unsigned: bool = False
 ) -> tuple[tuple[str, str], ...]:
     """What each Hive version's Parquet reader does with a file column of ``file_type`` that
     the partition declares as ``asked_type`` (as the reader asks for it) and the table as
-    ``table_type``, versions that agree in one entry; ``()`` where all agree (cached: a
-    table's files share a few schemas)."""
+    ``table_type`` (``unsigned``: it holds 32- or 64-bit unsigned integers), versions that
+    agree in one entry; ``()`` where all agree (cached: a table's files share a few
+    schemas)."""
     try:
         file, asked, table = map(parse_hive_type, (file_type, asked_type, table_type))
     except RefusedInput:  # named by the checks that parse types
         return ()
-    readings = [_parquet_reading(file, asked, table, v, int96) for v in HIVE_VERSIONS]
+    readings = [_parquet_reading(file, asked, table, v, int96, unsigned) for v in HIVE_VERSIONS]
     if len(set(readings)) < 2:
         return ()
     seen: dict[str, str] = {}
@@ -178,13 +185,21 @@ def _parquet_readings(
 
 
 def _parquet_reading(
-    file: HiveType, asked: HiveType, table: HiveType, version: str, int96: bool
+    file: HiveType, asked: HiveType, table: HiveType, version: str, int96: bool, unsigned: bool
 ) -> str:
     """What Hive ``version``'s Parquet reader does with a file column (``asked``: the
     partition's declared type as the reader asks for it)."""
     if parquet_unreadable(file, asked, table, version=version, int96=int96):
         return "fails on every query of it (ClassCastException: not migrated)"
-    return _built_rule(file, table, version) or "reads the file's values as they are"
+    rules = [_built_rule(file, table, version)]
+    if unsigned:
+        rules.insert(
+            0,
+            "reads the file's unsigned integers past the signed range as NULL"
+            if unsigned_nulls(version)
+            else "reads the file's unsigned integers signed (4294967295 is -1)",
+        )
+    return "; ".join(filter(None, rules)) or "reads the file's values as they are"
 
 
 def _built_rule(file: HiveType, table: HiveType, version: str) -> str | None:
@@ -235,8 +250,13 @@ def version_sensitivity(
             if index is None or asked is None:
                 continue
             physical = file.columns[index]
-            readings = _parquet_readings(physical.type, asked.type, column.type,
-                                         physical.name in file.int96)  # fmt: skip
+            readings = _parquet_readings(
+                physical.type,
+                asked.type,
+                column.type,
+                physical.name in file.int96,
+                any(c.name == physical.name for c in file.unsigned),
+            )
             if readings:
                 details.setdefault(column.name, dict(readings))
     # Hive's converter reads a non-ORC partition's declared strings (and, under 1.2, an ORC

@@ -216,8 +216,29 @@ def to_arrow(hive_type: HiveType) -> pa.DataType:
     raise RefusedInput(f"Hive type {hive_type} has no Arrow equivalent")
 
 
-def from_arrow(arrow_type: pa.DataType) -> HiveType:
-    """The Hive type of an ORC or Parquet column as pyarrow reports it."""
+#: How ``from_arrow`` types a Parquet file's unsigned integers (``UINT_8`` .. ``UINT_64``)
+UNSIGNED_REFUSED = "refused"  # not at all: an ORC file has none, nor has a lake table
+UNSIGNED_PHYSICAL = "physical"  # as Hive reads them: the physical INT32 or INT64, signed
+UNSIGNED_VALUES = "values"  # wide enough for their values: UINT_32 bigint, UINT_64 decimal(20,0)
+
+
+def _unsigned(arrow_type: pa.DataType, how: str) -> HiveType | None:
+    """The Hive type of an unsigned Arrow integer (None for any other type), ``how`` says."""
+    if not pa.types.is_unsigned_integer(arrow_type) or how == UNSIGNED_REFUSED:
+        return None
+    if how == UNSIGNED_PHYSICAL or arrow_type.bit_width < 32:
+        return HiveType("bigint" if arrow_type.bit_width == 64 else "int")
+    if arrow_type.bit_width == 32:
+        return HiveType("bigint")
+    return HiveType("decimal", (20, 0))
+
+
+def from_arrow(arrow_type: pa.DataType, unsigned: str = UNSIGNED_REFUSED) -> HiveType:
+    """The Hive type of an ORC or Parquet column as pyarrow reports it; ``unsigned``: how a
+    Parquet file's unsigned integers are typed (``UNSIGNED_*``)."""
+    as_unsigned = _unsigned(arrow_type, unsigned)
+    if as_unsigned is not None:
+        return as_unsigned
     checks: list[tuple[object, str]] = [
         (pa.types.is_int8, "tinyint"),
         (pa.types.is_int16, "smallint"),
@@ -243,17 +264,17 @@ def from_arrow(arrow_type: pa.DataType) -> HiveType:
         return HiveType(
             "map",
             fields=(
-                ("key", from_arrow(arrow_type.key_type)),
-                ("value", from_arrow(arrow_type.item_type)),
+                ("key", from_arrow(arrow_type.key_type, unsigned)),
+                ("value", from_arrow(arrow_type.item_type, unsigned)),
             ),
         )
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        return HiveType("array", fields=(("element", from_arrow(arrow_type.value_type)),))
+        return HiveType("array", fields=(("element", from_arrow(arrow_type.value_type, unsigned)),))
     if pa.types.is_struct(arrow_type):
         return HiveType(
             "struct",
             fields=tuple(
-                (arrow_type.field(i).name, from_arrow(arrow_type.field(i).type))
+                (arrow_type.field(i).name, from_arrow(arrow_type.field(i).type, unsigned))
                 for i in range(arrow_type.num_fields)
             ),
         )
@@ -261,13 +282,12 @@ def from_arrow(arrow_type: pa.DataType) -> HiveType:
         return HiveType(
             "uniontype",
             fields=tuple(
-                (f"tag_{i}", from_arrow(arrow_type.field(i).type))
+                (f"tag_{i}", from_arrow(arrow_type.field(i).type, unsigned))
                 for i in range(arrow_type.num_fields)
             ),
         )
     raise RefusedInput(
-        f"file column type {arrow_type} has no Hive type lakeshift reads (unsigned integers, "
-        "as pandas and pyarrow write them, among others); the file itself is sound"
+        f"file column type {arrow_type} has no Hive type lakeshift reads; the file itself is sound"
     )
 
 

@@ -190,6 +190,16 @@ def built(file: HiveType, table: HiveType, version: str) -> Built | None:
     return None
 
 
+def unsigned_nulls(version: str) -> bool:
+    """Whether Hive ``version``'s Parquet reader shows an unsigned integer (``UINT_8`` ..
+    ``UINT_64``, as pandas and pyarrow write ``uint*``) whose physical ``INT32``/``INT64`` is
+    negative as NULL: from 3.1 its converters' least value is 0 for them (``getMinValue``, in
+    every branch of 3.1.3's and 4.0.1's ``EINT32_CONVERTER``/``EINT64_CONVERTER``). Hive 1.2
+    and 2.x take the physical value as it is, signed: a ``UINT_32`` 4294967295 shows -1 (Hive
+    2.3.9, ``make differential``). Map keys are left signed (README "Limits")."""
+    return version not in ("1.2", "2.3")
+
+
 def _bits(kind: str) -> int:
     return INTEGER_RANGE[kind][1].bit_length()
 

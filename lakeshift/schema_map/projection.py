@@ -83,6 +83,9 @@ class FileGroup:
     # how and those columns (hive_semantics.int96_reading)
     int96: Int96Reading | None = None
     int96_columns: tuple[str, ...] = ()
+    # Parquet columns holding UINT_32/UINT_64 leaves, typed to hold their values
+    # (``FileInfo.unsigned``): Spark reads them so, and they are taken back to Hive's signed ints
+    unsigned: tuple[Column, ...] = ()
     # the user's Hive (how its Parquet reader builds values: parquet_reading.built)
     hive_version: str = DEFAULT_HIVE_VERSION
 
@@ -293,7 +296,7 @@ def file_groups(
         by_schema: dict[
             tuple[
                 str, tuple[Column, ...], bool, bool, bool, bool, str | None,
-                Int96Reading | None, tuple[str, ...],
+                Int96Reading | None, tuple[str, ...], tuple[Column, ...],
             ],
             list[str],
         ]  # fmt: skip
@@ -314,10 +317,13 @@ def file_groups(
                 julian_text(file, mapping),
                 file_zone(file, semantics),
                 *parquet_zone(file, semantics),
+                file.unsigned,
             )
             by_schema[key].append(file.path)
         for key, paths in by_schema.items():
-            fmt, physical, positional, relabel, as_text, julian, zone, int96, instants = key
+            fmt, physical, positional, relabel, as_text, julian, zone, int96, instants, unsigned = (
+                key
+            )
             into_table = semantics.reads_into_table(fmt)
             sensitive = name_match_is_case_sensitive(fmt, semantics)
             layout = (
@@ -360,6 +366,7 @@ def file_groups(
                     hive_zone=semantics.jvm_zone,
                     int96=int96,
                     int96_columns=instants,
+                    unsigned=unsigned,
                     hive_version=semantics.version,
                 )
             )

@@ -23,7 +23,7 @@ from lakeshift.schema_map.hive_types import (
     second_step,
 )
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.parquet_reading import built_type
+from lakeshift.schema_map.parquet_reading import built_type, unsigned_nulls
 from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.projection import FileGroup, file_groups
 from lakeshift.schema_map.spark_sql import (
@@ -32,6 +32,7 @@ from lakeshift.schema_map.spark_sql import (
     nested_sql,
     parquet_built,
     quote,
+    signed_sql,
     spark_type,
     zoned_instants,
     zoned_read,
@@ -182,6 +183,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hive_zone,
         group.int96,
         group.int96_columns,
+        group.unsigned,
         group.hive_version,
     )
 
@@ -200,8 +202,11 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
     types = [parse_hive_type(c.type) for c in first.physical]
     as_text = first.proleptic_text or first.julian_text
     scanned = [_dates_as_text(t) if as_text else t for t in types]
+    # Parquet columns holding UINT_32/UINT_64 leaves: scanned wide enough for their values
+    unsigned = {c.name: parse_hive_type(c.type) for c in first.unsigned}
     physical_ddl = ", ".join(
-        f"{quote(c.name)} {spark_type(t, physical=True)}" for c, t in zip(first.physical, scanned)
+        f"{quote(c.name)} {spark_type(unsigned.get(c.name, t), physical=True)}"
+        for c, t in zip(first.physical, scanned)
     )
     paths = [glob_escaped(p) for g in groups for p in g.paths]
     reader = spark.read.schema(physical_ddl).format(first.format)
@@ -228,7 +233,10 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
     scan = reader.load(paths)
     columns = []
     for c, t, read in zip(first.physical, types, scanned):
-        expr = java_maps(quote(c.name), read)  # Hive's Java maps: a repeated key's last entry
+        expr = quote(c.name)
+        if c.name in unsigned:  # as Hive reads them: signed (or NULL where negative, 3.1+)
+            expr = signed_sql(expr, t, unsigned[c.name], unsigned_nulls(first.hive_version))
+        expr = java_maps(expr, read)  # Hive's Java maps: a repeated key's last entry
         if t != read:
             expr = _from_text(expr, t, first.julian_text)
         if first.time_zone:  # a file naming no writer zone, read as Hive's JVM zone reads it

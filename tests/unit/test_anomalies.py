@@ -402,12 +402,38 @@ def test_parquet_values_hive_versions_build_differently_are_named() -> None:
 
 
 def test_a_sound_file_with_a_type_lakeshift_cannot_read_is_not_called_damaged() -> None:
-    unsigned = replace(_file("u", TABLE), format="unknown",
-                       error="RefusedInput: file column type uint32 has no Hive type")  # fmt: skip
-    found = {a.code: a for a in classify_partition(_partition((unsigned,)), TABLE, "orc",
+    unread = replace(_file("u", TABLE), format="unknown",
+                     error="RefusedInput: file column type halffloat has no Hive type")  # fmt: skip
+    found = {a.code: a for a in classify_partition(_partition((unread,)), TABLE, "orc",
                                                    DEFAULT_RULES)}  # fmt: skip
     assert "Do not remove the file" in found["corrupt-file"].action
-    broken = replace(unsigned, error="ArrowInvalid: not an ORC file")
+    broken = replace(unread, error="ArrowInvalid: not an ORC file")
     found = {a.code: a for a in classify_partition(_partition((broken,)), TABLE, "orc",
                                                    DEFAULT_RULES)}  # fmt: skip
     assert found["corrupt-file"].action.startswith("Repair or remove")
+
+
+def test_unsigned_parquet_integers_are_named_as_hive_version_sensitive() -> None:
+    """A UINT_32 column (pandas' uint32): Hive 1.2/2.x show a value past int's range negative,
+    3.1/4 NULL (``parquet_reading.unsigned_nulls``); both go on with the other rules."""
+    parquet = {"format": "parquet", "input_format": "MapredParquetInputFormat"}
+    as_ints = (Column("id", "bigint"), Column("name", "string"), Column("amount", "int"))
+    f = replace(_file("f", as_ints), format="parquet", unsigned=(Column("amount", "bigint"),))
+    found = classify_partition(_partition((f,), columns=as_ints, **parquet), as_ints, "orc",
+                               DEFAULT_RULES)  # fmt: skip
+    sensitive = next(a for a in found if a.code == "hive-version-sensitive")
+    assert sensitive.details["columns"] == {  # type: ignore[index]
+        "amount": {
+            "1.2/2.x": "reads the file's unsigned integers signed (4294967295 is -1)",
+            "3.1/4": "reads the file's unsigned integers past the signed range as NULL",
+        }
+    }
+    assert [a.code for a in found if a.severity == "error"] == []  # migratable
+    narrowed = (*as_ints[:2], Column("amount", "smallint"))
+    found = classify_partition(_partition((f,), columns=narrowed, **parquet), narrowed, "orc",
+                               DEFAULT_RULES)  # fmt: skip
+    readings = next(a for a in found if a.code == "hive-version-sensitive").details["columns"]
+    assert readings["amount"]["3.1/4"] == (  # type: ignore[index]
+        "reads the file's unsigned integers past the signed range as NULL; reads the file's "
+        "int out of the table's smallint range as NULL"
+    )

@@ -67,3 +67,20 @@ def test_names_asked_are_the_tables_at_every_depth_with_the_partitions_types() -
     assert str(names_asked(parse_hive_type("struct<x:int>"), parse_hive_type("int"))) == (
         "struct<x:int>"
     )
+
+
+def test_a_parquet_files_unsigned_integers_are_typed_as_asked() -> None:
+    """As Hive reads them (the physical INT32/INT64), as Spark must scan them (wide enough for
+    their values), and refused where no unsigned type can come (ORC files, lake tables)."""
+    from lakeshift.schema_map.hive_types import UNSIGNED_PHYSICAL, UNSIGNED_VALUES
+
+    arrow = pa.struct([("a", pa.uint8()), ("b", pa.uint16()), ("c", pa.list_(pa.uint32())),
+                       ("d", pa.map_(pa.uint32(), pa.uint64()))])  # fmt: skip
+    assert str(from_arrow(arrow, UNSIGNED_PHYSICAL)) == (
+        "struct<a:int,b:int,c:array<int>,d:map<int,bigint>>"
+    )
+    assert str(from_arrow(arrow, UNSIGNED_VALUES)) == (
+        "struct<a:int,b:int,c:array<bigint>,d:map<bigint,decimal(20,0)>>"
+    )
+    with pytest.raises(RefusedInput, match="uint8 has no Hive type"):
+        from_arrow(arrow)

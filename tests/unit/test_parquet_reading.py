@@ -183,3 +183,37 @@ def test_the_independent_reader_builds_what_hive_builds() -> None:
     assert shown == [
         {"A": [1.0, 16777216.0], "m": [(1, None)]}, None, {"A": None, "m": None},
     ]  # fmt: skip
+
+
+def test_unsigned_integers_are_taken_signed_and_from_3_1_null_where_negative() -> None:
+    """Hive 1.2/2.x read a UINT_32/UINT_64 as its physical INT32/INT64 (4294967295 is -1; Hive
+    2.3.9 agrees in tests/differential); 3.1 and 4 read a negative one as NULL
+    (``getMinValue``: 0); map keys stay signed. Both readers, at every depth."""
+    from lakeshift.schema_map.parquet_reading import unsigned_nulls
+    from lakeshift.schema_map.spark_sql import signed_sql
+    from lakeshift.validate.independent.parquet_values import signed_table
+
+    assert [unsigned_nulls(v) for v in ("1.2", "2.3", "3.1", "4")] == [False, False, True, True]
+    u32, u64 = 2**32 - 1, 2**64 - 1
+    kind = pa.struct([("x", pa.uint32()), ("l", pa.list_(pa.uint64())),
+                      ("m", pa.map_(pa.uint32(), pa.uint8()))])  # fmt: skip
+    rows = [{"x": u32, "l": [u64, 2**63 - 1, None], "m": [(u32, 200)]}, None,
+            {"x": 5, "l": None, "m": None}]  # fmt: skip
+    table = pa.table({"v": pa.array(rows, kind), "n": pa.array([1, 2, 3], pa.int32())})
+    signed = signed_table(table, nulls=False)
+    assert signed.schema.field("v").type == pa.struct(
+        [("x", pa.int32()), ("l", pa.list_(pa.int64())), ("m", pa.map_(pa.int32(), pa.int32()))]
+    )
+    assert signed.column("v").to_pylist() == [
+        {"x": -1, "l": [-1, 2**63 - 1, None], "m": [(-1, 200)]}, None,
+        {"x": 5, "l": None, "m": None},
+    ]  # fmt: skip
+    assert signed.column("n").equals(table.column("n"))  # a column without one: as read
+    nulled = signed_table(table, nulls=True).column("v").to_pylist()
+    assert nulled[0] == {"x": None, "l": [None, 2**63 - 1, None], "m": [(-1, 200)]}
+    # the Spark reader's SQL, from the scanned (wide) type back to the signed one
+    hive, wide = map(parse_hive_type, ("map<int,bigint>", "map<bigint,decimal(20,0)>"))
+    sql = signed_sql("v", hive, wide, nulls=True)
+    assert sql.startswith("transform_values(transform_keys(")  # keys: signed, never NULL
+    assert sql.count("NULL") == 1 and "2147483647" in sql and "9223372036854775807" in sql
+    assert signed_sql("v", hive, hive, nulls=True) == "v"

@@ -89,3 +89,49 @@ def _primitive(array: pa.Array, file: HiveType, change: Built) -> pa.Array:
             keep = change.low <= size <= change.high or (change.zero and size == 0)
             out.append(float(np.float32(number)) if keep else None)
     return pa.array(out, to)
+
+
+def signed_table(table: pa.Table, nulls: bool) -> pa.Table:
+    """``table`` (columns of a Parquet file) with every unsigned integer, at any depth, as
+    Hive's Parquet reader takes it: the physical ``INT32``/``INT64``, signed (4294967295 in a
+    ``UINT_32`` is -1), or with ``nulls`` NULL where that is negative
+    (``parquet_reading.unsigned_nulls``); map keys signed, never NULL. Columns without one
+    are left as read (the Spark reader's side: ``spark_sql.signed_sql``)."""
+    for index, field in enumerate(table.schema):
+        if _has_unsigned(field.type):
+            values = _signed(table.column(index).combine_chunks(), nulls)
+            table = table.set_column(index, field.with_type(values.type), values)
+    return table
+
+
+def _has_unsigned(kind: pa.DataType) -> bool:
+    if pa.types.is_unsigned_integer(kind):
+        return True
+    if pa.types.is_map(kind):
+        return _has_unsigned(kind.key_type) or _has_unsigned(kind.item_type)
+    return any(_has_unsigned(kind.field(i).type) for i in range(kind.num_fields))
+
+
+def _signed(array: pa.Array, nulls: bool) -> pa.Array:
+    kind = array.type
+    if not _has_unsigned(kind):
+        return array
+    if pa.types.is_unsigned_integer(kind):
+        to = pa.int64() if kind.bit_width == 64 else pa.int32()
+        signed = pc.cast(array, to, safe=False)  # wraps, as Java reads the physical bits
+        if nulls and kind.bit_width >= 32:
+            return pc.if_else(pc.less(signed, 0), pa.nulls(len(array), to), signed)
+        return signed
+    mask = null_mask(array)
+    if pa.types.is_struct(kind):
+        children = [_signed(array.field(i), nulls) for i in range(kind.num_fields)]
+        names = [kind.field(i).name for i in range(kind.num_fields)]
+        return pa.StructArray.from_arrays(children, names=names, mask=mask)
+    lengths, indices = compact(array)
+    take = pa.array(indices, pa.int64())
+    offsets = offsets_of(lengths)
+    if pa.types.is_map(kind):
+        keys = _signed(array.keys.take(take), nulls=False)
+        items = _signed(array.items.take(take), nulls)
+        return pa.MapArray.from_arrays(offsets, keys, items, mask=mask)
+    return pa.ListArray.from_arrays(offsets, _signed(array.values.take(take), nulls), mask=mask)

@@ -27,7 +27,7 @@ from lakeshift.schema_map.hive_types import (
     second_step,
     text_counted,
 )
-from lakeshift.schema_map.parquet_reading import built_type
+from lakeshift.schema_map.parquet_reading import built_type, unsigned_nulls
 from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import compact, fingerprint
@@ -42,7 +42,7 @@ from lakeshift.validate.independent.convert import (
     repeat,
 )
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
-from lakeshift.validate.independent.parquet_values import built_values
+from lakeshift.validate.independent.parquet_values import built_values, signed_table
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
 from lakeshift.validate.independent.zones import has_timestamps, int96_shown, zoned
@@ -102,6 +102,8 @@ def _read_file(task: FileTask) -> pa.Table:
             names = tuple(parquet.schema_arrow.names)
             columns = [names[i] for i in wanted if i < len(names)]
             table = parquet.read(columns=columns) if columns else None
+            if table is not None:  # unsigned integers as Hive takes them
+                table = signed_table(table, unsigned_nulls(task.hive_version))
             rows = parquet.metadata.num_rows
             int96 = set(int96_columns(parquet))
             meta = parquet.metadata
