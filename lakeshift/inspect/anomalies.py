@@ -20,6 +20,7 @@ from lakeshift.inspect.model import (
     Column,
     FileInfo,
     PartitionInfo,
+    integer_decimals_of,
 )
 from lakeshift.inspect.orc_tail import proleptic_writer
 from lakeshift.inspect.version_sensitivity import version_sensitivity
@@ -385,8 +386,8 @@ def _file_anomalies(
         "file-type-incompatible": (
             SEVERITY_ERROR,
             f"file column types Hive's reader cannot convert to the {whose}'s",
-            "Not migrated (Hive fails on this partition too): rewrite the file or fix the "
-            "declared type in Hive, then inspect again.",
+            "Not migrated (Hive fails on this partition too, or shows other values than the "
+            "file holds): rewrite the file or fix the declared type in Hive, then inspect again.",
         ),
         TIMESTAMP_FROM_NUMBER: (
             SEVERITY_WARNING,
@@ -427,6 +428,7 @@ def _parquet_refusals(
                 parse_hive_type(table_column.type),
                 version=version,
                 int96=physical.name in f.int96,
+                integer_decimals=integer_decimals_of(f, physical.name),
             )
         except RefusedInput:  # named by the checks that parse types
             continue
@@ -437,9 +439,8 @@ def _parquet_refusals(
 
 #: the action for files that read but hold a column type lakeshift has no Hive type for
 _SOUND_BUT_UNREAD = (
-    "Do not remove the file: it is sound. Rewrite the column with a type Hive declares (e.g. "
-    "a signed integer) into a copy of the partition, or leave the partition in Hive; the "
-    "partition is skipped."
+    "Do not remove the file: it is sound. Rewrite the column with a type Hive declares into a "
+    "copy of the partition, or leave the partition in Hive; the partition is skipped."
 )
 
 

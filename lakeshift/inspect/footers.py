@@ -149,6 +149,7 @@ def read_footer(
                     stripes=meta.num_row_groups,
                     writer=meta.created_by,
                     int96=int96_columns(parquet),
+                    integer_decimals=integer_decimals(parquet),
                     writer_zone=writer_zone(meta),
                     zone_legacy=zone_legacy(meta),
                 )
@@ -171,11 +172,38 @@ def int96_columns(parquet: pq.ParquetFile) -> tuple[str, ...]:
     physical = [parquet.schema.column(i).physical_type for i in range(len(parquet.schema))]
     found, at = [], 0
     for field in parquet.schema_arrow:
-        width = _leaves(field.type)
+        width = len(_leaf_paths(field.type))
         if "INT96" in physical[at : at + width]:
             found.append(field.name)
         at += width
     return tuple(found)
+
+
+def integer_decimals(parquet: pq.ParquetFile) -> tuple[tuple[str, str], ...]:
+    """A Parquet file's decimals stored as ``INT32``/``INT64`` (as Spark writes those of up to
+    18 digits; Hive 1.2-3.1 read a decimal only from binary): each as its top-level column and
+    its path inside it, lower case, as ``parquet_reading.parquet_unreadable`` spells it
+    (``""``, ``.field``, ``[]``, ``.key``, ``.value``). Leaves are numbered in schema order."""
+    schema = parquet.schema
+    found, at = [], 0
+    for field in parquet.schema_arrow:
+        for path in _leaf_paths(field.type):
+            column = schema.column(at)
+            if column.physical_type in ("INT32", "INT64") and column.converted_type == "DECIMAL":
+                found.append((field.name.lower(), path.lower()))
+            at += 1
+    return tuple(found)
+
+
+def _leaf_paths(kind: pa.DataType, at: str = "") -> list[str]:
+    if pa.types.is_struct(kind):
+        return [p for i in range(kind.num_fields)
+                for p in _leaf_paths(kind.field(i).type, f"{at}.{kind.field(i).name}")]  # fmt: skip
+    if pa.types.is_map(kind):
+        return _leaf_paths(kind.key_type, f"{at}.key") + _leaf_paths(kind.item_type, f"{at}.value")
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _leaf_paths(kind.value_type, f"{at}[]")
+    return [at]
 
 
 def writer_zone(meta: pq.FileMetaData) -> str | None:
@@ -189,13 +217,3 @@ def zone_legacy(meta: pq.FileMetaData) -> bool | None:
     converts its INT96 values by java.util's zones), or None where it does not say."""
     legacy = (meta.metadata or {}).get(b"writer.zone.conversion.legacy")
     return None if legacy is None else legacy.decode("utf-8", "replace").lower() == "true"
-
-
-def _leaves(kind: pa.DataType) -> int:
-    if pa.types.is_struct(kind):
-        return sum(_leaves(kind.field(i).type) for i in range(kind.num_fields))
-    if pa.types.is_map(kind):
-        return _leaves(kind.key_type) + _leaves(kind.item_type)
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        return _leaves(kind.value_type)
-    return 1

@@ -55,11 +55,21 @@ class FileInfo:
     # them as Hive reads them, signed: int, bigint), typed to hold their values (bigint,
     # decimal(20,0)): as Spark must be asked for them
     unsigned: tuple[Column, ...] = ()
+    # a Parquet file's decimals stored as INT32/INT64: (column, path inside it), lower case
+    # (``footers.integer_decimals``)
+    integer_decimals: tuple[tuple[str, str], ...] = ()
 
     @property
     def positional(self) -> bool:
         """Files from old Hive writers name their columns ``_col0.._colN``."""
         return bool(self.columns) and all(is_positional_name(c.name) for c in self.columns)
+
+
+def integer_decimals_of(file: FileInfo, column: str) -> frozenset[str]:
+    """The paths inside ``column`` (``""`` for itself) where ``file`` stores a decimal as an
+    integer (``FileInfo.integer_decimals``)."""
+    name = column.lower()
+    return frozenset(at for owner, at in file.integer_decimals if owner == name)
 
 
 def is_positional_name(name: str) -> bool:
@@ -231,6 +241,9 @@ class TableInventory:
                             "columns": cols(f["columns"]),
                             "int96": tuple(f.get("int96", ())),
                             "unsigned": cols(f.get("unsigned", [])),
+                            "integer_decimals": tuple(
+                                (c, at) for c, at in f.get("integer_decimals", ())
+                            ),
                         }
                     )
                     for f in p["files"]

@@ -22,7 +22,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from lakeshift.errors import RefusedInput
-from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
+from lakeshift.inspect.model import (
+    SEVERITY_WARNING,
+    Anomaly,
+    Column,
+    PartitionInfo,
+    integer_decimals_of,
+)
 from lakeshift.schema_map.hive_semantics import HIVE_VERSIONS, HiveSemantics
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.parquet_reading import (
@@ -158,18 +164,26 @@ _ORC_RELEASES: tuple[tuple[tuple[str, ...], str, dict[str, str]], ...] = (
 
 @lru_cache(maxsize=1024)
 def _parquet_readings(
-    file_type: str, asked_type: str, table_type: str, int96: bool, unsigned: bool = False
+    file_type: str,
+    asked_type: str,
+    table_type: str,
+    int96: bool,
+    unsigned: bool = False,
+    decimals: frozenset[str] = frozenset(),
 ) -> tuple[tuple[str, str], ...]:
     """What each Hive version's Parquet reader does with a file column of ``file_type`` that
     the partition declares as ``asked_type`` (as the reader asks for it) and the table as
-    ``table_type`` (``unsigned``: it holds 32- or 64-bit unsigned integers), versions that
+    ``table_type`` (``unsigned``: it holds 32- or 64-bit unsigned integers; ``decimals``: the
+    paths in it of decimals stored as integers), versions that
     agree in one entry; ``()`` where all agree (cached: a table's files share a few
     schemas)."""
     try:
         file, asked, table = map(parse_hive_type, (file_type, asked_type, table_type))
     except RefusedInput:  # named by the checks that parse types
         return ()
-    readings = [_parquet_reading(file, asked, table, v, int96, unsigned) for v in HIVE_VERSIONS]
+    readings = [
+        _parquet_reading(file, asked, table, v, int96, unsigned, decimals) for v in HIVE_VERSIONS
+    ]
     if len(set(readings)) < 2:
         return ()
     seen: dict[str, str] = {}
@@ -184,13 +198,29 @@ def _parquet_readings(
     return tuple(seen.items())
 
 
+#: the exceptions ``parquet_unreadable`` names
+_FAILURES = ("ClassCastException", "ParquetDecodingException", "UnsupportedOperationException")
+
+
 def _parquet_reading(
-    file: HiveType, asked: HiveType, table: HiveType, version: str, int96: bool, unsigned: bool
+    file: HiveType,
+    asked: HiveType,
+    table: HiveType,
+    version: str,
+    int96: bool,
+    unsigned: bool,
+    decimals: frozenset[str],
 ) -> str:
     """What Hive ``version``'s Parquet reader does with a file column (``asked``: the
     partition's declared type as the reader asks for it)."""
-    if parquet_unreadable(file, asked, table, version=version, int96=int96):
-        return "fails on every query of it (ClassCastException: not migrated)"
+    why = parquet_unreadable(
+        file, asked, table, version=version, int96=int96, integer_decimals=decimals
+    )
+    if why and "every query" in why:
+        failure = next(e for e in _FAILURES if e in why)
+        return f"fails on every query of it ({failure}: not migrated)"
+    if why:
+        return "shows the file's decimals at the table's scale (not migrated)"
     rules = [_built_rule(file, table, version)]
     if unsigned:
         rules.insert(
@@ -256,6 +286,7 @@ def version_sensitivity(
                 column.type,
                 physical.name in file.int96,
                 any(c.name == physical.name for c in file.unsigned),
+                integer_decimals_of(file, physical.name),
             )
             if readings:
                 details.setdefault(column.name, dict(readings))

@@ -68,6 +68,7 @@ def parquet_unreadable(
     *,
     version: str,
     int96: bool = True,
+    integer_decimals: frozenset[str] = frozenset(),
     at: str = "",
 ) -> str | None:
     """Why every Hive query of a Parquet partition fails on this column, or ``None``:
@@ -77,6 +78,8 @@ def parquet_unreadable(
     if declared.is_primitive:
         if not (file.is_primitive and table.is_primitive):
             return None  # the converters' own rule refuses it (conversions.unreadable)
+        if file.kind == "decimal" and at.lower() in integer_decimals:
+            return _integer_decimal(file, table, version, at)
         built = writable(file.kind, table.kind, version, int96)
         if built in _READS.get(declared.kind, frozenset({declared.kind})):
             return None
@@ -98,6 +101,7 @@ def parquet_unreadable(
                 table.fields[position][1],
                 version=version,
                 int96=int96,
+                integer_decimals=integer_decimals,
                 at=f"{at}.{name}",
             )
             if reason:
@@ -111,10 +115,38 @@ def parquet_unreadable(
             table.fields[index][1],
             version=version,
             int96=int96,
+            integer_decimals=integer_decimals,
             at=at + step,
         )
         if reason:
             return reason
+    return None
+
+
+def _integer_decimal(file: HiveType, table: HiveType, version: str, at: str) -> str | None:
+    """Why Hive ``version`` cannot show a decimal the file stores as an ``INT32``/``INT64``
+    (as Spark writes those of up to 18 digits), or ``None`` where it reads it as any other.
+    Hive 1.2-3.1 build a decimal only from binary (``EDECIMAL_CONVERTER`` is a
+    ``BinaryConverter`` in 2.3.7 and 3.1.3; Hive 2.3.9 fails with ParquetDecodingException).
+    Hive 4.0.1 reads one for a number table, but for a decimal table takes the integer at the
+    table's scale (``HiveDecimal.create(value, decimalInfo.scale())``: 12.34 stored as 1234
+    shows 1.234 under decimal(10,3)), and for a text table has no converter."""
+    where = f"the file's {file}{at} (stored as an integer, as Spark writes decimals)"
+    if version != "4":
+        return (
+            f"Hive {version}'s Parquet reader reads a decimal only from binary, not {where} "
+            "(ParquetDecodingException: every query of the partition fails)"
+        )
+    if table.kind in _STRINGS:
+        return (
+            f"Hive 4's Parquet reader has no text converter for {where} "
+            "(UnsupportedOperationException: every query of the partition fails)"
+        )
+    if table.kind == "decimal" and table.params[1:] != file.params[1:]:
+        return (
+            f"Hive 4's Parquet reader takes {where} at the table's scale "
+            f"({table}), not its own: its values would show shifted; lakeshift does not copy that"
+        )
     return None
 
 

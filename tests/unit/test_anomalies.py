@@ -437,3 +437,19 @@ def test_unsigned_parquet_integers_are_named_as_hive_version_sensitive() -> None
         "reads the file's unsigned integers past the signed range as NULL; reads the file's "
         "int out of the table's smallint range as NULL"
     )
+
+
+def test_integer_stored_parquet_decimals_are_refused_and_named_by_version() -> None:
+    """A decimal the file stores as an INT32 (as Spark writes it): Hive 1.2-3.1 fail on it,
+    Hive 4 reads it (``parquet_reading._integer_decimal``)."""
+    parquet = {"format": "parquet", "input_format": "MapredParquetInputFormat"}
+    columns = (Column("id", "bigint"), Column("name", "string"), Column("amount", "decimal(8,2)"))
+    f = replace(_file("f", columns), format="parquet", integer_decimals=(("amount", ""),))
+    found = {a.code: a for a in classify_partition(_partition((f,), columns=columns, **parquet),
+                                                   columns, "orc", DEFAULT_RULES)}  # fmt: skip
+    incompatible = found["file-type-incompatible"]
+    assert incompatible.severity == "error" and "ParquetDecodingException" in incompatible.message
+    assert found["hive-version-sensitive"].details["columns"]["amount"] == {  # type: ignore[index]
+        "1.2/2.x/3.1": "fails on every query of it (ParquetDecodingException: not migrated)",
+        "4": "reads the file's values as they are",
+    }

@@ -4,6 +4,7 @@ are in tests/differential/test_parquet_writables.py)."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import numpy
 import pyarrow as pa
@@ -217,3 +218,47 @@ def test_unsigned_integers_are_taken_signed_and_from_3_1_null_where_negative() -
     assert sql.startswith("transform_values(transform_keys(")  # keys: signed, never NULL
     assert sql.count("NULL") == 1 and "2147483647" in sql and "9223372036854775807" in sql
     assert signed_sql("v", hive, hive, nulls=True) == "v"
+
+
+def test_decimals_stored_as_integers_are_read_by_hive_4_only(tmp_path: Any) -> None:
+    """Spark writes decimals of up to 18 digits as INT32/INT64: Hive 1.2-3.1's converter
+    reads a decimal only from binary (Hive 2.3.9 fails: tests/differential); Hive 4.0.1 reads
+    them for number tables, not for text ones, and takes them at the table's scale."""
+    import pyarrow.parquet as pq
+
+    from lakeshift.inspect.footers import integer_decimals
+
+    d82 = pa.decimal128(8, 2)
+    table = pa.table({
+        "x": pa.array([Decimal("12.34")], d82),
+        "s": pa.array([{"a": Decimal("1.00"), "b": Decimal("2.00")}],
+                      pa.struct([("A", d82), ("b", pa.decimal128(30, 2))])),
+        "m": pa.array([[("k", [Decimal("1.00")])]], pa.map_(pa.string(), pa.list_(d82))),
+    })  # fmt: skip
+    path = tmp_path / "f.parquet"
+    pq.write_table(table, path, store_decimal_as_integer=True)  # decimal(30,2) stays binary
+    found = integer_decimals(pq.ParquetFile(path))
+    assert found == (("x", ""), ("s", ".a"), ("m", ".value[]"))
+    pq.write_table(table, path)
+    assert integer_decimals(pq.ParquetFile(path)) == ()
+
+    def why(file: str, table: str, version: str, at: frozenset[str]) -> str | None:
+        f, t = parse_hive_type(file), parse_hive_type(table)
+        return parquet_unreadable(f, f if f.kind == t.kind else t, t, version=version,
+                                  integer_decimals=at)  # fmt: skip
+
+    top = frozenset({""})
+    for version in ("1.2", "2.3", "3.1"):
+        assert "ParquetDecodingException" in (why("decimal(8,2)", "decimal(8,2)", version, top)
+                                              or "")  # fmt: skip
+        assert why("decimal(8,2)", "decimal(8,2)", version, frozenset()) is None  # binary
+    assert why("decimal(8,2)", "decimal(8,2)", "4", top) is None
+    assert why("decimal(8,2)", "decimal(12,2)", "4", top) is None
+    assert why("decimal(8,2)", "double", "4", top) is None
+    assert "UnsupportedOperationException" in (why("decimal(8,2)", "string", "4", top) or "")
+    assert "table's scale" in (why("decimal(8,2)", "decimal(10,3)", "4", top) or "")
+    # at depth, by the table's names ignoring case: only the integer-stored field
+    nested = "struct<a:decimal(8,2),b:decimal(30,2)>"
+    assert ".a" in (why(nested, nested, "2.3", frozenset({".a"})) or "")
+    assert why("struct<b:decimal(30,2)>", "struct<b:decimal(30,2)>", "2.3",
+               frozenset({".a"})) is None  # fmt: skip
