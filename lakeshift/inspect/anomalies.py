@@ -12,6 +12,7 @@ from statistics import median
 
 from lakeshift.config import CALENDAR_RULES
 from lakeshift.errors import RefusedInput
+from lakeshift.inspect.codecs import unreadable_codec
 from lakeshift.inspect.model import (
     SEVERITY_ERROR,
     SEVERITY_INFO,
@@ -321,6 +322,25 @@ def _file_anomalies(
                 f"{len(wrong)} file(s) are not {p.format}: {wrong[0].path} is {wrong[0].format}.",
                 "Hive cannot read them either; remove them or fix the partition's format.",
                 files=[f.path for f in wrong],
+            )
+        )
+    unopened = [
+        (f, why)
+        for f in p.files
+        if not f.error and (why := unreadable_codec(f.format, f.compression, rules.hive))
+    ]
+    if unopened:
+        found.append(
+            _anomaly(
+                p,
+                "compression-unreadable",
+                SEVERITY_ERROR,
+                f"{len(unopened)} file(s) use a codec your Hive cannot open: "
+                f"{unopened[0][0].path} is {unopened[0][1]}.",
+                "Not migrated (every Hive query of the partition fails too): rewrite the files "
+                "with a codec your Hive reads (SNAPPY, ZLIB or GZIP), or set hive_version to "
+                "the Hive your users run if it opens them; then inspect again.",
+                files=[f.path for f, _ in unopened],
             )
         )
     readable = [f for f in p.files if not f.error and f.format == p.format and f.columns]

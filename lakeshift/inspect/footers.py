@@ -13,6 +13,7 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import LakeshiftError
+from lakeshift.inspect.codecs import PARQUET_NAMES
 from lakeshift.inspect.files import ListedFile
 from lakeshift.inspect.model import Column, FileInfo
 from lakeshift.inspect.orc_tail import OLD_WRITER_VERSIONS, OrcTail, read_tail
@@ -148,6 +149,7 @@ def read_footer(
                     rows=meta.num_rows,
                     stripes=meta.num_row_groups,
                     writer=meta.created_by,
+                    compression=parquet_codecs(meta),
                     int96=int96_columns(parquet),
                     integer_decimals=integer_decimals(parquet),
                     writer_zone=writer_zone(meta),
@@ -177,6 +179,17 @@ def int96_columns(parquet: pq.ParquetFile) -> tuple[str, ...]:
             found.append(field.name)
         at += width
     return tuple(found)
+
+
+def parquet_codecs(meta: pq.FileMetaData) -> str | None:
+    """A Parquet file's compression codecs, by Parquet's names, comma-separated (each column
+    chunk names its own; writers use one per file, but nothing says so)."""
+    found = {
+        meta.row_group(g).column(c).compression
+        for g in range(meta.num_row_groups)
+        for c in range(meta.num_columns)
+    }
+    return ",".join(sorted(PARQUET_NAMES.get(n, n) for n in found)) or None
 
 
 def integer_decimals(parquet: pq.ParquetFile) -> tuple[tuple[str, str], ...]:
