@@ -12,6 +12,7 @@ own reader and proven by both validation levels.
 from __future__ import annotations
 
 from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,11 @@ TABLE = [
     ("a", "array<double>"),
     ("f", "float"),
     ("b", "bigint"),
+    ("g", "float"),
 ]
 COLUMNS = [name for name, _ in TABLE[1:]]
 BIG = 16777217  # 2**24 + 1: the least int a float cannot hold
+HALF = "1.000000059604644775390625"  # 1 + 2**-24: halfway between the floats 1.0 and the next
 
 
 def _file(**columns: pa.Array) -> pa.Table:
@@ -68,8 +71,11 @@ def built_table(client: MetastoreClient, tables_root: Path) -> str:
                     columns=[(n, "int" if n == "s" else as_table[n]) for n, _ in TABLE],
                     fmt="parquet")  # fmt: skip
     # doubles the table (and partition) now read as float and bigint
+    # and decimals it reads as float: just past the halfway point between two floats, and on it
     doubles = _file(
-        f=pa.array([0.0, 1.5, 1e-40], pa.float64()), b=pa.array([2.0, 2.5, 1e19], pa.float64())
+        f=pa.array([0.0, 1.5, 1e-40], pa.float64()),
+        b=pa.array([2.0, 2.5, 1e19], pa.float64()),
+        g=pa.array([Decimal(HALF + "000001"), Decimal(HALF), None], pa.decimal128(38, 30)),
     )
     b.add_partition(["hive4"], {"000000_0": doubles}, fmt="parquet")
     return f"{b.db}.{b.name}"
@@ -91,7 +97,13 @@ EXPECTED: dict[str, dict[str, dict[str, list[Any]]]] = {
         "wrap": {"s": [None, 5]},
         # EDOUBLE_CONVERTER: a float needs a float's normal exponent (zero too: NULL); a
         # bigint a whole number in range
-        "hive4": {"f": [None, 1.5, None], "b": [2, None, None]},
+        "hive4": {
+            "f": [None, 1.5, None],
+            "b": [2, None, None],
+            # BigDecimal.floatValue: the decimal rounded once (its double is the halfway
+            # point, which would round to even: 1.0)
+            "g": [1.0000001192092896, 1.0, None],
+        },
     },
 }
 

@@ -170,6 +170,11 @@ def test_the_independent_reader_builds_what_hive_builds() -> None:
         float(numpy.float32(1.45)), 0.0, 3.0,
     ]  # fmt: skip
     assert values(decimals, "decimal(10,2)", "int", "4") == [None, 0, 3]
+    # just past the halfway point between the floats 1.0 and 1.0000001: its nearest double is
+    # that point, which rounds to even (1.0); BigDecimal.floatValue rounds the decimal once
+    half = "1.000000059604644775390625"  # 1 + 2**-24, exactly
+    ties = pa.array([Decimal(half + "000001"), Decimal(half)], pa.decimal128(38, 30))
+    assert values(ties, "decimal(38,30)", "float", "4") == [1.0000001192092896, 1.0]
     floats = pa.array([1.1, None], pa.float32())
     assert values(floats, "float", "decimal(20,15)", "4") == [Decimal("1.100000023841858"), None]
     assert values(decimals, "decimal(10,2)", "decimal(5,1)", "4") == [

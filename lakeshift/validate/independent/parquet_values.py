@@ -19,6 +19,7 @@ from lakeshift.schema_map.parquet_reading import INTEGER_RANGE, Built, built, re
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.convert import convert, null_mask, offsets_of
+from lakeshift.validate.independent.text_rules import nearest_float32
 
 
 def built_values(array: pa.Array, file: HiveType, table: HiveType, version: str) -> pa.Array:
@@ -69,8 +70,7 @@ def _primitive(array: pa.Array, file: HiveType, change: Built) -> pa.Array:
         return convert(array, file, change.to, by_name=True)
     # integral, magnitude: per value, in Python (Hive 4 only; a decimal's double and float
     # are its nearest, as Java's BigDecimal gives them: float(Decimal) is correctly rounded,
-    # its float32 rounded again from that double, which can differ in the last bit from
-    # rounding the decimal once)
+    # and nearest_float32 rounds the decimal once, not through that double)
     out: list[int | float | None] = []
     for value in array.to_pylist():
         number = float(value) if value is not None else None
@@ -87,7 +87,12 @@ def _primitive(array: pa.Array, file: HiveType, change: Built) -> pa.Array:
         else:
             size = abs(number)
             keep = change.low <= size <= change.high or (change.zero and size == 0)
-            out.append(float(np.float32(number)) if keep else None)
+            if not keep:
+                out.append(None)
+            elif isinstance(value, Decimal):
+                out.append(nearest_float32(value))
+            else:
+                out.append(float(np.float32(number)))
     return pa.array(out, to)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -98,12 +99,30 @@ def parse_floating(text: str) -> float | None:
 
 def parse_float32(text: str) -> float | None:
     """Java's ``Float.parseFloat`` (Hive's converter and text SerDe, ORC 1.3-1.5): the text
-    rounded once to a float. Rounding to a double first (``parse_floating``) and then to a
-    float goes wrong only where the double lands exactly halfway between two floats; there
-    the text's exact value decides. (Hand-written: Python and numpy parse through a double.)"""
+    rounded once to a float (``nearest_float32``; a hexadecimal form is exact in the double
+    already). (Hand-written: Python and numpy parse through a double.)"""
     value = parse_floating(text)
     if value is None or not math.isfinite(value):
         return value
+
+    def exact() -> Decimal | None:
+        stripped = java_trim(text).rstrip("fFdD")
+        return Decimal(stripped) if _DECIMAL.fullmatch(stripped) else None
+
+    return _rounded_once(value, exact)
+
+
+def nearest_float32(exact: Decimal) -> float:
+    """``exact`` rounded once to the nearest float, ties to even: Java's
+    ``BigDecimal.floatValue`` (Hive 4's Parquet reader building a decimal for a float table).
+    Rounding to the nearest double first, then to a float, goes wrong only where the double
+    lands exactly halfway between two floats; there the exact value decides."""
+    return _rounded_once(float(exact), lambda: exact)
+
+
+def _rounded_once(value: float, exact_of: Callable[[], Decimal | None]) -> float:
+    """The float nearest to an exact value, given ``value``, the double nearest to it;
+    ``exact_of`` gives the exact value (``None``: ``value`` is it) where it decides."""
     with np.errstate(over="ignore"):
         near = np.float32(value)
         if not np.isfinite(near) or float(near) == value:
@@ -111,12 +130,9 @@ def parse_float32(text: str) -> float | None:
         away = np.nextafter(near, np.float32(math.inf if value > float(near) else -math.inf))
     low, high = sorted((float(near), float(away)))
     middle = (Decimal(low) + Decimal(high)) / 2
-    if Decimal(value) != middle:
+    exact = exact_of() if Decimal(value) == middle else None
+    if exact is None:
         return float(near)
-    stripped = java_trim(text).rstrip("fFdD")
-    if not _DECIMAL.fullmatch(stripped):  # a hexadecimal form: exact in the double already
-        return float(near)
-    exact = Decimal(stripped)
     return float(near) if exact == middle else (high if exact > middle else low)
 
 
