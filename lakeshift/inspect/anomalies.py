@@ -32,7 +32,7 @@ from lakeshift.schema_map import projection
 from lakeshift.schema_map.conversions import numbers_as_timestamps, unreadable
 from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.parquet_reading import parquet_unreadable
+from lakeshift.schema_map.parquet_reading import keys_rebuilt, parquet_unreadable
 from lakeshift.text.layout import read_as_text
 
 
@@ -374,6 +374,8 @@ def _file_anomalies(
         if projection.asks_table_names(f.format):
             for detail in _parquet_refusals(p, f, table_columns, rules.hive.version):
                 diffs.setdefault("file-type-incompatible", []).append(f"{f.path}: {detail}")
+            for detail in _parquet_map_keys(p, f, table_columns, rules.hive.version):
+                diffs.setdefault("map-keys-as-written", []).append(f"{f.path}: {detail}")
     texts = {
         "file-extra-columns": (
             SEVERITY_INFO,
@@ -408,6 +410,14 @@ def _file_anomalies(
             f"file column types Hive's reader cannot convert to the {whose}'s",
             "Not migrated (Hive fails on this partition too, or shows other values than the "
             "file holds): rewrite the file or fix the declared type in Hive, then inspect again.",
+        ),
+        "map-keys-as-written": (
+            SEVERITY_WARNING,
+            "Parquet map keys Hive builds for the table's key type, which lakeshift reads as "
+            "the file holds them",
+            "Migrated with the file's keys: where Hive's rebuilt keys collide or read NULL, it "
+            "shows one entry or a NULL key, which a lake map cannot hold. Declare the table's "
+            "key type as the file's to read them alike, or check those maps after migrating.",
         ),
         TIMESTAMP_FROM_NUMBER: (
             SEVERITY_WARNING,
@@ -454,6 +464,29 @@ def _parquet_refusals(
             continue
         if reason:
             out.append(f"{table_column.name}: {reason}")
+    return out
+
+
+def _parquet_map_keys(
+    p: PartitionInfo, f: FileInfo, table_columns: Sequence[Column], version: str
+) -> list[str]:
+    """The maps in a Parquet file whose keys Hive's Parquet reader builds for the table's key
+    type (``parquet_reading.keys_rebuilt``), as ``column.path``."""
+    out: list[str] = []
+    pairs = projection.column_pairs(p, f.columns, False, table_columns, table_names=True)
+    unsigned = {c.name: c.type for c in f.unsigned}
+    for (index, column), table_column in zip(pairs, table_columns):
+        if index is None or column is None:
+            continue
+        physical = f.columns[index]
+        try:
+            file, table = parse_hive_type(physical.type), parse_hive_type(table_column.type)
+            wide = unsigned.get(physical.name)
+            wide_type = parse_hive_type(wide) if wide else None
+        except RefusedInput:  # named by the checks that parse types
+            continue
+        for at in keys_rebuilt(file, table, version, wide_type):
+            out.append(f"{table_column.name}{at} ({file} read as {table})")
     return out
 
 

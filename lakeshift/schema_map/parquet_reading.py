@@ -264,6 +264,39 @@ def nested_pairs(file: HiveType, table: HiveType) -> list[tuple[HiveType, HiveTy
     return [(file.fields[1][1], table.fields[1][1])]
 
 
+def keys_rebuilt(
+    file: HiveType, table: HiveType, version: str, wide: HiveType | None = None, at: str = ""
+) -> list[str]:
+    """Where Hive ``version``'s Parquet reader builds a map's keys for the table's key type
+    (``built``; and from 3.1 an unsigned key past the signed range as NULL: ``wide`` is the
+    column's type holding its unsigned values, ``FileInfo.unsigned``), which lakeshift leaves
+    as the file holds them (README "Limits"): the paths of those maps (``""`` for the column
+    itself, ``.field``, ``[]``, ``.value``)."""
+    if file.kind != table.kind or file.kind not in ("struct", "array", "map"):
+        return []
+    found = []
+    children = [w for _, w in wide.fields] if wide is not None else [None] * len(file.fields)
+    if file.kind == "map":
+        key, table_key = file.fields[0][1], table.fields[0][1]
+        nulled = children[0] not in (None, key) and unsigned_nulls(version)
+        rebuilt = key.is_primitive and table_key.is_primitive and built(key, table_key, version)
+        if rebuilt or nulled:
+            found.append(at)
+    if file.kind == "struct":
+        for (name, child), child_wide in zip(file.fields, children):
+            index = field_index(table, name, 0, by_name=True, case_sensitive=False)
+            if index is not None:
+                inner = table.fields[index][1]
+                found += keys_rebuilt(child, inner, version, child_wide, f"{at}.{name}")
+    elif file.kind == "array":
+        found += keys_rebuilt(file.fields[0][1], table.fields[0][1], version, children[0],
+                              f"{at}[]")  # fmt: skip
+    else:
+        found += keys_rebuilt(file.fields[1][1], table.fields[1][1], version, children[1],
+                              f"{at}.value")  # fmt: skip
+    return found
+
+
 def built_type(file: HiveType, table: HiveType, version: str) -> HiveType:
     """``file`` with every value Hive ``version``'s Parquet reader builds as another type
     (``built``) given that type, at every depth (as ``rebuilds`` pairs them)."""

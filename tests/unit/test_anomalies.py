@@ -453,3 +453,17 @@ def test_integer_stored_parquet_decimals_are_refused_and_named_by_version() -> N
         "1.2/2.x/3.1": "fails on every query of it (ParquetDecodingException: not migrated)",
         "4": "reads the file's values as they are",
     }
+
+
+def test_parquet_map_keys_hive_builds_otherwise_are_named() -> None:
+    parquet = {"format": "parquet", "input_format": "MapredParquetInputFormat"}
+    columns = (Column("id", "bigint"), Column("name", "string"), Column("m", "map<bigint,int>"))
+    table = (*columns[:2], Column("m", "map<int,int>"))
+    f = replace(_file("f", columns), format="parquet")
+    found = {a.code: a for a in classify_partition(_partition((f,), columns=table, **parquet),
+                                                   table, "orc", DEFAULT_RULES)}  # fmt: skip
+    keys = found["map-keys-as-written"]
+    assert keys.severity == "warning" and "m (map<bigint,int> read as map<int,int>)" in keys.message
+    same = classify_partition(_partition((f,), columns=columns, **parquet), columns, "orc",
+                              DEFAULT_RULES)  # fmt: skip
+    assert "map-keys-as-written" not in {a.code for a in same}

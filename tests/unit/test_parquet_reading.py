@@ -267,3 +267,26 @@ def test_decimals_stored_as_integers_are_read_by_hive_4_only(tmp_path: Any) -> N
     assert ".a" in (why(nested, nested, "2.3", frozenset({".a"})) or "")
     assert why("struct<b:decimal(30,2)>", "struct<b:decimal(30,2)>", "2.3",
                frozenset({".a"})) is None  # fmt: skip
+
+
+def test_map_keys_hive_would_build_for_the_tables_key_type_are_found() -> None:
+    """lakeshift reads Parquet map keys as the file holds them; ``keys_rebuilt`` names the
+    maps whose keys Hive's reader would build otherwise (inspect warns of them)."""
+    from lakeshift.schema_map.parquet_reading import keys_rebuilt
+
+    def found(file: str, table: str, version: str, wide: str | None = None) -> list[str]:
+        return keys_rebuilt(parse_hive_type(file), parse_hive_type(table), version,
+                            parse_hive_type(wide) if wide else None)  # fmt: skip
+
+    assert found("map<int,string>", "map<double,string>", "2.3") == [""]  # through a float
+    assert found("map<int,string>", "map<double,string>", "1.2") == []  # built as written
+    assert found("map<bigint,int>", "map<int,int>", "2.3") == []
+    assert found("map<bigint,int>", "map<int,int>", "3.1") == [""]  # NULL out of range
+    assert found("map<int,string>", "map<int,string>", "4") == []
+    nested = "struct<A:array<map<bigint,map<bigint,int>>>>"
+    table = "struct<a:array<map<int,map<int,int>>>>"
+    assert found(nested, table, "3.1") == [".A[]", ".A[].value"]
+    unsigned = ("map<int,int>", "map<int,int>")
+    assert found(*unsigned, "3.1", "map<bigint,int>") == [""]  # UINT_32 keys: NULL from 3.1
+    assert found(*unsigned, "2.3", "map<bigint,int>") == []  # signed
+    assert found(*unsigned, "3.1", "map<int,bigint>") == []  # only its values are unsigned
