@@ -33,7 +33,7 @@ _PARQUET_UNREAD = {
     "3.1": frozenset({"BROTLI", "LZ4_RAW"}),
     "4": frozenset({"BROTLI"}),
 }
-_PARQUET_RELEASE = {"1.2": "1.6", "2.3": "1.8.1", "3.1": "1.10.0", "4": "1.13.1"}
+_PARQUET_RELEASE = {"1.2": "", "2.3": " 1.8.1", "3.1": " 1.10.0", "4": " 1.13.1"}
 
 
 def unreadable_codec(file_format: str, codecs: str | None, hive: HiveSemantics) -> str | None:
@@ -51,7 +51,7 @@ def unreadable_codec(file_format: str, codecs: str | None, hive: HiveSemantics) 
         if refused:
             release = _PARQUET_RELEASE[hive.version]
             return (
-                f"compressed with {', '.join(refused)}, which Hive {hive.version}'s parquet-mr "
+                f"compressed with {', '.join(refused)}, which Hive {hive.version}'s parquet-mr"
                 f"{release} cannot open"
                 + (" (nor can Spark: Hadoop ships no Brotli codec)" if "BROTLI" in refused else "")
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lakeshift.config import Settings
@@ -39,3 +40,21 @@ def finer_counts(
     _, _, by_column = nulled_by_conversion(spark, inventory, mapping, names)
     reading = independent_reading(spark, inventory, mapping, names, iceberg_hive_type)
     return by_column, reading.finer
+
+
+def by_partition(
+    rows: list[Any], columns: list[str], shown: Callable[[str, Any], Any] | None = None
+) -> dict[str, dict[str, list[Any]]]:
+    """Per partition (``dt``), each column's values in ``rid`` order, as ``shown(column,
+    value)`` gives them (columns all NULL in a partition left out): the rows of a reader, a
+    lake table or a Hive query side by side."""
+    out: dict[str, dict[str, list[Any]]] = {}
+    for row in sorted(rows, key=lambda r: (r["dt"], r["rid"])):
+        values = out.setdefault(row["dt"], {c: [] for c in columns})
+        for column in columns:
+            value = row[column]
+            values[column].append(shown(column, value) if shown else value)
+    return {
+        dt: {c: v for c, v in values.items() if any(x is not None for x in v)}
+        for dt, values in out.items()
+    }

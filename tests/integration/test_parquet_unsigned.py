@@ -24,7 +24,7 @@ from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
 from tests.helpers.migration import migrate_and_validate
-from tests.helpers.readers import both_readers
+from tests.helpers.readers import both_readers, by_partition
 
 pytestmark = pytest.mark.slow
 
@@ -133,20 +133,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _shown(column: str, value: Any) -> Any:
+    if column == "s" and isinstance(value, dict):
+        return (value["x"], value["y"])  # a struct as a lake reader gives it
+    return _plain(value)
+
+
 def _by_partition(rows: list[Any]) -> dict[str, dict[str, list[Any]]]:
-    """Per partition, each column's values by ``rid`` (columns all NULL left out)."""
-    out: dict[str, dict[str, list[Any]]] = {}
-    for row in sorted(rows, key=lambda r: (r["dt"], r["rid"])):
-        shown = out.setdefault(row["dt"], {c: [] for c in COLUMNS})
-        for column in COLUMNS:
-            value = row[column]
-            if column == "s" and isinstance(value, dict):
-                value = (value["x"], value["y"])
-            shown[column].append(_plain(value))
-    return {
-        dt: {c: v for c, v in columns.items() if any(x is not None for x in v)}
-        for dt, columns in out.items()
-    }
+    return by_partition(rows, COLUMNS, _shown)
 
 
 @pytest.mark.parametrize("version", ["1.2", "2.3", "3.1", "4"])

@@ -26,7 +26,7 @@ from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
 from tests.helpers.migration import migrate_and_validate
-from tests.helpers.readers import both_readers
+from tests.helpers.readers import both_readers, by_partition
 
 pytestmark = pytest.mark.slow
 
@@ -109,20 +109,7 @@ EXPECTED: dict[str, dict[str, dict[str, list[Any]]]] = {
 
 
 def _rows(frame: Any) -> dict[str, dict[str, list[Any]]]:
-    return _by_partition(frame.collect())
-
-
-def _by_partition(rows: list[Any]) -> dict[str, dict[str, list[Any]]]:
-    """Per partition, each column's values by ``rid`` (columns all NULL left out)."""
-    out: dict[str, dict[str, list[Any]]] = {}
-    for row in sorted(rows, key=lambda r: (r["dt"], r["rid"])):
-        shown = out.setdefault(row["dt"], {c: [] for c in COLUMNS})
-        for column in COLUMNS:
-            shown[column].append(row[column])
-    return {
-        dt: {c: v for c, v in columns.items() if any(x is not None for x in v)}
-        for dt, columns in out.items()
-    }
+    return by_partition(frame.collect(), COLUMNS)
 
 
 @pytest.mark.parametrize("version", ["1.2", "2.3", "3.1", "4"])
@@ -156,7 +143,7 @@ def test_the_default_version_migrates_them_into_every_format(
     assert sorted(result.backfilled) == ["dt=float", "dt=narrow", "dt=wrap"], result
     migrated = {p.partition: p.status for p in report.partitions if p.status == EQUAL}
     assert migrated == {f"dt={v}": EQUAL for v in ("float", "narrow", "wrap")}
-    assert _by_partition(read_lake(client, target).to_pylist()) == EXPECTED["3.1"]
+    assert by_partition(read_lake(client, target).to_pylist(), COLUMNS) == EXPECTED["3.1"]
 
 
 @pytest.mark.parametrize(
