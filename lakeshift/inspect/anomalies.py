@@ -198,6 +198,7 @@ def classify_partition(
         or any(a.code in _DRIFT for a in found)
     )
     found.extend(version_sensitivity(p, table_columns, hive, files=differs))
+    found.extend(_stale_array_tails(p, table_columns, table_format, hive))
     found.extend(_size_and_stats(p, rules))
     return found
 
@@ -465,6 +466,44 @@ def _parquet_refusals(
         if reason:
             out.append(f"{table_column.name}: {reason}")
     return out
+
+
+def _stale_array_tails(
+    p: PartitionInfo, table_columns: Sequence[Column], table_format: str, hive: HiveSemantics
+) -> list[Anomaly]:
+    """A warning where Hive's converter writes this partition's arrays into an ORC table's
+    rows, whose list inspector never shrinks a list (``OrcStruct.OrcListObjectInspector
+    .resize``, the same in Hive 2.3.7, 3.1.3 and 4.0.1): a row whose array is shorter than an
+    earlier row's shows that row's extra elements in Hive (seen in Hive 2.3.9). lakeshift
+    writes each row's own elements (README "Limits"). The converter runs for every non-ORC
+    partition of an ORC table, and for an ORC partition read with its declared columns (Hive
+    1.2, or schema evolution off) whose declared type differs from the table's."""
+    if table_format != "orc" or not readable_format(p) or not p.files:
+        return []
+    names = []
+    for position, column in enumerate(table_columns):
+        if "array<" not in column.type.lower():
+            continue
+        if p.format == "orc":
+            declared = p.columns[position].type if position < len(p.columns) else column.type
+            if hive.reads_into_table("orc") or declared == column.type:
+                continue
+        names.append(column.name)
+    if not names:
+        return []
+    return [
+        _anomaly(
+            p,
+            "stale-array-tails",
+            SEVERITY_WARNING,
+            "Hive shows an array shorter than an earlier row's with that row's extra elements "
+            "here (its ORC table's list inspector never shrinks a list): "
+            f"{first_few(names, 4)}.",
+            "Migrated with each row's own elements, so Hive's display of such rows differs from "
+            "the lake table's; check the arrays in Hive if you rely on what it shows.",
+            columns=names,
+        )
+    ]
 
 
 def _parquet_map_keys(

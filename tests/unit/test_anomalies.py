@@ -467,3 +467,28 @@ def test_parquet_map_keys_hive_builds_otherwise_are_named() -> None:
     same = classify_partition(_partition((f,), columns=columns, **parquet), columns, "orc",
                               DEFAULT_RULES)  # fmt: skip
     assert "map-keys-as-written" not in {a.code for a in same}
+
+
+def test_partitions_whose_arrays_hive_shows_with_stale_tails_are_named() -> None:
+    """Hive's converter writes a Parquet or text partition's rows into an ORC table's, whose
+    list inspector never shrinks a list (seen in Hive 2.3.9: README "Limits")."""
+    table = (Column("id", "bigint"), Column("tags", "array<int>"),
+             Column("s", "struct<a:array<string>>"))  # fmt: skip
+    parquet = {"format": "parquet", "input_format": "MapredParquetInputFormat"}
+    f = replace(_file("f", table), format="parquet")
+    found = {a.code: a for a in classify_partition(_partition((f,), columns=table, **parquet),
+                                                   table, "orc", DEFAULT_RULES)}  # fmt: skip
+    assert found["stale-array-tails"].details["columns"] == ["tags", "s"]
+    # an ORC partition read into the table's columns: no converter, whatever it declares
+    older = (table[0], Column("tags", "array<smallint>"), table[2])
+    orc = _partition((_file("f", older),), columns=older)
+    into_table = classify_partition(orc, table, "orc", DEFAULT_RULES)
+    assert "stale-array-tails" not in {a.code for a in into_table}
+    # Hive 1.2 reads it with its declared columns: converted where the array type differs
+    tails = next(a for a in classify_partition(orc, table, "orc", HIVE_12)
+                 if a.code == "stale-array-tails")  # fmt: skip
+    assert tails.details["columns"] == ["tags"]
+    # a Parquet table's own list inspector is not ORC's
+    plain = classify_partition(_partition((f,), columns=table, **parquet), table, "parquet",
+                               DEFAULT_RULES)  # fmt: skip
+    assert "stale-array-tails" not in {a.code for a in plain}
