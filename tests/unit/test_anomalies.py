@@ -492,3 +492,24 @@ def test_partitions_whose_arrays_hive_shows_with_stale_tails_are_named() -> None
     plain = classify_partition(_partition((f,), columns=table, **parquet), table, "parquet",
                                DEFAULT_RULES)  # fmt: skip
     assert "stale-array-tails" not in {a.code for a in plain}
+
+
+def test_a_parquet_files_unsigned_and_integer_decimal_columns_survive_the_inventorys_json() -> None:
+    """The inventory is stored as JSON between commands: what the readers need of a Parquet
+    file's unsigned integers and integer-stored decimals comes back as it was."""
+    import json
+
+    from lakeshift.inspect.model import TableInventory
+
+    f = replace(_file("f", TABLE), format="parquet", compression="SNAPPY,ZSTD",
+                unsigned=(Column("amount", "decimal(20,0)"),),
+                integer_decimals=(("amount", ""), ("s", ".a[]")))  # fmt: skip
+    inventory = TableInventory(
+        database="db", table="t", location="file:/t", table_type="EXTERNAL_TABLE",
+        format="orc", input_format="", serde="", columns=TABLE,
+        partition_keys=(Column("dt", "string"),), parameters={},
+        partitions=(_partition((f,)),), unregistered_dirs=(), anomalies=(),
+        metastore_uri="thrift://x", inspected_at="now", seconds=0.0,
+    )  # fmt: skip
+    back = TableInventory.from_json(json.loads(json.dumps(inventory.to_json())))
+    assert back.partitions[0].files[0] == f
