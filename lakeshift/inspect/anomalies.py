@@ -375,6 +375,8 @@ def _file_anomalies(
         if projection.asks_table_names(f.format):
             for detail in _parquet_refusals(p, f, table_columns, rules.hive.version):
                 diffs.setdefault("file-type-incompatible", []).append(f"{f.path}: {detail}")
+            for detail in _int64_timestamps_unread(p, f, table_columns, rules.hive):
+                diffs.setdefault("int64-timestamps-unread", []).append(f"{f.path}: {detail}")
             for detail in _parquet_map_keys(p, f, table_columns, rules.hive.version):
                 diffs.setdefault("map-keys-as-written", []).append(f"{f.path}: {detail}")
     texts = {
@@ -411,6 +413,13 @@ def _file_anomalies(
             f"file column types Hive's reader cannot convert to the {whose}'s",
             "Not migrated (Hive fails on this partition too, or shows other values than the "
             "file holds): rewrite the file or fix the declared type in Hive, then inspect again.",
+        ),
+        "int64-timestamps-unread": (
+            SEVERITY_ERROR,
+            "Parquet INT64 timestamps Hive 4 shows in a way lakeshift does not read yet",
+            "Not migrated: rewrite the files with microsecond timestamps not adjusted to UTC (or "
+            'INT96), or run with hive_time_zone = "UTC" if that is your Hive\'s zone; the '
+            'other partitions migrate (README "Limits").',
         ),
         "map-keys-as-written": (
             SEVERITY_WARNING,
@@ -504,6 +513,31 @@ def _stale_array_tails(
             columns=names,
         )
     ]
+
+
+def _int64_timestamps_unread(
+    p: PartitionInfo, f: FileInfo, table_columns: Sequence[Column], hive: HiveSemantics
+) -> list[str]:
+    """Columns of a Parquet file holding ``INT64`` timestamps that Hive 4 reads as timestamps
+    (``ParquetTimestampUtils.getTimestamp``; earlier versions refuse them) and lakeshift cannot
+    read as Hive 4 shows them yet: nanoseconds (Spark has no reader for them) and, where Hive's
+    JVM runs in another zone than UTC, values adjusted to UTC (Hive 4 shows their wall clock
+    in that zone; lakeshift reads them in UTC)."""
+    if hive.version != "4" or not f.int64_timestamps:
+        return []
+    held = {name: (unit, utc) for name, unit, utc in f.int64_timestamps}
+    out = []
+    pairs = projection.column_pairs(p, f.columns, False, table_columns, table_names=True)
+    for (index, _), table_column in zip(pairs, table_columns):
+        if index is None or f.columns[index].name not in held:
+            continue
+        unit, utc = held[f.columns[index].name]
+        if unit == "nanos":
+            out.append(f"{table_column.name}: nanosecond INT64 timestamps")
+        elif utc and hive.jvm_zone:
+            out.append(f"{table_column.name}: INT64 timestamps adjusted to UTC, which Hive 4 "
+                       f"shows in {hive.jvm_zone}")  # fmt: skip
+    return out
 
 
 def _parquet_map_keys(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import zlib
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -152,6 +153,7 @@ def read_footer(
                     compression=parquet_codecs(meta),
                     int96=int96_columns(parquet),
                     integer_decimals=integer_decimals(parquet),
+                    int64_timestamps=int64_timestamps(parquet),
                     writer_zone=writer_zone(meta),
                     zone_legacy=zone_legacy(meta),
                 )
@@ -206,6 +208,33 @@ def integer_decimals(parquet: pq.ParquetFile) -> tuple[tuple[str, str], ...]:
                 found.append((field.name.lower(), path.lower()))
             at += 1
     return tuple(found)
+
+
+#: Parquet's time units as ``int64_timestamps`` names them
+_UNITS = {"milliseconds": "millis", "microseconds": "micros", "nanoseconds": "nanos"}
+
+
+def int64_timestamps(parquet: pq.ParquetFile) -> tuple[tuple[str, str, bool], ...]:
+    """A Parquet file's top-level columns holding an ``INT64`` timestamp (not ``INT96``), each
+    with its finest unit (``millis``, ``micros``, ``nanos``) and whether any is adjusted to UTC
+    (``isAdjustedToUTC``, and every legacy ``TIMESTAMP_MILLIS``/``MICROS``): Hive 4 shows such
+    a value in its JVM's zone, Spark as the instant (lakeshift's sessions run in UTC)."""
+    schema = parquet.schema
+    found: dict[str, tuple[str, bool]] = {}
+    at = 0
+    for field in parquet.schema_arrow:
+        for _ in _leaf_paths(field.type):
+            column = schema.column(at)
+            at += 1
+            if column.physical_type != "INT64" or column.logical_type.type != "TIMESTAMP":
+                continue
+            facts = json.loads(column.logical_type.to_json())
+            unit = _UNITS.get(str(facts.get("timeUnit")), "millis")
+            adjusted = bool(facts.get("isAdjustedToUTC", True))
+            seen_unit, seen_adjusted = found.get(field.name, ("millis", False))
+            finest = max(seen_unit, unit, key=("millis", "micros", "nanos").index)
+            found[field.name] = (finest, seen_adjusted or adjusted)
+    return tuple((name, unit, adjusted) for name, (unit, adjusted) in found.items())
 
 
 def _leaf_paths(kind: pa.DataType, at: str = "") -> list[str]:

@@ -58,6 +58,9 @@ class FileInfo:
     # a Parquet file's decimals stored as INT32/INT64: (column, path inside it), lower case
     # (``footers.integer_decimals``)
     integer_decimals: tuple[tuple[str, str], ...] = ()
+    # a Parquet file's top-level columns holding INT64 timestamps: (column, finest unit, any
+    # adjusted to UTC) (``footers.int64_timestamps``)
+    int64_timestamps: tuple[tuple[str, str, bool], ...] = ()
 
     @property
     def positional(self) -> bool:
@@ -243,6 +246,9 @@ class TableInventory:
                             "unsigned": cols(f.get("unsigned", [])),
                             "integer_decimals": tuple(
                                 (c, at) for c, at in f.get("integer_decimals", ())
+                            ),
+                            "int64_timestamps": tuple(
+                                (c, unit, utc) for c, unit, utc in f.get("int64_timestamps", ())
                             ),
                         }
                     )

@@ -503,7 +503,8 @@ def test_a_parquet_files_unsigned_and_integer_decimal_columns_survive_the_invent
 
     f = replace(_file("f", TABLE), format="parquet", compression="SNAPPY,ZSTD",
                 unsigned=(Column("amount", "decimal(20,0)"),),
-                integer_decimals=(("amount", ""), ("s", ".a[]")))  # fmt: skip
+                integer_decimals=(("amount", ""), ("s", ".a[]")),
+                int64_timestamps=(("t", "nanos", False),))  # fmt: skip
     inventory = TableInventory(
         database="db", table="t", location="file:/t", table_type="EXTERNAL_TABLE",
         format="orc", input_format="", serde="", columns=TABLE,
