@@ -416,7 +416,8 @@ def _file_anomalies(
         ),
         "int64-timestamps-unread": (
             SEVERITY_ERROR,
-            "Parquet INT64 timestamps Hive 4 shows in a way lakeshift does not read yet",
+            "Parquet INT64 timestamps in nanoseconds, which Hive 4 shows and lakeshift cannot "
+            "read yet",
             "Not migrated: rewrite the files with microsecond timestamps not adjusted to UTC (or "
             'INT96), or run with hive_time_zone = "UTC" if that is your Hive\'s zone; the '
             'other partitions migrate (README "Limits").',
@@ -520,23 +521,17 @@ def _int64_timestamps_unread(
 ) -> list[str]:
     """Columns of a Parquet file holding ``INT64`` timestamps that Hive 4 reads as timestamps
     (``ParquetTimestampUtils.getTimestamp``; earlier versions refuse them) and lakeshift cannot
-    read as Hive 4 shows them yet: nanoseconds (Spark has no reader for them) and, where Hive's
-    JVM runs in another zone than UTC, values adjusted to UTC (Hive 4 shows their wall clock
-    in that zone; lakeshift reads them in UTC)."""
+    read yet: nanoseconds (Spark has no reader for them)."""
     if hive.version != "4" or not f.int64_timestamps:
         return []
-    held = {name: (unit, utc) for name, unit, utc in f.int64_timestamps}
+    held = {name: unit for name, unit, _ in f.int64_timestamps}
     out = []
     pairs = projection.column_pairs(p, f.columns, False, table_columns, table_names=True)
     for (index, _), table_column in zip(pairs, table_columns):
         if index is None or f.columns[index].name not in held:
             continue
-        unit, utc = held[f.columns[index].name]
-        if unit == "nanos":
+        if held[f.columns[index].name] == "nanos":
             out.append(f"{table_column.name}: nanosecond INT64 timestamps")
-        elif utc and hive.jvm_zone:
-            out.append(f"{table_column.name}: INT64 timestamps adjusted to UTC, which Hive 4 "
-                       f"shows in {hive.jvm_zone}")  # fmt: skip
     return out
 
 

@@ -83,6 +83,9 @@ class FileGroup:
     # how and those columns (hive_semantics.int96_reading)
     int96: Int96Reading | None = None
     int96_columns: tuple[str, ...] = ()
+    # Parquet columns of INT64 timestamps adjusted to UTC, shown in ``hive_zone`` (Hive 4:
+    # ``utc_columns``)
+    utc_columns: tuple[str, ...] = ()
     # Parquet columns holding UINT_32/UINT_64 leaves, typed to hold their values
     # (``FileInfo.unsigned``): Spark reads them so, and they are taken back to Hive's signed ints
     unsigned: tuple[Column, ...] = ()
@@ -137,6 +140,15 @@ def file_zone(file: FileInfo, semantics: HiveSemantics) -> str | None:
     if file.format != "orc" or not file.zoneless or semantics.time_zone == "UTC":
         return None
     return semantics.time_zone
+
+
+def utc_columns(file: FileInfo, semantics: HiveSemantics) -> tuple[str, ...]:
+    """A Parquet file's columns of ``INT64`` timestamps adjusted to UTC, which Hive 4 shows as
+    the wall clock of its JVM's zone (``ParquetTimestampUtils.getTimestamp``: java.time's
+    ``LocalDateTime.ofInstant``), where that zone is not UTC; earlier versions refuse them."""
+    if file.format != "parquet" or semantics.version != "4" or not semantics.jvm_zone:
+        return ()
+    return tuple(name for name, _, utc in file.int64_timestamps if utc)
 
 
 def parquet_zone(
@@ -296,7 +308,7 @@ def file_groups(
         by_schema: dict[
             tuple[
                 str, tuple[Column, ...], bool, bool, bool, bool, str | None,
-                Int96Reading | None, tuple[str, ...], tuple[Column, ...],
+                Int96Reading | None, tuple[str, ...], tuple[Column, ...], tuple[str, ...],
             ],
             list[str],
         ]  # fmt: skip
@@ -318,12 +330,12 @@ def file_groups(
                 file_zone(file, semantics),
                 *parquet_zone(file, semantics),
                 file.unsigned,
+                utc_columns(file, semantics),
             )
             by_schema[key].append(file.path)
         for key, paths in by_schema.items():
-            fmt, physical, positional, relabel, as_text, julian, zone, int96, instants, unsigned = (
-                key
-            )
+            fmt, physical, positional, relabel, as_text, julian, zone = key[:7]
+            int96, instants, unsigned, in_utc = key[7:]
             into_table = semantics.reads_into_table(fmt)
             sensitive = name_match_is_case_sensitive(fmt, semantics)
             layout = (
@@ -367,6 +379,7 @@ def file_groups(
                     int96=int96,
                     int96_columns=instants,
                     unsigned=unsigned,
+                    utc_columns=in_utc,
                     hive_version=semantics.version,
                 )
             )

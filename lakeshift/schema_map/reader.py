@@ -184,6 +184,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.int96,
         group.int96_columns,
         group.unsigned,
+        group.utc_columns,
         group.hive_version,
     )
 
@@ -243,6 +244,8 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
             expr = zoned_read(expr, t, first.time_zone)
         if first.int96 and c.name in first.int96_columns:  # UTC instants Hive shows in a zone
             expr = zoned_instants(expr, t, first.int96.zone, first.int96.java_util)
+        if first.hive_zone and c.name in first.utc_columns:  # Hive 4's INT64 UTC instants
+            expr = zoned_instants(expr, t, first.hive_zone, java_util=False)
         columns.append(expr if expr == quote(c.name) else f"{expr} AS {quote(c.name)}")
     return scan.selectExpr(*columns, f"{DECODED_FILE_PATH} AS {quote(FILE_KEY)}")
 

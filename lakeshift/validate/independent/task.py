@@ -12,7 +12,7 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
-from lakeshift.inspect.footers import int96_columns, writer_zone, zone_legacy
+from lakeshift.inspect.footers import int64_timestamps, int96_columns, writer_zone, zone_legacy
 from lakeshift.schema_map.hive_semantics import int96_reading
 from lakeshift.schema_map.hive_types import (
     HiveType,
@@ -88,6 +88,7 @@ def _read_file(task: FileTask) -> pa.Table:
     fs, path = filesystem_for(task.path)
     wanted = sorted({c.file_index for c in task.columns if c.file_index is not None})
     int96: set[str] = set()  # Parquet columns holding INT96 timestamps
+    in_utc: set[str] = set()  # and INT64 timestamps adjusted to UTC that Hive 4 shows zoned
     shown_in = None  # and how Hive shows them (a zone and Java's zone rules), where not as stored
     with fs.open_input_file(path) as handle:
         if task.format == "orc":
@@ -106,6 +107,8 @@ def _read_file(task: FileTask) -> pa.Table:
                 table = signed_table(table, unsigned_nulls(task.hive_version))
             rows = parquet.metadata.num_rows
             int96 = set(int96_columns(parquet))
+            if task.hive_version == "4" and task.hive_zone:  # INT64 UTC instants: Hive 4's zone
+                in_utc = {name for name, _, utc in int64_timestamps(parquet) if utc}
             meta = parquet.metadata
             shown_in = int96_reading(
                 task.hive_zone,
@@ -120,6 +123,11 @@ def _read_file(task: FileTask) -> pa.Table:
         for index, field in enumerate(table.schema):
             if field.name in int96:
                 shown = int96_shown(table.column(index), shown_in.zone, shown_in.java_util)
+                table = table.set_column(index, field, shown)
+    if table is not None and in_utc and task.hive_zone is not None:
+        for index, field in enumerate(table.schema):
+            if field.name in in_utc:  # java.time, as LocalDateTime.ofInstant
+                shown = int96_shown(table.column(index), task.hive_zone, java_util=False)
                 table = table.set_column(index, field, shown)
     if table is not None and task.time_zone is not None:
         for index, field in enumerate(table.schema):
