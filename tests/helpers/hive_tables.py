@@ -223,3 +223,9 @@ def alone_partition(client: MetastoreClient, table: str, partition: str) -> str:
     part.tableName = alone
     client.add_partitions([part])
     return f"{db}.{alone}"
+
+
+def with_rids(**columns: pa.Array) -> pa.Table:
+    """A file's table of ``columns`` behind an ``rid`` int column numbering its rows from 0."""
+    rows = len(next(iter(columns.values())))
+    return pa.table({"rid": pa.array(range(rows), pa.int32()), **columns})

@@ -21,7 +21,7 @@ from lakeshift.config import Settings
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.validate.model import EQUAL
-from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.hive_tables import HiveTableBuilder, unique_name, with_rids
 from tests.helpers.lake import read_lake
 from tests.helpers.migration import migrate_and_validate
 from tests.helpers.readers import both_readers, by_partition
@@ -43,16 +43,11 @@ COLUMNS = [name for name, _ in TABLE[1:]]
 U32, U64 = 2**32 - 1, 2**64 - 1
 
 
-def _file(**columns: pa.Array) -> pa.Table:
-    rows = len(next(iter(columns.values())))
-    return pa.table({"rid": pa.array(range(rows), pa.int32()), **columns})
-
-
 @pytest.fixture(scope="module")
 def unsigned_table(client: MetastoreClient, tables_root: Path) -> str:
     b = HiveTableBuilder(client, tables_root, "pqunsigned", unique_name("u"), TABLE)
     struct = pa.struct([("x", pa.uint32()), ("y", pa.uint64())])
-    data = _file(
+    data = with_rids(
         c=pa.array([U32, 7, None], pa.uint32()),
         d=pa.array([U64, 8, None], pa.uint64()),
         t=pa.array([200, 5, None], pa.uint8()),
@@ -63,7 +58,7 @@ def unsigned_table(client: MetastoreClient, tables_root: Path) -> str:
     )
     b.add_partition(["unsigned"], {"000000_0": data}, fmt="parquet")
     # a UINT_32 column the table declares bigint: Hive 2.x builds the signed int as a long
-    b.add_partition(["widened"], {"000000_0": _file(b=pa.array([U32, 9, None], pa.uint32()))},
+    b.add_partition(["widened"], {"000000_0": with_rids(b=pa.array([U32, 9, None], pa.uint32()))},
                     fmt="parquet")  # fmt: skip
     return f"{b.db}.{b.name}"
 
@@ -97,7 +92,7 @@ def keys_table(client: MetastoreClient, tables_root: Path) -> str:
     b = HiveTableBuilder(client, tables_root, "pqunsigned", unique_name("k"),
                          [("rid", "int"), ("k", "map<int,bigint>")])  # fmt: skip
     keys = pa.array([[(U32, U64), (1, 2)], None], pa.map_(pa.uint32(), pa.uint64()))
-    b.add_partition(["keys"], {"000000_0": _file(k=keys)}, fmt="parquet")
+    b.add_partition(["keys"], {"000000_0": with_rids(k=keys)}, fmt="parquet")
     return f"{b.db}.{b.name}"
 
 

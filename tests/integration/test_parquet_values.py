@@ -23,7 +23,7 @@ from lakeshift.config import Settings
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.validate.model import EQUAL
-from tests.helpers.hive_tables import HiveTableBuilder, unique_name
+from tests.helpers.hive_tables import HiveTableBuilder, unique_name, with_rids
 from tests.helpers.lake import read_lake
 from tests.helpers.migration import migrate_and_validate
 from tests.helpers.readers import both_readers, by_partition
@@ -45,21 +45,16 @@ BIG = 16777217  # 2**24 + 1: the least int a float cannot hold
 HALF = "1.000000059604644775390625"  # 1 + 2**-24: halfway between the floats 1.0 and the next
 
 
-def _file(**columns: pa.Array) -> pa.Table:
-    rows = len(next(iter(columns.values())))
-    return pa.table({"rid": pa.array(range(rows), pa.int32()), **columns})
-
-
 @pytest.fixture(scope="module")
 def built_table(client: MetastoreClient, tables_root: Path) -> str:
     b = HiveTableBuilder(client, tables_root, "pqvalues", unique_name("v"), TABLE)
     as_table = dict(TABLE)
     # an INT32 column the table (and, after CASCADE, the partition) reads as a double
-    b.add_partition(["float"], {"000000_0": _file(d=pa.array([BIG, 3], pa.int32()))},
+    b.add_partition(["float"], {"000000_0": with_rids(d=pa.array([BIG, 3], pa.int32()))},
                     fmt="parquet")  # fmt: skip
     # bigint and int columns a CASCADE narrowed to int and smallint, and an array<int>
     # widened to array<double>
-    narrow = _file(
+    narrow = with_rids(
         n=pa.array([5000000001, 7], pa.int64()),
         s=pa.array([40000, 5], pa.int32()),
         a=pa.array([[BIG, 1], None], pa.list_(pa.int32())),
@@ -67,12 +62,12 @@ def built_table(client: MetastoreClient, tables_root: Path) -> str:
     b.add_partition(["narrow"], {"000000_0": narrow},
                     columns=[*TABLE[:3], ("s", "int"), *TABLE[4:]], fmt="parquet")  # fmt: skip
     # an int column the table narrowed to smallint without CASCADE
-    b.add_partition(["wrap"], {"000000_0": _file(s=pa.array([40000, 5], pa.int32()))},
+    b.add_partition(["wrap"], {"000000_0": with_rids(s=pa.array([40000, 5], pa.int32()))},
                     columns=[(n, "int" if n == "s" else as_table[n]) for n, _ in TABLE],
                     fmt="parquet")  # fmt: skip
     # doubles the table (and partition) now read as float and bigint
     # and decimals it reads as float: just past the halfway point between two floats, and on it
-    doubles = _file(
+    doubles = with_rids(
         f=pa.array([0.0, 1.5, 1e-40], pa.float64()),
         b=pa.array([2.0, 2.5, 1e19], pa.float64()),
         g=pa.array([Decimal(HALF + "000001"), Decimal(HALF), None], pa.decimal128(38, 30)),
