@@ -418,9 +418,8 @@ def _file_anomalies(
             SEVERITY_ERROR,
             "Parquet INT64 timestamps in nanoseconds, which Hive 4 shows and lakeshift cannot "
             "read yet",
-            "Not migrated: rewrite the files with microsecond timestamps not adjusted to UTC (or "
-            'INT96), or run with hive_time_zone = "UTC" if that is your Hive\'s zone; the '
-            'other partitions migrate (README "Limits").',
+            "Not migrated: rewrite the files with microsecond timestamps (pyarrow: "
+            'coerce_timestamps="us") or INT96; the other partitions migrate (README "Limits").',
         ),
         "map-keys-as-written": (
             SEVERITY_WARNING,
