@@ -258,6 +258,8 @@ def from_arrow(arrow_type: pa.DataType, unsigned: str = UNSIGNED_REFUSED) -> Hiv
         return HiveType("string")
     if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
         return HiveType("binary")
+    if pa.types.is_fixed_size_binary(arrow_type):  # Parquet's unannotated FIXED_LEN_BYTE_ARRAY
+        return HiveType("binary")  # Hive's Parquet reader: a BytesWritable, as for BINARY
     if pa.types.is_decimal(arrow_type):
         return HiveType("decimal", (arrow_type.precision, arrow_type.scale))
     if pa.types.is_map(arrow_type):

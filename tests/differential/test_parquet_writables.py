@@ -201,3 +201,27 @@ def test_decimals_stored_as_integers_fail_in_hive_2_3_9_as_lakeshift_refuses_the
     held = {p.values[0] for p in inspect_table(client, name, chosen).partitions
             if not p.migratable}  # fmt: skip
     assert held == failed
+
+
+def test_fixed_size_binaries_are_read_as_hive_2_3_9_reads_them(
+    client: MetastoreClient,
+    tables_root: Path,
+    metastore_uri: str,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """An unannotated ``FIXED_LEN_BYTE_ARRAY`` (pyarrow's fixed-size binary) is a binary to
+    Hive's Parquet reader; a ``string`` column shows its bytes as text."""
+    b = HiveTableBuilder(client, tables_root, "writables", unique_name("f"),
+                         [("rid", "int"), ("x", "string")])  # fmt: skip
+    data = pa.table({"rid": pa.array([1, 2, 3], pa.int32()),
+                     "x": pa.array([b"abcd", None, b"wxyz"], pa.binary(4))})  # fmt: skip
+    b.add_partition(["f"], {"000000_0": data}, fmt="parquet")
+    name = f"{b.db}.{b.name}"
+    alone = alone_partition(client, name, "f")
+    (hive,) = hive_answers(metastore_uri, [(f"select rid, x from {alone}", {})])
+    assert sorted(hive, key=lambda r: r[0]) == [["1", "abcd"], ["2", None], ["3", "wxyz"]]
+    chosen = replace(settings, hive_version="2.3")
+    for reader, frame in both_readers(spark, client, name, chosen).items():
+        rows = sorted((str(r["rid"]), r["x"]) for r in frame.collect())
+        assert rows == [("1", "abcd"), ("2", None), ("3", "wxyz")], reader

@@ -180,3 +180,29 @@ def test_the_default_version_migrates_them_into_every_format(
         "dt=unsigned": EQUAL, "dt=widened": EQUAL,
     }  # fmt: skip
     assert _by_partition(read_lake(client, target).to_pylist()) == EXPECTED["3.1"]
+
+
+@pytest.fixture(scope="module")
+def fixed_table(client: MetastoreClient, tables_root: Path) -> str:
+    """An unannotated ``FIXED_LEN_BYTE_ARRAY`` (pyarrow's fixed-size binary), at the top and
+    inside a struct: Hive's Parquet reader builds a ``BytesWritable`` from it, as from a
+    ``BINARY`` (``EBINARY_CONVERTER``, by the physical type's Java class)."""
+    b = HiveTableBuilder(client, tables_root, "pqunsigned", unique_name("f"),
+                         [("rid", "int"), ("f", "binary"), ("s", "struct<g:binary>")])  # fmt: skip
+    fixed = pa.array([b"abcd", None, b"wxyz"], pa.binary(4))
+    s = pa.StructArray.from_arrays([fixed], names=["g"])
+    b.add_partition(["fixed"], {"000000_0": with_rids(f=fixed, s=s)}, fmt="parquet")
+    return f"{b.db}.{b.name}"
+
+
+def test_fixed_size_binaries_are_read_as_binaries(
+    fixed_table: str, client: MetastoreClient, settings: Settings, spark: Any
+) -> None:
+    (partition,) = inspect_table(client, fixed_table, settings).partitions
+    assert partition.migratable, [a.message for a in partition.anomalies]
+    for name, frame in both_readers(spark, client, fixed_table, settings).items():
+        rows = sorted(frame.collect(), key=lambda r: r["rid"])
+        assert [r["f"] and bytes(r["f"]) for r in rows] == [b"abcd", None, b"wxyz"], name
+        assert [bytes(r["s"]["g"]) if r["s"]["g"] else None for r in rows] == [
+            b"abcd", None, b"wxyz",
+        ], name  # fmt: skip

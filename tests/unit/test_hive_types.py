@@ -84,3 +84,11 @@ def test_a_parquet_files_unsigned_integers_are_typed_as_asked() -> None:
     )
     with pytest.raises(RefusedInput, match="uint8 has no Hive type"):
         from_arrow(arrow)
+
+
+def test_a_fixed_size_binary_is_a_binary_and_an_extension_type_is_refused() -> None:
+    """Parquet's unannotated FIXED_LEN_BYTE_ARRAY reads as Hive's binary; a UUID (pyarrow's
+    extension type) has no reading yet."""
+    assert from_arrow(pa.binary(16)) == parse_hive_type("binary")
+    with pytest.raises(RefusedInput, match="has no Hive type"):
+        from_arrow(pa.uuid())

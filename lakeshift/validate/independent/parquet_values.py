@@ -100,27 +100,31 @@ def signed_table(table: pa.Table, nulls: bool) -> pa.Table:
     """``table`` (columns of a Parquet file) with every unsigned integer, at any depth, as
     Hive's Parquet reader takes it: the physical ``INT32``/``INT64``, signed (4294967295 in a
     ``UINT_32`` is -1), or with ``nulls`` NULL where that is negative
-    (``parquet_reading.unsigned_nulls``); map keys signed, never NULL. Columns without one
-    are left as read (the Spark reader's side: ``spark_sql.signed_sql``)."""
+    (``parquet_reading.unsigned_nulls``); map keys signed, never NULL. A fixed-size binary
+    (an unannotated ``FIXED_LEN_BYTE_ARRAY``) becomes a binary, as Hive reads it. Columns
+    without either are left as read (the Spark reader's side: ``spark_sql.signed_sql``; Spark
+    reads a fixed-size binary as binary itself)."""
     for index, field in enumerate(table.schema):
-        if _has_unsigned(field.type):
+        if _changes(field.type):
             values = _signed(table.column(index).combine_chunks(), nulls)
             table = table.set_column(index, field.with_type(values.type), values)
     return table
 
 
-def _has_unsigned(kind: pa.DataType) -> bool:
-    if pa.types.is_unsigned_integer(kind):
+def _changes(kind: pa.DataType) -> bool:
+    if pa.types.is_unsigned_integer(kind) or pa.types.is_fixed_size_binary(kind):
         return True
     if pa.types.is_map(kind):
-        return _has_unsigned(kind.key_type) or _has_unsigned(kind.item_type)
-    return any(_has_unsigned(kind.field(i).type) for i in range(kind.num_fields))
+        return _changes(kind.key_type) or _changes(kind.item_type)
+    return any(_changes(kind.field(i).type) for i in range(kind.num_fields))
 
 
 def _signed(array: pa.Array, nulls: bool) -> pa.Array:
     kind = array.type
-    if not _has_unsigned(kind):
+    if not _changes(kind):
         return array
+    if pa.types.is_fixed_size_binary(kind):
+        return pc.cast(array, pa.binary())
     if pa.types.is_unsigned_integer(kind):
         to = pa.int64() if kind.bit_width == 64 else pa.int32()
         signed = pc.cast(array, to, safe=False)  # wraps, as Java reads the physical bits

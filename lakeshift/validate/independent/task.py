@@ -103,7 +103,7 @@ def _read_file(task: FileTask) -> pa.Table:
             names = tuple(parquet.schema_arrow.names)
             columns = [names[i] for i in wanted if i < len(names)]
             table = parquet.read(columns=columns) if columns else None
-            if table is not None:  # unsigned integers as Hive takes them
+            if table is not None:  # unsigned integers, fixed-size binaries: as Hive takes them
                 table = signed_table(table, unsigned_nulls(task.hive_version))
             rows = parquet.metadata.num_rows
             int96 = set(int96_columns(parquet))
