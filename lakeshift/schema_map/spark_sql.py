@@ -928,7 +928,7 @@ def signed_sql(expr: str, signed: HiveType, values: HiveType, nulls: bool) -> st
     of type ``signed``: each such leaf's physical ``INT32``/``INT64`` taken signed (4294967295
     is -1), or with ``nulls`` NULL where that is negative (``parquet_reading.unsigned_nulls``);
     map keys always signed, never NULL. Spark's vectorized reader refuses those leaves as int
-    and bigint, hence the wider scan (the independent reader: ``parquet_values.signed_table``)."""
+    and bigint, hence the wider scan (the independent reader: ``parquet_values.hive_leaves``)."""
     if signed == values:
         return expr
     if signed.is_primitive:

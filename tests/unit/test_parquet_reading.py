@@ -197,7 +197,7 @@ def test_unsigned_integers_are_taken_signed_and_from_3_1_null_where_negative() -
     (``getMinValue``: 0); map keys stay signed. Both readers, at every depth."""
     from lakeshift.schema_map.parquet_reading import unsigned_nulls
     from lakeshift.schema_map.spark_sql import signed_sql
-    from lakeshift.validate.independent.parquet_values import signed_table
+    from lakeshift.validate.independent.parquet_values import hive_leaves
 
     assert [unsigned_nulls(v) for v in ("1.2", "2.3", "3.1", "4")] == [False, False, True, True]
     u32, u64 = 2**32 - 1, 2**64 - 1
@@ -206,7 +206,7 @@ def test_unsigned_integers_are_taken_signed_and_from_3_1_null_where_negative() -
     rows = [{"x": u32, "l": [u64, 2**63 - 1, None], "m": [(u32, 200)]}, None,
             {"x": 5, "l": None, "m": None}]  # fmt: skip
     table = pa.table({"v": pa.array(rows, kind), "n": pa.array([1, 2, 3], pa.int32())})
-    signed = signed_table(table, nulls=False)
+    signed = hive_leaves(table, nulls=False)
     assert signed.schema.field("v").type == pa.struct(
         [("x", pa.int32()), ("l", pa.list_(pa.int64())), ("m", pa.map_(pa.int32(), pa.int32()))]
     )
@@ -215,7 +215,7 @@ def test_unsigned_integers_are_taken_signed_and_from_3_1_null_where_negative() -
         {"x": 5, "l": None, "m": None},
     ]  # fmt: skip
     assert signed.column("n").equals(table.column("n"))  # a column without one: as read
-    nulled = signed_table(table, nulls=True).column("v").to_pylist()
+    nulled = hive_leaves(table, nulls=True).column("v").to_pylist()
     assert nulled[0] == {"x": None, "l": [None, 2**63 - 1, None], "m": [(-1, 200)]}
     # the Spark reader's SQL, from the scanned (wide) type back to the signed one
     hive, wide = map(parse_hive_type, ("map<int,bigint>", "map<bigint,decimal(20,0)>"))

@@ -96,7 +96,7 @@ def _primitive(array: pa.Array, file: HiveType, change: Built) -> pa.Array:
     return pa.array(out, to)
 
 
-def signed_table(table: pa.Table, nulls: bool) -> pa.Table:
+def hive_leaves(table: pa.Table, nulls: bool) -> pa.Table:
     """``table`` (columns of a Parquet file) with every unsigned integer, at any depth, as
     Hive's Parquet reader takes it: the physical ``INT32``/``INT64``, signed (4294967295 in a
     ``UINT_32`` is -1), or with ``nulls`` NULL where that is negative

@@ -42,7 +42,7 @@ from lakeshift.validate.independent.convert import (
     repeat,
 )
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
-from lakeshift.validate.independent.parquet_values import built_values, signed_table
+from lakeshift.validate.independent.parquet_values import built_values, hive_leaves
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
 from lakeshift.validate.independent.zones import has_timestamps, int96_shown, zoned
@@ -87,9 +87,9 @@ def _read_file(task: FileTask) -> pa.Table:
         )
     fs, path = filesystem_for(task.path)
     wanted = sorted({c.file_index for c in task.columns if c.file_index is not None})
-    int96: set[str] = set()  # Parquet columns holding INT96 timestamps
-    in_utc: set[str] = set()  # and INT64 timestamps adjusted to UTC that Hive 4 shows zoned
-    shown_in = None  # and how Hive shows them (a zone and Java's zone rules), where not as stored
+    # Parquet columns of UTC instants Hive shows in a zone: the zone and whether by java.util's
+    # rules (INT96 per int96_reading; INT64 adjusted to UTC in Hive 4, by java.time)
+    zoned_as: dict[str, tuple[str, bool]] = {}
     with fs.open_input_file(path) as handle:
         if task.format == "orc":
             reader = orc.ORCFile(handle)
@@ -104,11 +104,8 @@ def _read_file(task: FileTask) -> pa.Table:
             columns = [names[i] for i in wanted if i < len(names)]
             table = parquet.read(columns=columns) if columns else None
             if table is not None:  # unsigned integers, fixed-size binaries: as Hive takes them
-                table = signed_table(table, unsigned_nulls(task.hive_version))
+                table = hive_leaves(table, unsigned_nulls(task.hive_version))
             rows = parquet.metadata.num_rows
-            int96 = set(int96_columns(parquet))
-            if task.hive_version == "4" and task.hive_zone:  # INT64 UTC instants: Hive 4's zone
-                in_utc = {name for name, _, utc in int64_timestamps(parquet) if utc}
             meta = parquet.metadata
             shown_in = int96_reading(
                 task.hive_zone,
@@ -117,17 +114,19 @@ def _read_file(task: FileTask) -> pa.Table:
                 writer_zone(meta),
                 zone_legacy(meta),
             )
+            if shown_in is not None:
+                zoned_as = dict.fromkeys(
+                    int96_columns(parquet), (shown_in.zone, shown_in.java_util)
+                )
+            if task.hive_version == "4" and task.hive_zone:  # LocalDateTime.ofInstant
+                utc = [name for name, _, adjusted in int64_timestamps(parquet) if adjusted]
+                zoned_as |= dict.fromkeys(utc, (task.hive_zone, False))
     if table is not None:
         table = _java_maps(table)
-    if table is not None and int96 and shown_in is not None:  # INT96 UTC instants
+    if table is not None and zoned_as:  # UTC instants shown in a zone
         for index, field in enumerate(table.schema):
-            if field.name in int96:
-                shown = int96_shown(table.column(index), shown_in.zone, shown_in.java_util)
-                table = table.set_column(index, field, shown)
-    if table is not None and in_utc and task.hive_zone is not None:
-        for index, field in enumerate(table.schema):
-            if field.name in in_utc:  # java.time, as LocalDateTime.ofInstant
-                shown = int96_shown(table.column(index), task.hive_zone, java_util=False)
+            if field.name in zoned_as:
+                shown = int96_shown(table.column(index), *zoned_as[field.name])
                 table = table.set_column(index, field, shown)
     if table is not None and task.time_zone is not None:
         for index, field in enumerate(table.schema):
