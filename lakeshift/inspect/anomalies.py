@@ -204,8 +204,9 @@ def classify_partition(
 
 
 def _precision_anomalies(p: PartitionInfo) -> list[Anomaly]:
-    """ORC files whose statistics show timestamps finer than the microseconds targets keep."""
-    finer = [f for f in p.files if f.format == "orc" and f.sub_micros and not f.error]
+    """ORC files and Parquet ``INT64`` nanosecond columns whose statistics show timestamps
+    finer than the microseconds targets keep."""
+    finer = [f for f in p.files if f.sub_micros and not f.error]
     if not finer:
         return []
     return [
@@ -375,8 +376,6 @@ def _file_anomalies(
         if projection.asks_table_names(f.format):
             for detail in _parquet_refusals(p, f, table_columns, rules.hive.version):
                 diffs.setdefault("file-type-incompatible", []).append(f"{f.path}: {detail}")
-            for detail in _int64_timestamps_unread(p, f, table_columns, rules.hive):
-                diffs.setdefault("int64-timestamps-unread", []).append(f"{f.path}: {detail}")
             for detail in _parquet_map_keys(p, f, table_columns, rules.hive.version):
                 diffs.setdefault("map-keys-as-written", []).append(f"{f.path}: {detail}")
     texts = {
@@ -413,13 +412,6 @@ def _file_anomalies(
             f"file column types Hive's reader cannot convert to the {whose}'s",
             "Not migrated (Hive fails on this partition too, or shows other values than the "
             "file holds): rewrite the file or fix the declared type in Hive, then inspect again.",
-        ),
-        "int64-timestamps-unread": (
-            SEVERITY_ERROR,
-            "Parquet INT64 timestamps in nanoseconds, which Hive 4 shows and lakeshift cannot "
-            "read yet",
-            "Not migrated: rewrite the files with microsecond timestamps (pyarrow: "
-            'coerce_timestamps="us") or INT96; the other partitions migrate (README "Limits").',
         ),
         "map-keys-as-written": (
             SEVERITY_WARNING,
@@ -515,25 +507,6 @@ def _stale_array_tails(
     ]
 
 
-def _int64_timestamps_unread(
-    p: PartitionInfo, f: FileInfo, table_columns: Sequence[Column], hive: HiveSemantics
-) -> list[str]:
-    """Columns of a Parquet file holding ``INT64`` timestamps that Hive 4 reads as timestamps
-    (``ParquetTimestampUtils.getTimestamp``; earlier versions refuse them) and lakeshift cannot
-    read yet: nanoseconds (Spark has no reader for them)."""
-    if hive.version != "4" or not f.int64_timestamps:
-        return []
-    held = {name: unit for name, unit, _ in f.int64_timestamps}
-    out = []
-    pairs = projection.column_pairs(p, f.columns, False, table_columns, table_names=True)
-    for (index, _), table_column in zip(pairs, table_columns):
-        if index is None or f.columns[index].name not in held:
-            continue
-        if held[f.columns[index].name] == "nanos":
-            out.append(f"{table_column.name}: nanosecond INT64 timestamps")
-    return out
-
-
 def _parquet_map_keys(
     p: PartitionInfo, f: FileInfo, table_columns: Sequence[Column], version: str
 ) -> list[str]:
@@ -541,14 +514,14 @@ def _parquet_map_keys(
     type (``parquet_reading.keys_rebuilt``), as ``column.path``."""
     out: list[str] = []
     pairs = projection.column_pairs(p, f.columns, False, table_columns, table_names=True)
-    unsigned = {c.name: c.type for c in f.unsigned}
+    scanned = {c.name: c.type for c in f.scanned}
     for (index, column), table_column in zip(pairs, table_columns):
         if index is None or column is None:
             continue
         physical = f.columns[index]
         try:
             file, table = parse_hive_type(physical.type), parse_hive_type(table_column.type)
-            wide = unsigned.get(physical.name)
+            wide = scanned.get(physical.name)
             wide_type = parse_hive_type(wide) if wide else None
         except RefusedInput:  # named by the checks that parse types
             continue

@@ -6,7 +6,7 @@ import json
 import zlib
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -19,10 +19,11 @@ from lakeshift.inspect.files import ListedFile
 from lakeshift.inspect.model import Column, FileInfo
 from lakeshift.inspect.orc_tail import OLD_WRITER_VERSIONS, OrcTail, read_tail
 from lakeshift.schema_map.hive_types import (
-    UNSIGNED_PHYSICAL,
-    UNSIGNED_REFUSED,
-    UNSIGNED_VALUES,
+    ORC_TYPES,
+    PARQUET_TYPES,
+    SCAN_TYPES,
     from_arrow,
+    stored_type,
 )
 from lakeshift.text.layout import TextLayout
 from lakeshift.text.lines import compression_of, count_records
@@ -76,17 +77,17 @@ def _schema_facts(
     schema: pa.Schema, parquet: bool = False
 ) -> tuple[tuple[Column, ...], bool, tuple[Column, ...]]:
     """A file schema's columns as Hive types, whether any date or timestamp is in it, and
-    (Parquet) its columns holding 32- and 64-bit unsigned integers, typed for their values
-    (``FileInfo.unsigned``). The files of a table mostly share a few schemas: each is
+    (Parquet, read with INT96 timestamps at microseconds) its columns Spark scans as another
+    type (``FileInfo.scanned``). The files of a table mostly share a few schemas: each is
     translated once."""
-    how = UNSIGNED_PHYSICAL if parquet else UNSIGNED_REFUSED
+    how = PARQUET_TYPES if parquet else ORC_TYPES
     columns = tuple(Column(f.name, str(from_arrow(f.type, how))) for f in schema)
-    unsigned = tuple(
-        Column(f.name, str(from_arrow(f.type, UNSIGNED_VALUES)))
+    scanned = tuple(
+        Column(f.name, str(from_arrow(f.type, SCAN_TYPES)))
         for f in schema
-        if parquet and from_arrow(f.type, UNSIGNED_VALUES) != from_arrow(f.type, how)
+        if parquet and from_arrow(f.type, SCAN_TYPES) != from_arrow(f.type, how)
     )
-    return columns, any(_has_dates(f.type) for f in schema), unsigned
+    return columns, any(_has_dates(f.type) for f in schema), scanned
 
 
 #: Files up to this size are read whole, in one request, from object stores: reading a footer
@@ -139,14 +140,15 @@ def read_footer(
                     zoneless=tail.zoneless,
                 )
             if fmt == "parquet":
-                parquet = pq.ParquetFile(handle)
+                # INT96 timestamps at microseconds: only INT64 ones are nanoseconds then
+                parquet = pq.ParquetFile(handle, coerce_int96_timestamp_unit="us")
                 meta = parquet.metadata
-                columns, _, unsigned = _schema_facts(meta.schema.to_arrow_schema(), parquet=True)
+                columns, _, scanned = _schema_facts(parquet.schema_arrow, parquet=True)
                 return FileInfo(
                     **base,
                     format="parquet",
                     columns=columns,
-                    unsigned=unsigned,
+                    scanned=scanned,
                     rows=meta.num_rows,
                     stripes=meta.num_row_groups,
                     writer=meta.created_by,
@@ -154,6 +156,7 @@ def read_footer(
                     int96=int96_columns(parquet),
                     integer_decimals=integer_decimals(parquet),
                     int64_timestamps=int64_timestamps(parquet),
+                    sub_micros=parquet_sub_micros(parquet),
                     writer_zone=writer_zone(meta),
                     zone_legacy=zone_legacy(meta),
                 )
@@ -170,17 +173,33 @@ def read_footer(
         return FileInfo(**base, format="unknown", error=f"{type(e).__name__}: {e}")
 
 
-def int96_columns(parquet: pq.ParquetFile) -> tuple[str, ...]:
-    """A Parquet file's top-level columns holding an INT96 leaf (leaves are numbered in
-    schema order)."""
-    physical = [parquet.schema.column(i).physical_type for i in range(len(parquet.schema))]
-    found, at = [], 0
+class Leaf(NamedTuple):
+    """One leaf column of a Parquet file: its top-level column, its path inside it (``""``,
+    ``.field``, ``[]``, ``.key``, ``.value``), its number among the file's leaves and its
+    Parquet schema."""
+
+    column: str
+    path: str
+    number: int
+    schema: pq.ColumnSchema
+
+
+def parquet_leaves(parquet: pq.ParquetFile) -> list[Leaf]:
+    """A Parquet file's leaf columns, in schema order (as Parquet numbers them)."""
+    leaves: list[Leaf] = []
     for field in parquet.schema_arrow:
-        width = len(_leaf_paths(field.type))
-        if "INT96" in physical[at : at + width]:
-            found.append(field.name)
-        at += width
-    return tuple(found)
+        for path in _leaf_paths(field.type):
+            at = len(leaves)
+            leaves.append(Leaf(field.name, path, at, parquet.schema.column(at)))
+    return leaves
+
+
+def int96_columns(parquet: pq.ParquetFile) -> tuple[str, ...]:
+    """A Parquet file's top-level columns holding an INT96 leaf."""
+    found = (
+        leaf.column for leaf in parquet_leaves(parquet) if leaf.schema.physical_type == "INT96"
+    )
+    return tuple(dict.fromkeys(found))
 
 
 def parquet_codecs(meta: pq.FileMetaData) -> str | None:
@@ -197,21 +216,28 @@ def parquet_codecs(meta: pq.FileMetaData) -> str | None:
 def integer_decimals(parquet: pq.ParquetFile) -> tuple[tuple[str, str], ...]:
     """A Parquet file's decimals stored as ``INT32``/``INT64`` (as Spark writes those of up to
     18 digits; Hive 1.2-3.1 read a decimal only from binary): each as its top-level column and
-    its path inside it, lower case, as ``parquet_reading.parquet_unreadable`` spells it
-    (``""``, ``.field``, ``[]``, ``.key``, ``.value``). Leaves are numbered in schema order."""
-    schema = parquet.schema
-    found, at = [], 0
-    for field in parquet.schema_arrow:
-        for path in _leaf_paths(field.type):
-            column = schema.column(at)
-            if column.physical_type in ("INT32", "INT64") and column.converted_type == "DECIMAL":
-                found.append((field.name.lower(), path.lower()))
-            at += 1
-    return tuple(found)
+    its path inside it, lower case, as ``parquet_reading.parquet_unreadable`` spells it."""
+    return tuple(
+        (leaf.column.lower(), leaf.path.lower())
+        for leaf in parquet_leaves(parquet)
+        if leaf.schema.physical_type in ("INT32", "INT64")
+        and leaf.schema.converted_type == "DECIMAL"
+    )
 
 
 #: Parquet's time units as ``int64_timestamps`` names them
 _UNITS = {"milliseconds": "millis", "microseconds": "micros", "nanoseconds": "nanos"}
+
+
+def _int64_timestamp(leaf: Leaf) -> tuple[str, bool] | None:
+    """An ``INT64`` timestamp leaf's unit and whether it is adjusted to UTC, or None."""
+    column = leaf.schema
+    if column.physical_type != "INT64" or column.logical_type.type != "TIMESTAMP":
+        return None
+    facts = json.loads(column.logical_type.to_json())
+    return _UNITS.get(str(facts.get("timeUnit")), "millis"), bool(
+        facts.get("isAdjustedToUTC", True)
+    )
 
 
 def int64_timestamps(parquet: pq.ParquetFile) -> tuple[tuple[str, str, bool], ...]:
@@ -219,25 +245,39 @@ def int64_timestamps(parquet: pq.ParquetFile) -> tuple[tuple[str, str, bool], ..
     with its finest unit (``millis``, ``micros``, ``nanos``) and whether any is adjusted to UTC
     (``isAdjustedToUTC``, and every legacy ``TIMESTAMP_MILLIS``/``MICROS``): Hive 4 shows such
     a value in its JVM's zone, Spark as the instant (lakeshift's sessions run in UTC)."""
-    schema = parquet.schema
     found: dict[str, tuple[str, bool]] = {}
-    at = 0
-    for field in parquet.schema_arrow:
-        for _ in _leaf_paths(field.type):
-            column = schema.column(at)
-            at += 1
-            if column.physical_type != "INT64" or column.logical_type.type != "TIMESTAMP":
-                continue
-            facts = json.loads(column.logical_type.to_json())
-            unit = _UNITS.get(str(facts.get("timeUnit")), "millis")
-            adjusted = bool(facts.get("isAdjustedToUTC", True))
-            seen_unit, seen_adjusted = found.get(field.name, ("millis", False))
-            finest = max(seen_unit, unit, key=("millis", "micros", "nanos").index)
-            found[field.name] = (finest, seen_adjusted or adjusted)
+    for leaf in parquet_leaves(parquet):
+        facts = _int64_timestamp(leaf)
+        if facts is None:
+            continue
+        unit, adjusted = facts
+        seen_unit, seen_adjusted = found.get(leaf.column, ("millis", False))
+        finest = max(seen_unit, unit, key=("millis", "micros", "nanos").index)
+        found[leaf.column] = (finest, seen_adjusted or adjusted)
     return tuple((name, unit, adjusted) for name, (unit, adjusted) in found.items())
 
 
+def parquet_sub_micros(parquet: pq.ParquetFile) -> bool | None:
+    """Whether a Parquet file's statistics show a nanosecond ``INT64`` timestamp finer than a
+    microsecond (a row group's minimum or maximum), as ``orc_tail`` reads ORC's: None where
+    such a column has no statistics, False where the file holds none. (``INT96`` columns have
+    no statistics Parquet defines: their nanoseconds only the independent level sees.)"""
+    facts = {leaf.number: _int64_timestamp(leaf) for leaf in parquet_leaves(parquet)}
+    nanos = [number for number, held in facts.items() if held and held[0] == "nanos"]
+    meta, unknown = parquet.metadata, False
+    for group in range(meta.num_row_groups):
+        for number in nanos:
+            stats = meta.row_group(group).column(number).statistics
+            if stats is None or not stats.has_min_max:
+                unknown = True
+                continue
+            if stats.min_raw % 1000 or stats.max_raw % 1000:
+                return True
+    return None if unknown else False
+
+
 def _leaf_paths(kind: pa.DataType, at: str = "") -> list[str]:
+    kind = stored_type(kind)
     if pa.types.is_struct(kind):
         return [p for i in range(kind.num_fields)
                 for p in _leaf_paths(kind.field(i).type, f"{at}.{kind.field(i).name}")]  # fmt: skip

@@ -51,10 +51,11 @@ class FileInfo:
     int96: tuple[str, ...] = ()  # a Parquet file's top-level columns holding INT96 timestamps
     writer_zone: str | None = None  # a Parquet file's writer.time.zone (Hive 3.1+ writers)
     zone_legacy: bool | None = None  # its writer.zone.conversion.legacy (Hive 4 writers)
-    # a Parquet file's top-level columns holding UINT_32 or UINT_64 leaves (``columns`` gives
-    # them as Hive reads them, signed: int, bigint), typed to hold their values (bigint,
-    # decimal(20,0)): as Spark must be asked for them
-    unsigned: tuple[Column, ...] = ()
+    # a Parquet file's top-level columns Spark must be asked for as another type than
+    # ``columns`` gives (as Hive reads them): UINT_32 and UINT_64 leaves (signed int, bigint
+    # there) typed to hold their values (bigint, decimal(20,0)), nanosecond INT64 timestamps
+    # as their bigint count (``hive_types.SCAN_TYPES``)
+    scanned: tuple[Column, ...] = ()
     # a Parquet file's decimals stored as INT32/INT64: (column, path inside it), lower case
     # (``footers.integer_decimals``)
     integer_decimals: tuple[tuple[str, str], ...] = ()
@@ -240,10 +241,11 @@ class TableInventory:
                 files=tuple(
                     FileInfo(
                         **{
-                            **f,
+                            **{k: v for k, v in f.items() if k != "unsigned"},
                             "columns": cols(f["columns"]),
                             "int96": tuple(f.get("int96", ())),
-                            "unsigned": cols(f.get("unsigned", [])),
+                            # (``unsigned``: inventories written before nanoseconds were read)
+                            "scanned": cols(f.get("scanned", f.get("unsigned", []))),
                             "integer_decimals": tuple(
                                 (c, at) for c, at in f.get("integer_decimals", ())
                             ),

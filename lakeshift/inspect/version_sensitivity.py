@@ -26,6 +26,7 @@ from lakeshift.inspect.model import (
     SEVERITY_WARNING,
     Anomaly,
     Column,
+    FileInfo,
     PartitionInfo,
     integer_decimals_of,
 )
@@ -33,6 +34,7 @@ from lakeshift.schema_map.hive_semantics import HIVE_VERSIONS, HiveSemantics
 from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.parquet_reading import (
     built,
+    holds_unsigned,
     nested_pairs,
     parquet_unreadable,
     unsigned_nulls,
@@ -198,6 +200,16 @@ def _parquet_readings(
     return tuple(seen.items())
 
 
+def _holds_unsigned(file: FileInfo, physical: Column) -> bool:
+    scanned = next((c.type for c in file.scanned if c.name == physical.name), None)
+    if scanned is None:
+        return False
+    try:
+        return holds_unsigned(parse_hive_type(physical.type), parse_hive_type(scanned))
+    except RefusedInput:  # named by the checks that parse types
+        return False
+
+
 #: the exceptions ``parquet_unreadable`` names
 _FAILURES = ("ClassCastException", "ParquetDecodingException", "UnsupportedOperationException")
 
@@ -285,7 +297,7 @@ def version_sensitivity(
                 asked.type,
                 column.type,
                 physical.name in file.int96,
-                any(c.name == physical.name for c in file.unsigned),
+                _holds_unsigned(file, physical),
                 integer_decimals_of(file, physical.name),
             )
             if readings:

@@ -216,27 +216,65 @@ def to_arrow(hive_type: HiveType) -> pa.DataType:
     raise RefusedInput(f"Hive type {hive_type} has no Arrow equivalent")
 
 
-#: How ``from_arrow`` types a Parquet file's unsigned integers (``UINT_8`` .. ``UINT_64``)
-UNSIGNED_REFUSED = "refused"  # not at all: an ORC file has none, nor has a lake table
-UNSIGNED_PHYSICAL = "physical"  # as Hive reads them: the physical INT32 or INT64, signed
-UNSIGNED_VALUES = "values"  # wide enough for their values: UINT_32 bigint, UINT_64 decimal(20,0)
+#: How ``from_arrow`` types a column: an ORC file's (or a lake table's: no unsigned integer
+#: can come), a Parquet file's as Hive reads it (an unsigned integer is the physical INT32 or
+#: INT64, signed), or a Parquet file's as Spark must scan it (``FileInfo.scanned``: a
+#: ``UINT_32`` as bigint and a ``UINT_64`` as decimal(20,0), wide enough for their values,
+#: and a nanosecond ``INT64`` timestamp as its bigint count, which Spark reads only so)
+ORC_TYPES = "orc"
+PARQUET_TYPES = "parquet"
+SCAN_TYPES = "scan"
 
 
 def _unsigned(arrow_type: pa.DataType, how: str) -> HiveType | None:
     """The Hive type of an unsigned Arrow integer (None for any other type), ``how`` says."""
-    if not pa.types.is_unsigned_integer(arrow_type) or how == UNSIGNED_REFUSED:
+    if not pa.types.is_unsigned_integer(arrow_type) or how == ORC_TYPES:
         return None
-    if how == UNSIGNED_PHYSICAL or arrow_type.bit_width < 32:
+    if how == PARQUET_TYPES or arrow_type.bit_width < 32:
         return HiveType("bigint" if arrow_type.bit_width == 64 else "int")
     if arrow_type.bit_width == 32:
         return HiveType("bigint")
     return HiveType("decimal", (20, 0))
 
 
-def from_arrow(arrow_type: pa.DataType, unsigned: str = UNSIGNED_REFUSED) -> HiveType:
-    """The Hive type of an ORC or Parquet column as pyarrow reports it; ``unsigned``: how a
-    Parquet file's unsigned integers are typed (``UNSIGNED_*``)."""
-    as_unsigned = _unsigned(arrow_type, unsigned)
+def stored_type(arrow_type: pa.DataType) -> pa.DataType:
+    """The Arrow type of what a Parquet file stores, where pyarrow gives back an Arrow-only
+    type from the Arrow schema its writer keeps in the footer (``ARROW:schema``): a
+    dictionary's values (pandas' ``category``), a duration's int64 (``timedelta64``: an
+    unannotated ``INT64``), a fixed-size list's list, a view's string or binary. Hive and
+    Spark read the Parquet column itself, at every depth."""
+    if pa.types.is_dictionary(arrow_type):
+        return stored_type(arrow_type.value_type)
+    if pa.types.is_duration(arrow_type):
+        return pa.int64()
+    if pa.types.is_string_view(arrow_type):
+        return pa.string()
+    if pa.types.is_binary_view(arrow_type):
+        return pa.binary()
+    if pa.types.is_struct(arrow_type):
+        fields = [arrow_type.field(i) for i in range(arrow_type.num_fields)]
+        return pa.struct([f.with_type(stored_type(f.type)) for f in fields])
+    if pa.types.is_map(arrow_type):
+        return pa.map_(stored_type(arrow_type.key_type), stored_type(arrow_type.item_type))
+    if pa.types.is_large_list(arrow_type):
+        return pa.large_list(stored_type(arrow_type.value_type))
+    if (
+        pa.types.is_list(arrow_type)
+        or pa.types.is_fixed_size_list(arrow_type)
+        or pa.types.is_list_view(arrow_type)
+        or pa.types.is_large_list_view(arrow_type)
+    ):
+        return pa.list_(stored_type(arrow_type.value_type))
+    return arrow_type
+
+
+def from_arrow(arrow_type: pa.DataType, how: str = ORC_TYPES) -> HiveType:
+    """The Hive type of an ORC or Parquet column as pyarrow reports it; ``how``: an ORC file's
+    or a Parquet file's, as Hive reads it or as Spark scans it (``ORC_TYPES`` ..)."""
+    arrow_type = stored_type(arrow_type)
+    if how == SCAN_TYPES and pa.types.is_timestamp(arrow_type) and arrow_type.unit == "ns":
+        return HiveType("bigint")  # (INT96 timestamps are read at microseconds: see footers)
+    as_unsigned = _unsigned(arrow_type, how)
     if as_unsigned is not None:
         return as_unsigned
     checks: list[tuple[object, str]] = [
@@ -266,17 +304,17 @@ def from_arrow(arrow_type: pa.DataType, unsigned: str = UNSIGNED_REFUSED) -> Hiv
         return HiveType(
             "map",
             fields=(
-                ("key", from_arrow(arrow_type.key_type, unsigned)),
-                ("value", from_arrow(arrow_type.item_type, unsigned)),
+                ("key", from_arrow(arrow_type.key_type, how)),
+                ("value", from_arrow(arrow_type.item_type, how)),
             ),
         )
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        return HiveType("array", fields=(("element", from_arrow(arrow_type.value_type, unsigned)),))
+        return HiveType("array", fields=(("element", from_arrow(arrow_type.value_type, how)),))
     if pa.types.is_struct(arrow_type):
         return HiveType(
             "struct",
             fields=tuple(
-                (arrow_type.field(i).name, from_arrow(arrow_type.field(i).type, unsigned))
+                (arrow_type.field(i).name, from_arrow(arrow_type.field(i).type, how))
                 for i in range(arrow_type.num_fields)
             ),
         )
@@ -284,7 +322,7 @@ def from_arrow(arrow_type: pa.DataType, unsigned: str = UNSIGNED_REFUSED) -> Hiv
         return HiveType(
             "uniontype",
             fields=tuple(
-                (f"tag_{i}", from_arrow(arrow_type.field(i).type, unsigned))
+                (f"tag_{i}", from_arrow(arrow_type.field(i).type, how))
                 for i in range(arrow_type.num_fields)
             ),
         )

@@ -264,12 +264,21 @@ def nested_pairs(file: HiveType, table: HiveType) -> list[tuple[HiveType, HiveTy
     return [(file.fields[1][1], table.fields[1][1])]
 
 
+def holds_unsigned(hive: HiveType, scanned: HiveType) -> bool:
+    """Whether a Parquet column Spark scans as ``scanned`` (``FileInfo.scanned``) where Hive
+    reads ``hive`` holds a ``UINT_32``/``UINT_64`` leaf (its other such leaves are nanosecond
+    timestamps)."""
+    if hive.is_primitive:
+        return hive != scanned and hive.kind in ("int", "bigint")
+    return any(holds_unsigned(h, w) for (_, h), (_, w) in zip(hive.fields, scanned.fields))
+
+
 def keys_rebuilt(
     file: HiveType, table: HiveType, version: str, wide: HiveType | None = None, at: str = ""
 ) -> list[str]:
     """Where Hive ``version``'s Parquet reader builds a map's keys for the table's key type
     (``built``; and from 3.1 an unsigned key past the signed range as NULL: ``wide`` is the
-    column's type holding its unsigned values, ``FileInfo.unsigned``), which lakeshift leaves
+    column's type as Spark scans it, ``FileInfo.scanned``), which lakeshift leaves
     as the file holds them (README "Limits"): the paths of those maps (``""`` for the column
     itself, ``.field``, ``[]``, ``.value``)."""
     if file.kind != table.kind or file.kind not in ("struct", "array", "map"):
@@ -278,7 +287,8 @@ def keys_rebuilt(
     children = [w for _, w in wide.fields] if wide is not None else [None] * len(file.fields)
     if file.kind == "map":
         key, table_key = file.fields[0][1], table.fields[0][1]
-        nulled = children[0] not in (None, key) and unsigned_nulls(version)
+        unsigned = children[0] not in (None, key) and key.kind in ("int", "bigint")
+        nulled = unsigned and unsigned_nulls(version)
         rebuilt = key.is_primitive and table_key.is_primitive and built(key, table_key, version)
         if rebuilt or nulled:
             found.append(at)

@@ -86,9 +86,10 @@ class FileGroup:
     # Parquet columns of INT64 timestamps adjusted to UTC, shown in ``hive_zone`` (Hive 4:
     # ``utc_columns``)
     utc_columns: tuple[str, ...] = ()
-    # Parquet columns holding UINT_32/UINT_64 leaves, typed to hold their values
-    # (``FileInfo.unsigned``): Spark reads them so, and they are taken back to Hive's signed ints
-    unsigned: tuple[Column, ...] = ()
+    # Parquet columns Spark scans as another type (``FileInfo.scanned``: unsigned integers
+    # wide enough for their values, nanosecond timestamps as numbers), taken back to Hive's
+    # values after the scan (``spark_sql.scanned_sql``)
+    scanned: tuple[Column, ...] = ()
     # the user's Hive (how its Parquet reader builds values: parquet_reading.built)
     hive_version: str = DEFAULT_HIVE_VERSION
 
@@ -329,13 +330,13 @@ def file_groups(
                 julian_text(file, mapping),
                 file_zone(file, semantics),
                 *parquet_zone(file, semantics),
-                file.unsigned,
+                file.scanned,
                 utc_columns(file, semantics),
             )
             by_schema[key].append(file.path)
         for key, paths in by_schema.items():
             fmt, physical, positional, relabel, as_text, julian, zone = key[:7]
-            int96, instants, unsigned, in_utc = key[7:]
+            int96, instants, scanned, in_utc = key[7:]
             into_table = semantics.reads_into_table(fmt)
             sensitive = name_match_is_case_sensitive(fmt, semantics)
             layout = (
@@ -378,7 +379,7 @@ def file_groups(
                     hive_zone=semantics.jvm_zone,
                     int96=int96,
                     int96_columns=instants,
-                    unsigned=unsigned,
+                    scanned=scanned,
                     utc_columns=in_utc,
                     hive_version=semantics.version,
                 )

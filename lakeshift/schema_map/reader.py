@@ -32,7 +32,7 @@ from lakeshift.schema_map.spark_sql import (
     nested_sql,
     parquet_built,
     quote,
-    signed_sql,
+    scanned_sql,
     spark_type,
     zoned_instants,
     zoned_read,
@@ -183,7 +183,7 @@ def signature(group: FileGroup) -> tuple[object, ...]:
         group.hive_zone,
         group.int96,
         group.int96_columns,
-        group.unsigned,
+        group.scanned,
         group.utc_columns,
         group.hive_version,
     )
@@ -203,10 +203,10 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
     types = [parse_hive_type(c.type) for c in first.physical]
     as_text = first.proleptic_text or first.julian_text
     scanned = [_dates_as_text(t) if as_text else t for t in types]
-    # Parquet columns holding UINT_32/UINT_64 leaves: scanned wide enough for their values
-    unsigned = {c.name: parse_hive_type(c.type) for c in first.unsigned}
+    # Parquet columns Spark scans as another type (unsigned integers, nanosecond timestamps)
+    scanned_as = {c.name: parse_hive_type(c.type) for c in first.scanned}
     physical_ddl = ", ".join(
-        f"{quote(c.name)} {spark_type(unsigned.get(c.name, t), physical=True)}"
+        f"{quote(c.name)} {spark_type(scanned_as.get(c.name, t), physical=True)}"
         for c, t in zip(first.physical, scanned)
     )
     paths = [glob_escaped(p) for g in groups for p in g.paths]
@@ -235,8 +235,8 @@ def scan_groups(spark: SparkSession, groups: list[FileGroup]) -> DataFrame:
     columns = []
     for c, t, read in zip(first.physical, types, scanned):
         expr = quote(c.name)
-        if c.name in unsigned:  # as Hive reads them: signed (or NULL where negative, 3.1+)
-            expr = signed_sql(expr, t, unsigned[c.name], unsigned_nulls(first.hive_version))
+        if c.name in scanned_as:  # as Hive reads them (unsigned: signed, or NULL from 3.1)
+            expr = scanned_sql(expr, t, scanned_as[c.name], unsigned_nulls(first.hive_version))
         expr = java_maps(expr, read)  # Hive's Java maps: a repeated key's last entry
         if t != read:
             expr = _from_text(expr, t, first.julian_text)

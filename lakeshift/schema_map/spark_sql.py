@@ -922,33 +922,42 @@ def parquet_built(expr: str, file: HiveType, table: HiveType, version: str) -> s
     return f"transform_values({expr}, (pk{n}, pv{n}) -> {inner})"
 
 
-def signed_sql(expr: str, signed: HiveType, values: HiveType, nulls: bool) -> str:
-    """SQL giving ``expr`` (a Parquet column scanned as ``values``: its ``UINT_32`` and
-    ``UINT_64`` leaves as bigint and decimal(20,0), ``FileInfo.unsigned``) as Hive reads it,
-    of type ``signed``: each such leaf's physical ``INT32``/``INT64`` taken signed (4294967295
-    is -1), or with ``nulls`` NULL where that is negative (``parquet_reading.unsigned_nulls``);
-    map keys always signed, never NULL. Spark's vectorized reader refuses those leaves as int
-    and bigint, hence the wider scan (the independent reader: ``parquet_values.hive_leaves``)."""
-    if signed == values:
+def scanned_sql(expr: str, hive: HiveType, scanned: HiveType, nulls: bool) -> str:
+    """SQL giving ``expr`` (a Parquet column Spark scanned as ``scanned``,
+    ``FileInfo.scanned``) as Hive reads it, of type ``hive``, leaf by leaf:
+
+    - a ``UINT_32``/``UINT_64`` leaf (scanned as bigint, decimal(20,0)): its physical
+      ``INT32``/``INT64`` taken signed (4294967295 is -1), or with ``nulls`` NULL where that is
+      negative (``parquet_reading.unsigned_nulls``); map keys always signed, never NULL;
+    - a nanosecond ``INT64`` timestamp (scanned as its bigint count): its instant
+      (``ParquetTimestampUtils.getTimestamp``: ``Instant.ofEpochSecond``, which floors), at the
+      microsecond the targets keep (floored, as Spark reads ORC's nanoseconds).
+
+    Spark's vectorized reader refuses those leaves as Hive's types, hence the other scan (the
+    independent reader: ``parquet_values.hive_leaves``)."""
+    if hive == scanned:
         return expr
-    if signed.is_primitive:
-        width = 64 if signed.kind == "bigint" else 32
-        top, to = 2 ** (width - 1) - 1, spark_type(signed)
+    if hive.kind == "timestamp":  # whole microseconds, floored (Spark's div truncates)
+        micros = f"{expr} div 1000 - IF({expr} < 0 AND {expr} % 1000 != 0, 1, 0)"
+        return f"timestamp_micros({micros})"
+    if hive.is_primitive:
+        width = 64 if hive.kind == "bigint" else 32
+        top, to = 2 ** (width - 1) - 1, spark_type(hive)
         if nulls:
             return f"IF({expr} > {top}, NULL, CAST({expr} AS {to}))"
         return f"CAST(IF({expr} > {top}, {expr} - {2**width}, {expr}) AS {to})"
     n = next(_lambda_names)
-    if signed.kind == "struct":
+    if hive.kind == "struct":
         parts = []
-        for (name, child), (_, wide) in zip(signed.fields, values.fields):
-            inner = signed_sql(f"{expr}.{quote(name)}", child, wide, nulls)
+        for (name, child), (_, wide) in zip(hive.fields, scanned.fields):
+            inner = scanned_sql(f"{expr}.{quote(name)}", child, wide, nulls)
             parts.append(f"{string_literal(name)}, {inner}")
         return f"IF({expr} IS NULL, NULL, named_struct({', '.join(parts)}))"
-    if signed.kind == "array":
-        inner = signed_sql(f"ue{n}", signed.fields[0][1], values.fields[0][1], nulls)
+    if hive.kind == "array":
+        inner = scanned_sql(f"ue{n}", hive.fields[0][1], scanned.fields[0][1], nulls)
         return f"transform({expr}, ue{n} -> {inner})"
-    key = signed_sql(f"uk{n}", signed.fields[0][1], values.fields[0][1], False)
-    value = signed_sql(f"uv{n}", signed.fields[1][1], values.fields[1][1], nulls)
+    key = scanned_sql(f"uk{n}", hive.fields[0][1], scanned.fields[0][1], False)
+    value = scanned_sql(f"uv{n}", hive.fields[1][1], scanned.fields[1][1], nulls)
     if key != f"uk{n}":
         expr = f"transform_keys({expr}, (uk{n}, uv{n}) -> {key})"
     if value != f"uv{n}":

@@ -151,7 +151,7 @@ def test_each_version_reads_unsigned_parquet_integers_as_its_reader_does(
     assert (
         dict((c.name, c.type) for c in files["unsigned"].columns)["s"] == "struct<x:int,y:bigint>"
     )
-    assert dict((c.name, c.type) for c in files["unsigned"].unsigned) == {
+    assert dict((c.name, c.type) for c in files["unsigned"].scanned) == {
         "c": "bigint", "d": "decimal(20,0)", "s": "struct<x:bigint,y:decimal(20,0)>",
         "l": "array<bigint>", "m": "map<string,decimal(20,0)>",
     }  # fmt: skip

@@ -418,7 +418,7 @@ def test_unsigned_parquet_integers_are_named_as_hive_version_sensitive() -> None
     3.1/4 NULL (``parquet_reading.unsigned_nulls``); both go on with the other rules."""
     parquet = {"format": "parquet", "input_format": "MapredParquetInputFormat"}
     as_ints = (Column("id", "bigint"), Column("name", "string"), Column("amount", "int"))
-    f = replace(_file("f", as_ints), format="parquet", unsigned=(Column("amount", "bigint"),))
+    f = replace(_file("f", as_ints), format="parquet", scanned=(Column("amount", "bigint"),))
     found = classify_partition(_partition((f,), columns=as_ints, **parquet), as_ints, "orc",
                                DEFAULT_RULES)  # fmt: skip
     sensitive = next(a for a in found if a.code == "hive-version-sensitive")
@@ -502,7 +502,7 @@ def test_a_parquet_files_unsigned_and_integer_decimal_columns_survive_the_invent
     from lakeshift.inspect.model import TableInventory
 
     f = replace(_file("f", TABLE), format="parquet", compression="SNAPPY,ZSTD",
-                unsigned=(Column("amount", "decimal(20,0)"),),
+                scanned=(Column("amount", "decimal(20,0)"),),
                 integer_decimals=(("amount", ""), ("s", ".a[]")),
                 int64_timestamps=(("t", "nanos", False),))  # fmt: skip
     inventory = TableInventory(
@@ -512,5 +512,9 @@ def test_a_parquet_files_unsigned_and_integer_decimal_columns_survive_the_invent
         partitions=(_partition((f,)),), unregistered_dirs=(), anomalies=(),
         metastore_uri="thrift://x", inspected_at="now", seconds=0.0,
     )  # fmt: skip
-    back = TableInventory.from_json(json.loads(json.dumps(inventory.to_json())))
-    assert back.partitions[0].files[0] == f
+    stored = json.loads(json.dumps(inventory.to_json()))
+    assert TableInventory.from_json(stored).partitions[0].files[0] == f
+    # written before nanosecond timestamps were scanned too: the key was "unsigned"
+    file = stored["partitions"][0]["files"][0]
+    file["unsigned"] = file.pop("scanned")
+    assert TableInventory.from_json(stored).partitions[0].files[0] == f

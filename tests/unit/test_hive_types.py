@@ -72,14 +72,14 @@ def test_names_asked_are_the_tables_at_every_depth_with_the_partitions_types() -
 def test_a_parquet_files_unsigned_integers_are_typed_as_asked() -> None:
     """As Hive reads them (the physical INT32/INT64), as Spark must scan them (wide enough for
     their values), and refused where no unsigned type can come (ORC files, lake tables)."""
-    from lakeshift.schema_map.hive_types import UNSIGNED_PHYSICAL, UNSIGNED_VALUES
+    from lakeshift.schema_map.hive_types import PARQUET_TYPES, SCAN_TYPES
 
     arrow = pa.struct([("a", pa.uint8()), ("b", pa.uint16()), ("c", pa.list_(pa.uint32())),
                        ("d", pa.map_(pa.uint32(), pa.uint64()))])  # fmt: skip
-    assert str(from_arrow(arrow, UNSIGNED_PHYSICAL)) == (
+    assert str(from_arrow(arrow, PARQUET_TYPES)) == (
         "struct<a:int,b:int,c:array<int>,d:map<int,bigint>>"
     )
-    assert str(from_arrow(arrow, UNSIGNED_VALUES)) == (
+    assert str(from_arrow(arrow, SCAN_TYPES)) == (
         "struct<a:int,b:int,c:array<bigint>,d:map<bigint,decimal(20,0)>>"
     )
     with pytest.raises(RefusedInput, match="uint8 has no Hive type"):
@@ -92,3 +92,37 @@ def test_a_fixed_size_binary_is_a_binary_and_an_extension_type_is_refused() -> N
     assert from_arrow(pa.binary(16)) == parse_hive_type("binary")
     with pytest.raises(RefusedInput, match="has no Hive type"):
         from_arrow(pa.uuid())
+
+
+def test_arrow_only_types_from_a_writers_stored_schema_are_the_parquet_columns() -> None:
+    """pyarrow gives back a dictionary (pandas' category), a duration (timedelta64), a
+    fixed-size list and a string view from the Arrow schema a writer keeps in the footer;
+    Hive and Spark read the Parquet column itself, at any depth."""
+    from lakeshift.schema_map.hive_types import stored_type
+
+    spans = pa.large_list(pa.duration("us"))
+    kind = pa.struct([("c", pa.dictionary(pa.int8(), pa.string())), ("d", pa.duration("ns")),
+                      ("l", pa.list_(pa.binary_view(), 2)), ("v", pa.string_view()),
+                      ("m", pa.map_(pa.string_view(), spans))])  # fmt: skip
+    assert str(from_arrow(kind)) == (
+        "struct<c:string,d:bigint,l:array<binary>,v:string,m:map<string,array<bigint>>>"
+    )
+    plain = stored_type(kind)
+    assert plain == pa.struct([("c", pa.string()), ("d", pa.int64()),
+                               ("l", pa.list_(pa.binary())), ("v", pa.string()),
+                               ("m", pa.map_(pa.string(), pa.large_list(pa.int64())))])  # fmt: skip
+    assert stored_type(pa.int32()) == pa.int32()
+
+
+def test_nanosecond_timestamps_are_scanned_as_numbers_from_parquet_only() -> None:
+    """Spark reads a Parquet INT64 nanosecond timestamp only as a bigint; an ORC file's
+    timestamps (pyarrow's nanoseconds too) are timestamps."""
+    from lakeshift.schema_map.hive_types import PARQUET_TYPES, SCAN_TYPES
+
+    kind = pa.struct([("t", pa.timestamp("ns", tz="UTC")), ("u", pa.timestamp("us"))])
+    assert str(from_arrow(kind, SCAN_TYPES)) == "struct<t:bigint,u:timestamp>"
+    assert (
+        str(from_arrow(kind, PARQUET_TYPES))
+        == str(from_arrow(kind))
+        == ("struct<t:timestamp,u:timestamp>")
+    )

@@ -196,7 +196,7 @@ def test_unsigned_integers_are_taken_signed_and_from_3_1_null_where_negative() -
     2.3.9 agrees in tests/differential); 3.1 and 4 read a negative one as NULL
     (``getMinValue``: 0); map keys stay signed. Both readers, at every depth."""
     from lakeshift.schema_map.parquet_reading import unsigned_nulls
-    from lakeshift.schema_map.spark_sql import signed_sql
+    from lakeshift.schema_map.spark_sql import scanned_sql
     from lakeshift.validate.independent.parquet_values import hive_leaves
 
     assert [unsigned_nulls(v) for v in ("1.2", "2.3", "3.1", "4")] == [False, False, True, True]
@@ -219,10 +219,10 @@ def test_unsigned_integers_are_taken_signed_and_from_3_1_null_where_negative() -
     assert nulled[0] == {"x": None, "l": [None, 2**63 - 1, None], "m": [(-1, 200)]}
     # the Spark reader's SQL, from the scanned (wide) type back to the signed one
     hive, wide = map(parse_hive_type, ("map<int,bigint>", "map<bigint,decimal(20,0)>"))
-    sql = signed_sql("v", hive, wide, nulls=True)
+    sql = scanned_sql("v", hive, wide, nulls=True)
     assert sql.startswith("transform_values(transform_keys(")  # keys: signed, never NULL
     assert sql.count("NULL") == 1 and "2147483647" in sql and "9223372036854775807" in sql
-    assert signed_sql("v", hive, hive, nulls=True) == "v"
+    assert scanned_sql("v", hive, hive, nulls=True) == "v"
 
 
 def test_decimals_stored_as_integers_are_read_by_hive_4_only(tmp_path: Any) -> None:
@@ -290,3 +290,46 @@ def test_map_keys_hive_would_build_for_the_tables_key_type_are_found() -> None:
     assert found(*unsigned, "3.1", "map<bigint,int>") == [""]  # UINT_32 keys: NULL from 3.1
     assert found(*unsigned, "2.3", "map<bigint,int>") == []  # signed
     assert found(*unsigned, "3.1", "map<int,bigint>") == []  # only its values are unsigned
+    # nanosecond timestamp keys are scanned as bigints too: Hive 4 shows them, never NULL
+    stamps = ("map<timestamp,int>", "map<timestamp,int>")
+    assert found(*stamps, "4", "map<bigint,int>") == []
+
+
+def test_nanosecond_timestamps_are_scanned_as_numbers_and_floored_to_microseconds(
+    tmp_path: Any,
+) -> None:
+    """Spark reads Parquet INT64 nanosecond timestamps only as bigints (``FileInfo.scanned``):
+    the Spark reader takes them back as instants floored to the microsecond, as Hive 4's
+    ``Instant.ofEpochSecond`` floors; their statistics say whether any is finer than that."""
+    import pyarrow.fs as pafs
+    import pyarrow.parquet as pq
+
+    from lakeshift.inspect.files import ListedFile
+    from lakeshift.inspect.footers import parquet_sub_micros, read_footer
+    from lakeshift.schema_map.parquet_reading import holds_unsigned
+    from lakeshift.schema_map.spark_sql import scanned_sql
+
+    stamps = pa.array([1_000, -500], pa.timestamp("ns"))
+    table = pa.table({"t": stamps, "s": pa.array([{"u": 1, "t": 5_000}], pa.struct(
+        [("u", pa.uint32()), ("t", pa.timestamp("ns", tz="UTC"))])).take([0, 0])})  # fmt: skip
+    path = tmp_path / "f.parquet"
+    pq.write_table(table, path)
+    info = read_footer(
+        pafs.LocalFileSystem(), str(tmp_path), ListedFile("f.parquet", path.stat().st_size, 0)
+    )
+    assert [(c.name, c.type) for c in info.columns] == [
+        ("t", "timestamp"), ("s", "struct<u:int,t:timestamp>")
+    ]  # fmt: skip
+    assert [(c.name, c.type) for c in info.scanned] == [
+        ("t", "bigint"), ("s", "struct<u:bigint,t:bigint>")
+    ]  # fmt: skip
+    assert info.sub_micros is True  # -500 ns
+    pq.write_table(table.set_column(0, "t", pa.array([1_000, -1_000], pa.timestamp("ns"))), path)
+    assert parquet_sub_micros(pq.ParquetFile(path)) is False
+    pq.write_table(table, path, write_statistics=False)
+    assert parquet_sub_micros(pq.ParquetFile(path)) is None  # unknown
+    sql = scanned_sql("t", parse_hive_type("timestamp"), parse_hive_type("bigint"), nulls=True)
+    assert sql.startswith("timestamp_micros(") and "t div 1000" in sql
+    hive, scanned = parse_hive_type(info.columns[1].type), parse_hive_type(info.scanned[1].type)
+    assert holds_unsigned(hive, scanned)
+    assert not holds_unsigned(parse_hive_type("timestamp"), parse_hive_type("bigint"))

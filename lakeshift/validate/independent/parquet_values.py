@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from lakeshift.schema_map.hive_types import HiveType, field_index
+from lakeshift.schema_map.hive_types import HiveType, field_index, stored_type
 from lakeshift.schema_map.parquet_reading import INTEGER_RANGE, Built, built, rebuilds
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
@@ -97,14 +97,22 @@ def _primitive(array: pa.Array, file: HiveType, change: Built) -> pa.Array:
 
 
 def hive_leaves(table: pa.Table, nulls: bool) -> pa.Table:
-    """``table`` (columns of a Parquet file) with every unsigned integer, at any depth, as
-    Hive's Parquet reader takes it: the physical ``INT32``/``INT64``, signed (4294967295 in a
-    ``UINT_32`` is -1), or with ``nulls`` NULL where that is negative
-    (``parquet_reading.unsigned_nulls``); map keys signed, never NULL. A fixed-size binary
-    (an unannotated ``FIXED_LEN_BYTE_ARRAY``) becomes a binary, as Hive reads it. Columns
-    without either are left as read (the Spark reader's side: ``spark_sql.signed_sql``; Spark
-    reads a fixed-size binary as binary itself)."""
+    """``table`` (columns of a Parquet file) with its values as Hive's Parquet reader takes
+    them, at any depth: an Arrow-only type pyarrow restores from the writer's stored Arrow
+    schema as the column Parquet holds (``hive_types.stored_type``: a dictionary's values, a
+    duration's int64); an unsigned integer as the physical ``INT32``/``INT64``, signed
+    (4294967295 in a ``UINT_32`` is -1), or with ``nulls`` NULL where that is negative
+    (``parquet_reading.unsigned_nulls``), map keys signed, never NULL; a fixed-size binary (an
+    unannotated ``FIXED_LEN_BYTE_ARRAY``) as a binary. Other columns are left as read (the
+    Spark reader's side: ``spark_sql.scanned_sql``; Spark reads the stored column, and a
+    fixed-size binary as binary, itself)."""
     for index, field in enumerate(table.schema):
+        stored = stored_type(field.type)
+        if stored != field.type:
+            table = table.set_column(
+                index, field.with_type(stored), table.column(index).cast(stored)
+            )
+            field = table.schema.field(index)
         if _changes(field.type):
             values = _signed(table.column(index).combine_chunks(), nulls)
             table = table.set_column(index, field.with_type(values.type), values)
