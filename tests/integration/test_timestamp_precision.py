@@ -5,12 +5,14 @@ and both validation levels report such a partition as differing, in every format
 from __future__ import annotations
 
 import datetime as dt
+import io
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from lakeshift.config import Settings
@@ -41,6 +43,10 @@ def stamped(client: MetastoreClient, tables_root: Path) -> str:
     ids = pa.array([0, 1, 2], pa.int32())
     b.add_partition(["fine"], {"000000_0": pa.table({"i": ids, "ts": fine})})
     b.add_partition(["coarse"], {"000000_0": pa.table({"i": ids, "ts": coarse})})
+    # Parquet INT96 (Hive's and Impala's timestamps) holds nanoseconds too, without statistics
+    int96 = io.BytesIO()
+    pq.write_table(pa.table({"i": ids, "ts": fine}), int96, use_deprecated_int96_timestamps=True)
+    b.add_partition(["int96fine"], {"000000_0": int96.getvalue()}, fmt="parquet")
     # Text holds nine digits too: a text partition's timestamp fields, and an ORC file whose
     # column is a string that the table reads as a timestamp (ORC's schema evolution).
     for name, fraction in (("textfine", "123456789"), ("textcoarse", "123456000")):
@@ -92,10 +98,17 @@ def test_both_levels_see_truncated_nanoseconds(
     target = f"{stamped}_{fmt}"
     journal_path = lakeshift_home / f"precision-{fmt}.sqlite"
     result, reports = both_levels(spark, client, settings, journal_path, stamped, target, fmt)
-    assert len(result.backfilled) == 8
+    assert len(result.backfilled) == 9
     for level, report in reports.items():
         by_name = {p.partition: p for p in report.partitions}
         assert by_name["dt=coarse"].status == by_name["dt=textcoarse"].status == EQUAL, level
+        # INT96 has no statistics: only the independent level, which reads it again at
+        # nanoseconds, sees them (README, "Timestamps finer than a microsecond")
+        int96 = by_name["dt=int96fine"]
+        if level == "independent":
+            assert int96.status == MISMATCH and "counted 1 timestamp value" in int96.detail
+        else:
+            assert int96.status == EQUAL, int96.detail
         for name in FINE:
             fine = by_name[name]
             assert fine.status == MISMATCH and "microsecond" in fine.detail, (level, name)
@@ -108,7 +121,7 @@ def test_both_levels_see_truncated_nanoseconds(
         assert not report.ok
     rows = read_lake(client, target).to_pylist()
     firsts = {r["ts"].replace(tzinfo=None) for r in rows if r["i"] == 0}
-    assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # eight partitions, cut alike
+    assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # nine partitions, cut alike
     numbers = {(r["dt"], r["i"]): r["ts"].replace(tzinfo=None) for r in rows if r["ts"]}
     for name in ("doublefine", "decimalfine", "numbertext"):  # a whole microsecond, kept
         assert numbers[(name, 1)] == dt.datetime(2020, 9, 13, 12, 26, 40, 1), name
@@ -132,7 +145,7 @@ def test_accepted_truncation_validates_and_says_so(
         "iceberg",
     )
     by_name = {p.partition: p for p in report.partitions}
-    for name in FINE:
+    for name in (*FINE, "dt=int96fine"):
         fine = by_name[name]
         assert fine.status == EQUAL and "accepted" in fine.detail, (name, fine.detail)
     assert report.ok

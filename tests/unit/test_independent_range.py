@@ -109,3 +109,24 @@ def test_timestamps_finer_than_a_microsecond_are_counted_at_every_depth() -> Non
     micros = pa.array([1, 2, None, 3], pa.timestamp("us"))
     table = pa.table({"t": stamps, "s": nested, "l": listed, "u": micros})
     assert finer_than_micros(table) == 2 * 3  # 1001 and 2000999 ns, in each ns column
+
+
+def test_int96_nanoseconds_are_counted_past_pyarrows_nanosecond_range(tmp_path: Path) -> None:
+    """INT96 timestamps read at nanoseconds wrap past 2262; the nanoseconds past a microsecond
+    still come out of the two readings' difference, nested ones included."""
+
+    import pyarrow.parquet as pq
+
+    from lakeshift.validate.independent.int96 import int96_finer
+
+    late = pa.array([dt.datetime(3000, 1, 1, 0, 0, 0, 1), None], pa.timestamp("us"))
+    fine = pa.array([1_600_000_000_123_456_789, -1], pa.timestamp("ns"))
+    table = pa.table({"late": late, "fine": fine,
+                      "s": pa.StructArray.from_arrays([fine], names=["t"]),
+                      "n": pa.array([1, 2])})  # fmt: skip
+    path = tmp_path / "f.parquet"
+    pq.write_table(table, path, use_deprecated_int96_timestamps=True)
+    assert int96_finer(str(path), ["late"]) == 0  # year 3000: wrapped, whole microseconds
+    assert int96_finer(str(path), ["late", "fine", "s", "n"]) == 4
+    pq.write_table(table, path)  # INT64: counted from the table itself, not here
+    assert int96_finer(str(path), ["late", "fine", "s"]) == 0

@@ -41,6 +41,7 @@ from lakeshift.validate.independent.convert import (
     leaf,
     repeat,
 )
+from lakeshift.validate.independent.int96 import int96_finer
 from lakeshift.validate.independent.orc_wide import read_orc_microseconds
 from lakeshift.validate.independent.parquet_values import built_values, hive_leaves
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
@@ -408,6 +409,8 @@ def file_fingerprint(task: FileTask) -> tuple[Fingerprint, int]:
     rows = len(columns[0].values) if columns else table.num_rows
     found = fingerprint([(c.values, c.hive) for c in columns], rows)
     finer = _finer_text(task, table, columns) + _finer_numbers(task, table, columns)
+    if task.format == "parquet":  # read at microseconds: INT96's nanoseconds read again
+        finer += int96_finer(task.path, table.column_names)
     return found, finer_than_micros(table) + finer
 
 
