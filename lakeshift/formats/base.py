@@ -299,15 +299,39 @@ class TargetFormat(ABC):
             return True
         return any(len(p.files) > 1 or any(f.size > UNSPLIT_BYTES for f in p.files) for p in chosen)
 
-    def clustered(self, frame: DataFrame, column: str, partitions: int) -> DataFrame:
-        """``frame`` with the rows of each value of ``column`` (a partition) in one task, over
-        up to four tasks per core. The count is explicit: adaptive execution coalesces a small
-        shuffle by its bytes, and a batch of 2,000 five-row partitions was written by one task
-        in 25.5 s, one file after another (file count, not bytes, is the work there)."""
+    def cluster_tasks(self, partitions: int) -> int:
+        """The tasks :meth:`clustered` spreads ``partitions`` partitions over: up to four per
+        core. The count is explicit: adaptive execution coalesces a small shuffle by its
+        bytes, and a batch of 2,000 five-row partitions was written by one task in 25.5 s, one
+        file after another (file count, not bytes, is the work there)."""
+        return max(min(partitions, 4 * self.spark.sparkContext.defaultParallelism), 1)
+
+    def one_task_each(self, partitions: int) -> bool:
+        """Whether :meth:`clustered` gives each of ``partitions`` partitions a task of its own
+        (no task then writes more than one partition: a writer needs no sort by partition)."""
+        return partitions == self.cluster_tasks(partitions)
+
+    def clustered(self, frame: DataFrame, column: str, values: Sequence[object]) -> DataFrame:
+        """``frame`` with the rows of each value of ``column`` (a partition: ``values`` lists
+        them) in one task (:meth:`cluster_tasks`). Where there are tasks enough, each value
+        gets its own: hashing the values themselves would put two in one task about as often
+        as not (4 partitions into 4 tasks: 1 in 10 ways keeps them apart), leaving a task idle
+        and another writing twice as much; each value is given a number Spark's hash sends to
+        a task no other value's goes to (``spark_hash.keys_for_tasks``)."""
         from pyspark.sql import functions as F
 
-        tasks = min(partitions, 4 * self.spark.sparkContext.defaultParallelism)
-        return frame.repartition(max(tasks, 1), F.col(column))
+        from lakeshift.formats.spark_hash import keys_for_tasks
+        from lakeshift.schema_map.spark_sql import quote, string_literal
+
+        tasks = self.cluster_tasks(len(values))
+        if not self.one_task_each(len(values)):
+            return frame.repartition(tasks, F.col(column))
+        keys = keys_for_tasks(tasks)
+        cases = " ".join(
+            f"WHEN {string_literal(v) if isinstance(v, str) else int(str(v))} THEN {k}"
+            for v, k in zip(values, keys)
+        )
+        return frame.repartition(tasks, F.expr(f"CASE {quote(column)} {cases} END"))
 
     def batch_frame(
         self,
@@ -341,7 +365,7 @@ class TargetFormat(ABC):
         observation = Observation(f"lakeshift_batch_{uuid.uuid4().hex}")
         frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])
         if cluster:
-            frame = self.clustered(frame, PARTITIONPATH_COLUMN, len(partitions))
+            frame = self.clustered(frame, PARTITIONPATH_COLUMN, partitions)
         frame = add_record_key(frame, key_mode, data_columns)
 
         def checksum() -> Fingerprint:

@@ -439,7 +439,7 @@ class DeltaFormat(TargetFormat):
         # Right-sized files: small partitions' rows go to one task each (one file per partition,
         # not one small file per task that met it); files split every ``rows_per_file`` rows.
         if cluster:
-            frame = self.clustered(frame, BATCH_PART, len(partitions))
+            frame = self.clustered(frame, BATCH_PART, range(len(partitions)))
         with profiling.phase("spark write"):
             frame.write.mode("errorifexists").option(
                 "maxRecordsPerFile", rows_per_file
