@@ -210,10 +210,6 @@ def _holds_unsigned(file: FileInfo, physical: Column) -> bool:
         return False
 
 
-#: the exceptions ``parquet_unreadable`` names
-_FAILURES = ("ClassCastException", "ParquetDecodingException", "UnsupportedOperationException")
-
-
 def _parquet_reading(
     file: HiveType,
     asked: HiveType,
@@ -228,9 +224,8 @@ def _parquet_reading(
     why = parquet_unreadable(
         file, asked, table, version=version, int96=int96, integer_decimals=decimals
     )
-    if why and "every query" in why:
-        failure = next(e for e in _FAILURES if e in why)
-        return f"fails on every query of it ({failure}: not migrated)"
+    if why and why.failure:
+        return f"fails on every query of it ({why.failure}: not migrated)"
     if why:
         return "shows the file's decimals at the table's scale (not migrated)"
     rules = [_built_rule(file, table, version)]

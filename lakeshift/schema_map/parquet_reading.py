@@ -61,6 +61,24 @@ def writable(file_kind: str, table_kind: str, version: str, int96: bool = True) 
     return own
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Why lakeshift refuses a Parquet column (``parquet_unreadable``): ``failure`` names the
+    exception every Hive query of the partition fails with, or is None where Hive shows other
+    values than the file holds, which lakeshift does not copy; ``message`` says which column
+    and why."""
+
+    message: str
+    failure: str | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _fails(why: str, failure: str) -> Refusal:
+    return Refusal(f"{why} ({failure}: every query of the partition fails)", failure)
+
+
 def parquet_unreadable(
     file: HiveType,
     declared: HiveType,
@@ -70,8 +88,9 @@ def parquet_unreadable(
     int96: bool = True,
     integer_decimals: frozenset[str] = frozenset(),
     at: str = "",
-) -> str | None:
-    """Why every Hive query of a Parquet partition fails on this column, or ``None``:
+) -> Refusal | None:
+    """Why every Hive query of a Parquet partition fails on this column, or Hive shows other
+    values than it holds, or ``None``:
     ``declared`` is the partition's type as the reader asks for it (the table's names,
     ``hive_types.names_asked``), matched to the table's by position and found in ``file`` by
     name, ignoring case; ``int96``: the file's timestamps are ``INT96``."""
@@ -83,10 +102,10 @@ def parquet_unreadable(
         built = writable(file.kind, table.kind, version, int96)
         if built in _READS.get(declared.kind, frozenset({declared.kind})):
             return None
-        return (
+        return _fails(
             f"Hive {version}'s Parquet reader builds the file's {file}{at} as a {built} value "
-            f"for the table's {table}, which the partition's declared {declared} cannot read "
-            "(ClassCastException: every query of the partition fails)"
+            f"for the table's {table}, which the partition's declared {declared} cannot read",
+            "ClassCastException",
         )
     if file.kind != declared.kind or table.kind != declared.kind:
         return None
@@ -123,7 +142,7 @@ def parquet_unreadable(
     return None
 
 
-def _integer_decimal(file: HiveType, table: HiveType, version: str, at: str) -> str | None:
+def _integer_decimal(file: HiveType, table: HiveType, version: str, at: str) -> Refusal | None:
     """Why Hive ``version`` cannot show a decimal the file stores as an ``INT32``/``INT64``
     (as Spark writes those of up to 18 digits), or ``None`` where it reads it as any other.
     Hive 1.2-3.1 build a decimal only from binary (``EDECIMAL_CONVERTER`` is a
@@ -133,17 +152,17 @@ def _integer_decimal(file: HiveType, table: HiveType, version: str, at: str) -> 
     shows 1.234 under decimal(10,3)), and for a text table has no converter."""
     where = f"the file's {file}{at} (stored as an integer, as Spark writes decimals)"
     if version != "4":
-        return (
-            f"Hive {version}'s Parquet reader reads a decimal only from binary, not {where} "
-            "(ParquetDecodingException: every query of the partition fails)"
+        return _fails(
+            f"Hive {version}'s Parquet reader reads a decimal only from binary, not {where}",
+            "ParquetDecodingException",
         )
     if table.kind in _STRINGS:
-        return (
-            f"Hive 4's Parquet reader has no text converter for {where} "
-            "(UnsupportedOperationException: every query of the partition fails)"
+        return _fails(
+            f"Hive 4's Parquet reader has no text converter for {where}",
+            "UnsupportedOperationException",
         )
     if table.kind == "decimal" and table.params[1:] != file.params[1:]:
-        return (
+        return Refusal(
             f"Hive 4's Parquet reader takes {where} at the table's scale "
             f"({table}), not its own: its values would show shifted; lakeshift does not copy that"
         )
