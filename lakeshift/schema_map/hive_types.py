@@ -237,14 +237,24 @@ def _unsigned(arrow_type: pa.DataType, how: str) -> HiveType | None:
     return HiveType("decimal", (20, 0))
 
 
+#: Arrow extension types whose Parquet column carries a logical type of its own (``UUID``,
+#: ``JSON``), which is what Hive reads; any other's column is its storage type's
+_ANNOTATED_EXTENSIONS = frozenset({"arrow.uuid", "arrow.json"})
+
+
 def stored_type(arrow_type: pa.DataType) -> pa.DataType:
     """The Arrow type of what a Parquet file stores, where pyarrow gives back an Arrow-only
     type from the Arrow schema its writer keeps in the footer (``ARROW:schema``): a
     dictionary's values (pandas' ``category``), a duration's int64 (``timedelta64``: an
-    unannotated ``INT64``), a fixed-size list's list, a view's string or binary. Hive and
-    Spark read the Parquet column itself, at every depth."""
+    unannotated ``INT64``), a fixed-size list's list, a view's string or binary, an extension
+    type's storage (pandas' ``period``: its ordinal, ``interval``: a struct of its bounds).
+    Hive and Spark read the Parquet column itself, at every depth."""
     if pa.types.is_dictionary(arrow_type):
         return stored_type(arrow_type.value_type)
+    if isinstance(arrow_type, pa.BaseExtensionType):
+        if arrow_type.extension_name in _ANNOTATED_EXTENSIONS:
+            return arrow_type  # (no reading yet: from_arrow refuses it)
+        return stored_type(arrow_type.storage_type)  # pandas' period, interval, ...
     if pa.types.is_duration(arrow_type):
         return pa.int64()
     if pa.types.is_string_view(arrow_type):

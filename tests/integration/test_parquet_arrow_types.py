@@ -1,6 +1,7 @@
 """Parquet files whose writer kept an Arrow schema in the footer (``ARROW:schema``: pyarrow,
 pandas): pyarrow gives back Arrow-only types from it, a dictionary for pandas' ``category``, a
-duration for ``timedelta64``, a fixed-size list, a string view. Hive and Spark read the
+duration for ``timedelta64``, a fixed-size list, a string view, pandas' extension types
+(``period``, ``interval``). Hive and Spark read the
 Parquet column itself (a ``BYTE_ARRAY`` string, an unannotated ``INT64``, a ``LIST``), so
 such files migrate as those columns, in every format, instead of being skipped as corrupt.
 """
@@ -31,12 +32,15 @@ COLUMNS = [
     ("d", "bigint"),
     ("l", "array<int>"),
     ("s", "struct<v:string,k:string>"),
+    ("per", "bigint"),
+    ("iv", "struct<left:double,right:double>"),  # (a missing interval makes pandas' bounds float)
 ]
 #: what Hive shows of each row: the stored columns' values
 ROWS = {
-    1: ("red", 90_000_000_000, [1, 2], {"v": "x", "k": "red"}),  # 90 s in nanoseconds
-    2: (None, None, None, None),
-    3: ("blue", -1, [3, None], {"v": None, "k": "blue"}),
+    # 90 s in nanoseconds; 2020-01 as months since 1970-01
+    1: ("red", 90_000_000_000, [1, 2], {"v": "x", "k": "red"}, 600, {"left": 0.0, "right": 1.0}),
+    2: (None, None, None, None, None, None),
+    3: ("blue", -1, [3, None], {"v": None, "k": "blue"}, 602, {"left": 2.0, "right": 3.0}),
 }
 
 
@@ -47,6 +51,8 @@ def arrow_typed(client: MetastoreClient, tables_root: Path) -> str:
         "rid": pd.array([1, 2, 3], "int32"),
         "c": pd.Categorical(["red", None, "blue"]),
         "d": pd.to_timedelta([90, None, -1e-9], unit="s"),
+        "per": pd.PeriodIndex(["2020-01", None, "2020-03"], freq="M"),
+        "iv": pd.arrays.IntervalArray.from_tuples([(0, 1), None, (2, 3)]),
     })  # fmt: skip
     table = pa.Table.from_pandas(frame, preserve_index=False)
     keys = pa.array(["red", None, "blue"]).dictionary_encode()
@@ -54,7 +60,8 @@ def arrow_typed(client: MetastoreClient, tables_root: Path) -> str:
     struct = pa.StructArray.from_arrays([views, keys], names=["v", "k"], mask=pa.array(
         [False, True, False]))  # fmt: skip
     table = table.append_column("l", pa.array([[1, 2], None, [3, None]], pa.list_(pa.int32(), 2)))
-    b.add_partition(["p"], {"000000_0": table.append_column("s", struct)}, fmt="parquet")
+    table = table.append_column("s", struct).select([name for name, _ in COLUMNS])
+    b.add_partition(["p"], {"000000_0": table}, fmt="parquet")
     return f"{b.db}.{b.name}"
 
 
@@ -90,4 +97,4 @@ def test_they_migrate_into_every_format_and_validate(
 
 
 def _row(row: dict[str, Any]) -> tuple[Any, ...]:
-    return row["c"], row["d"], row["l"], row["s"]
+    return row["c"], row["d"], row["l"], row["s"], row["per"], row["iv"]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pandas as pd
 import pyarrow as pa
 import pytest
 
@@ -112,6 +113,11 @@ def test_arrow_only_types_from_a_writers_stored_schema_are_the_parquet_columns()
                                ("l", pa.list_(pa.binary())), ("v", pa.string()),
                                ("m", pa.map_(pa.string(), pa.large_list(pa.int64())))])  # fmt: skip
     assert stored_type(pa.int32()) == pa.int32()
+    # an extension type is its storage, unless Parquet annotates the column itself (UUID)
+    period = pa.table({"p": pd.period_range("2020-01", periods=1, freq="M")}).schema[0].type
+    assert isinstance(period, pa.BaseExtensionType) and str(from_arrow(period)) == "bigint"
+    with pytest.raises(RefusedInput, match="has no Hive type"):
+        from_arrow(pa.struct([("u", pa.uuid())]))
 
 
 def test_nanosecond_timestamps_are_scanned_as_numbers_from_parquet_only() -> None:
