@@ -225,3 +225,48 @@ def test_fixed_size_binaries_are_read_as_hive_2_3_9_reads_them(
     for reader, frame in both_readers(spark, client, name, chosen).items():
         rows = sorted((str(r["rid"]), r["x"]) for r in frame.collect())
         assert rows == [("1", "abcd"), ("2", None), ("3", "wxyz")], reader
+
+
+def test_pandas_columns_and_int96_nanoseconds_are_what_hive_2_3_9_shows(
+    client: MetastoreClient,
+    tables_root: Path,
+    metastore_uri: str,
+    settings: Settings,
+    spark: Any,
+) -> None:
+    """A pandas ``category``, ``timedelta64`` and ``period`` column (Arrow-only types in the
+    footer's Arrow schema) are the string and ``INT64`` columns Hive reads; an ``INT96``
+    timestamp's nanoseconds Hive shows, and lakeshift holds to the microsecond (flagged:
+    tests/integration/test_timestamp_precision.py)."""
+    import io
+
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    b = HiveTableBuilder(client, tables_root, "writables", unique_name("p"),
+                         [("rid", "int"), ("c", "string"), ("d", "bigint"), ("per", "bigint"),
+                          ("t", "timestamp")])  # fmt: skip
+    frame = pd.DataFrame({
+        "rid": pd.array([1, 2], "int32"), "c": pd.Categorical(["red", None]),
+        "d": pd.to_timedelta([90, None], unit="s"),
+        "per": pd.PeriodIndex(["2020-01", None], freq="M"),
+        "t": pd.to_datetime(["2020-09-13 12:26:40.123456789", None]),
+    })  # fmt: skip
+    data = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), data,
+                   use_deprecated_int96_timestamps=True)  # fmt: skip
+    b.add_partition(["p"], {"000000_0": data.getvalue()}, fmt="parquet")
+    name = f"{b.db}.{b.name}"
+    alone = alone_partition(client, name, "p")
+    (hive,) = hive_answers(metastore_uri, [(f"select rid, c, d, per, t from {alone}", {})])
+    assert sorted(hive, key=lambda r: r[0]) == [
+        ["1", "red", "90000000000", "600", "2020-09-13 12:26:40.123456789"],
+        ["2", None, None, None, None],
+    ]
+    chosen = replace(settings, hive_version="2.3")
+    for reader, rows in both_readers(spark, client, name, chosen).items():
+        shown = sorted(tuple(r) for r in rows.select("rid", "c", "d", "per", "t").collect())
+        assert shown == [
+            (1, "red", 90_000_000_000, 600, dt.datetime(2020, 9, 13, 12, 26, 40, 123456)),
+            (2, None, None, None, None),
+        ], reader
