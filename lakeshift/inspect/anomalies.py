@@ -12,7 +12,7 @@ from statistics import median
 
 from lakeshift.config import CALENDAR_RULES
 from lakeshift.errors import RefusedInput
-from lakeshift.inspect.codecs import unreadable_codec
+from lakeshift.inspect.codecs import unreadable_codec, unreadable_encoding
 from lakeshift.inspect.model import (
     SEVERITY_ERROR,
     SEVERITY_INFO,
@@ -326,25 +326,38 @@ def _file_anomalies(
                 files=[f.path for f in wrong],
             )
         )
-    unopened = [
-        (f, why)
-        for f in p.files
-        if not f.error and (why := unreadable_codec(f.format, f.compression, rules.hive))
-    ]
-    if unopened:
-        found.append(
-            _anomaly(
-                p,
-                "compression-unreadable",
-                SEVERITY_ERROR,
-                f"{len(unopened)} file(s) use a codec your Hive cannot open: "
-                f"{unopened[0][0].path} is {unopened[0][1]}.",
-                "Not migrated (every Hive query of the partition fails too): rewrite the files "
-                "with a codec your Hive reads (SNAPPY, ZLIB or GZIP), or set hive_version to "
-                "the Hive your users run if it opens them; then inspect again.",
-                files=[f.path for f, _ in unopened],
+    version = rules.hive.version
+    unopenable = (
+        (
+            "compression-unreadable",
+            "a codec",
+            lambda f: unreadable_codec(f.format, f.compression, rules.hive),
+            "with a codec your Hive reads (SNAPPY, ZLIB or GZIP)",
+        ),
+        (
+            "encoding-unreadable",
+            "an encoding",
+            lambda f: unreadable_encoding(f.format, f.encodings, version),
+            "without it (pyarrow: use_byte_stream_split=False, its default)",
+        ),
+    )
+    for code, what, why_not, rewrite in unopenable:
+        unopened = [(f, why) for f in p.files if not f.error and (why := why_not(f))]
+        if unopened:
+            found.append(
+                _anomaly(
+                    p,
+                    code,
+                    SEVERITY_ERROR,
+                    f"{len(unopened)} file(s) use {what} your Hive cannot open: "
+                    f"{unopened[0][0].path} is {unopened[0][1]}.",
+                    "Not migrated (every Hive query of the partition fails too, or, as the "
+                    f"message says, lakeshift cannot read it): rewrite the files {rewrite}, or "
+                    "set hive_version to the Hive your users run if it opens them; then inspect "
+                    "again.",
+                    files=[f.path for f, _ in unopened],
+                )
             )
-        )
     readable = [f for f in p.files if not f.error and f.format == p.format and f.columns]
     positional = [f for f in readable if f.positional]
     if positional:

@@ -15,6 +15,12 @@ read. From the libraries' source:
   does Spark: lakeshift's own reader cannot open it either). ZSTD and LZ4 in Hive 3.1 need
   Hadoop's native library, which most clusters load: taken as readable.
 
+And encodings: parquet-mr before 1.12 (Hive 1.2 to 3.1) has no ``BYTE_STREAM_SPLIT``
+(PARQUET-1622); its footer conversion (``ParquetMetadataConverter.fromFormatEncodings``, 1.8.1
+and 1.10.0) turns each column chunk's encodings into its own enum by name and fails on one it
+does not know, so such a file fails whichever column a query reads. pyarrow writes it only
+when asked (``use_byte_stream_split``).
+
 Hand-written: no library describes which codecs which Hive release opens.
 """
 
@@ -55,4 +61,38 @@ def unreadable_codec(file_format: str, codecs: str | None, hive: HiveSemantics) 
                 f"{release} cannot open"
                 + (" (nor can Spark: Hadoop ships no Brotli codec)" if "BROTLI" in refused else "")
             )
+    return None
+
+
+#: Parquet encodings each Hive version's parquet-mr cannot open
+_ENCODINGS_UNREAD = {
+    "1.2": frozenset({"BYTE_STREAM_SPLIT"}),
+    "2.3": frozenset({"BYTE_STREAM_SPLIT"}),
+    "3.1": frozenset({"BYTE_STREAM_SPLIT"}),
+    "4": frozenset(),
+}
+#: Parquet encodings Spark 3.5's vectorized reader, lakeshift's, cannot read
+#: (``UnsupportedOperationException: Unsupported encoding``, tried here)
+_SPARK_UNREAD = frozenset({"BYTE_STREAM_SPLIT"})
+
+
+def unreadable_encoding(file_format: str, encodings: str | None, version: str) -> str | None:
+    """Why Hive ``version`` cannot open a Parquet file whose column chunks use ``encodings``
+    (comma-separated, as ``FileInfo.encodings`` holds them), or lakeshift cannot read it
+    where Hive can, or ``None``."""
+    if file_format != "parquet":
+        return None
+    found = set((encodings or "").split(","))
+    refused = sorted(found & _ENCODINGS_UNREAD[version])
+    if refused:
+        return (
+            f"encoded with {', '.join(refused)}, which Hive {version}'s parquet-mr"
+            f"{_PARQUET_RELEASE[version]} does not know (its footer fails to convert)"
+        )
+    unread = sorted(found & _SPARK_UNREAD)
+    if unread:
+        return (
+            f"encoded with {', '.join(unread)}, which Hive {version}'s parquet-mr"
+            f"{_PARQUET_RELEASE[version]} reads and Spark 3.5's reader, lakeshift's, does not"
+        )
     return None

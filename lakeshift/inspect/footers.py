@@ -153,6 +153,7 @@ def read_footer(
                     stripes=meta.num_row_groups,
                     writer=meta.created_by,
                     compression=parquet_codecs(meta),
+                    encodings=parquet_encodings(meta),
                     int96=int96_columns(parquet),
                     integer_decimals=integer_decimals(parquet),
                     int64_timestamps=int64_timestamps(parquet),
@@ -211,6 +212,17 @@ def parquet_codecs(meta: pq.FileMetaData) -> str | None:
         for c in range(meta.num_columns)
     }
     return ",".join(sorted(PARQUET_NAMES.get(n, n) for n in found)) or None
+
+
+def parquet_encodings(meta: pq.FileMetaData) -> str | None:
+    """A Parquet file's encodings, every column chunk's, comma-separated."""
+    found = {
+        encoding
+        for g in range(meta.num_row_groups)
+        for c in range(meta.num_columns)
+        for encoding in meta.row_group(g).column(c).encodings
+    }
+    return ",".join(sorted(found)) or None
 
 
 def integer_decimals(parquet: pq.ParquetFile) -> tuple[tuple[str, str], ...]:

@@ -62,6 +62,9 @@ class FileInfo:
     # a Parquet file's top-level columns holding INT64 timestamps: (column, finest unit, any
     # adjusted to UTC) (``footers.int64_timestamps``)
     int64_timestamps: tuple[tuple[str, str, bool], ...] = ()
+    # a Parquet file's encodings, every column chunk's, comma-separated
+    # (``footers.parquet_encodings``)
+    encodings: str | None = None
 
     @property
     def positional(self) -> bool:

@@ -1,6 +1,6 @@
-"""Files compressed with codecs the user's Hive cannot open (``lakeshift.inspect.codecs``):
-their partitions are refused under the versions whose ORC or Parquet library lacks the codec
-and read under the others, by both readers."""
+"""Files compressed with codecs, or Parquet files encoded with encodings, the user's Hive
+cannot open (``lakeshift.inspect.codecs``): their partitions are refused under the versions
+whose ORC or Parquet library lacks them and read under the others, by both readers."""
 
 from __future__ import annotations
 
@@ -31,11 +31,12 @@ PARTITIONS = {
     "pq_lz4raw": ("parquet", "lz4"),
     "pq_zstd": ("parquet", "zstd"),
     "pq_brotli": ("parquet", "brotli"),
+    "pq_bss": ("parquet", "byte_stream_split"),  # an encoding (parquet-mr 1.12+), snappy
 }
 REFUSED = {  # ORC 1.3.4/1.5.8 and parquet-mr 1.8.1/1.10.0/1.13.1 (lakeshift.inspect.codecs)
-    "2.3": {"orc_zstd", "pq_lz4raw", "pq_zstd", "pq_brotli"},
-    "3.1": {"orc_zstd", "pq_lz4raw", "pq_brotli"},
-    "4": {"pq_brotli"},
+    "2.3": {"orc_zstd", "pq_lz4raw", "pq_zstd", "pq_brotli", "pq_bss"},
+    "3.1": {"orc_zstd", "pq_lz4raw", "pq_brotli", "pq_bss"},
+    "4": {"pq_brotli", "pq_bss"},  # (BYTE_STREAM_SPLIT: Spark 3.5 cannot read it)
 }
 
 
@@ -43,6 +44,8 @@ def _encoded(fmt: str, codec: str) -> bytes:
     sink = io.BytesIO()
     if fmt == "orc":
         orc.write_table(DATA, sink, compression=codec)
+    elif codec == "byte_stream_split":
+        pq.write_table(DATA, sink, use_dictionary=False, use_byte_stream_split=["rid"])
     else:
         pq.write_table(DATA, sink, compression=codec)
     return sink.getvalue()
@@ -66,7 +69,8 @@ def test_partitions_are_refused_where_hive_cannot_open_their_codec(
     assert set(refused) == REFUSED[version]
     for name, partition in refused.items():
         codes = {a.code for a in partition.anomalies if a.severity == "error"}
-        assert codes == {"compression-unreadable"}, (name, codes)
+        code = "encoding-unreadable" if name == "pq_bss" else "compression-unreadable"
+        assert codes == {code}, (name, codes)
     read = set(PARTITIONS) - REFUSED[version]
     for reader, frame in both_readers(spark, client, codecs_table, chosen).items():
         rows = sorted(((r["dt"], r["rid"], r["name"]) for r in frame.collect()), key=str)

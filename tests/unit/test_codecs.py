@@ -62,3 +62,25 @@ def test_an_orc_1_6_release_under_hive_3_1_opens_zstd() -> None:
     assert (
         unreadable_codec("orc", "ZSTD", HiveSemantics(version="3.1", orc_sql_dates=False)) is None
     )
+
+
+def test_byte_stream_split_is_unknown_before_hive_4(tmp_path: Path) -> None:
+    """parquet-mr before 1.12 (Hive 1.2-3.1) has no BYTE_STREAM_SPLIT, and its footer
+    conversion fails on an encoding it does not know, whichever column is read."""
+    from lakeshift.inspect.codecs import unreadable_encoding
+    from lakeshift.inspect.footers import parquet_encodings
+
+    table = pa.table({"f": pa.array([1.5, 2.5]), "s": pa.array(["x", "y"])})
+    path = tmp_path / "f.parquet"
+    pq.write_table(table, path, use_dictionary=False, use_byte_stream_split=["f"])
+    encodings = parquet_encodings(pq.ParquetFile(path).metadata)
+    assert encodings is not None and "BYTE_STREAM_SPLIT" in encodings.split(",")
+    for version in ("1.2", "2.3", "3.1"):
+        why = unreadable_encoding("parquet", encodings, version)
+        assert why is not None and f"Hive {version}'s" in why
+    spark = unreadable_encoding("parquet", encodings, "4")  # Hive 4 reads it, Spark 3.5 not
+    assert spark is not None and "Spark 3.5" in spark
+    pq.write_table(table, path)
+    assert unreadable_encoding("parquet", parquet_encodings(pq.ParquetFile(path).metadata),
+                               "2.3") is None  # fmt: skip
+    assert unreadable_encoding("orc", "BYTE_STREAM_SPLIT", "2.3") is None
