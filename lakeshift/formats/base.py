@@ -311,20 +311,23 @@ class TargetFormat(ABC):
         (no task then writes more than one partition: a writer needs no sort by partition)."""
         return partitions == self.cluster_tasks(partitions)
 
-    def clustered(self, frame: DataFrame, column: str, values: Sequence[object]) -> DataFrame:
+    def clustered(
+        self, frame: DataFrame, column: str, values: Sequence[object], exact: bool = True
+    ) -> DataFrame:
         """``frame`` with the rows of each value of ``column`` (a partition: ``values`` lists
         them) in one task (:meth:`cluster_tasks`). Where there are tasks enough, each value
         gets its own: hashing the values themselves would put two in one task about as often
         as not (4 partitions into 4 tasks: 1 in 10 ways keeps them apart), leaving a task idle
         and another writing twice as much; each value is given a number Spark's hash sends to
-        a task no other value's goes to (``spark_hash.keys_for_tasks``)."""
+        a task no other value's goes to (``spark_hash.keys_for_tasks``). Not ``exact``: by
+        the column itself, which a later window over it needs (its own shuffle otherwise)."""
         from pyspark.sql import functions as F
 
         from lakeshift.formats.spark_hash import keys_for_tasks
         from lakeshift.schema_map.spark_sql import quote, string_literal
 
         tasks = self.cluster_tasks(len(values))
-        if not self.one_task_each(len(values)):
+        if not (exact and self.one_task_each(len(values))):
             return frame.repartition(tasks, F.col(column))
         keys = keys_for_tasks(tasks)
         cases = " ".join(
@@ -365,7 +368,9 @@ class TargetFormat(ABC):
         observation = Observation(f"lakeshift_batch_{uuid.uuid4().hex}")
         frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])
         if cluster:
-            frame = self.clustered(frame, PARTITIONPATH_COLUMN, partitions)
+            # deterministic keys rank rows in a window by partition: clustered by the name
+            exact = key_mode == "uuid"
+            frame = self.clustered(frame, PARTITIONPATH_COLUMN, partitions, exact=exact)
         frame = add_record_key(frame, key_mode, data_columns)
 
         def checksum() -> Fingerprint:

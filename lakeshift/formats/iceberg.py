@@ -229,11 +229,13 @@ class IcebergFormat(TargetFormat):
         # Iceberg's default fanout writer keeps one Parquet writer (~1-2 MB of buffers) open per
         # partition a task meets: 500 tiny partitions ran a 1 GB driver out of heap. Without it,
         # Spark sorts each task's rows by partition and one file is open at a time. Where each
-        # partition has a task of its own (clustered), one writer is open anyway: no sort.
-        fanout = cluster and self.one_task_each(len(partitions))
+        # partition has a task of its own (clustered, random keys), one writer is open anyway:
+        # no sort.
+        fanout = cluster and key_mode == "uuid" and self.one_task_each(len(partitions))
         writer = frame.writeTo(self.ident(target)).option("fanout-enabled", str(fanout).lower())
         # The rows arrive clustered (or in partitions large enough to write from every task):
-        # Iceberg adds no shuffle, only the sort by partition its one-open-file writer needs.
+        # Iceberg adds no shuffle, only the sort by partition its one-open-file writer needs
+        # (none with fanout).
         writer = writer.option("distribution-mode", "none")
         for key, value in commit_properties(record).items():
             writer = writer.option(f"snapshot-property.{key}", value)

@@ -17,15 +17,7 @@ def test_spark_hashes_ints_as_lakeshift_computes(spark: Any) -> None:
 
 
 def test_each_partition_gets_a_task_of_its_own(spark: Any) -> None:
-    class Probe:  # only what clustered() asks of a format
-        cluster_tasks = TargetFormat.cluster_tasks
-        one_task_each = TargetFormat.one_task_each
-        clustered = TargetFormat.clustered
-
-        def __init__(self) -> None:
-            self.spark = spark
-
-    probe: Any = Probe()
+    probe = _probe(spark)
     cap = 4 * spark.sparkContext.defaultParallelism
     for names in (["p=a", "p=b", "p=c", "p=d"], [f"p={i}" for i in range(cap)]):
         rows = [(n, i) for n in names for i in range(50)]
@@ -39,3 +31,35 @@ def test_each_partition_gets_a_task_of_its_own(spark: Any) -> None:
     assert not probe.one_task_each(len(names))
     tasks = probe.clustered(frame, "partitionpath", names).rdd.glom().collect()
     assert len(tasks) == cap and sum(map(len, tasks)) == len(names)
+
+
+def test_a_window_by_partition_after_it_needs_the_plain_clustering(spark: Any) -> None:
+    """Deterministic keys rank rows in a window by partition: clustered by the name itself,
+    the window needs no shuffle of its own; by the numbered keys it would (two shuffles)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    probe = _probe(spark)
+    names = ["p=a", "p=b", "p=c"]
+    frame = spark.createDataFrame([(n, 1) for n in names], "partitionpath STRING, i INT")
+    window = Window.partitionBy("partitionpath", "i").orderBy("i")
+    for exact, shuffles in ((False, 1), (True, 2)):
+        ranked = probe.clustered(frame, "partitionpath", names, exact=exact).withColumn(
+            "n", F.row_number().over(window)
+        )
+        plan = ranked._jdf.queryExecution().executedPlan().toString()
+        assert plan.count("Exchange hashpartitioning") == shuffles, (exact, plan)
+
+
+def _probe(spark: Any) -> Any:
+    """An object with only what ``clustered`` asks of a format."""
+
+    class Probe:
+        cluster_tasks = TargetFormat.cluster_tasks
+        one_task_each = TargetFormat.one_task_each
+        clustered = TargetFormat.clustered
+
+        def __init__(self) -> None:
+            self.spark = spark
+
+    return Probe()
