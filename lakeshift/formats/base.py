@@ -306,32 +306,35 @@ class TargetFormat(ABC):
         file after another (file count, not bytes, is the work there)."""
         return max(min(partitions, 4 * self.spark.sparkContext.defaultParallelism), 1)
 
-    def one_task_each(self, partitions: int) -> bool:
+    def one_task_each(self, partitions: int, key_mode: str = "uuid") -> bool:
         """Whether :meth:`clustered` gives each of ``partitions`` partitions a task of its own
-        (no task then writes more than one partition: a writer needs no sort by partition)."""
-        return partitions == self.cluster_tasks(partitions)
+        (no task then writes more than one partition: a writer needs no sort by partition):
+        where there are tasks enough, unless keys are deterministic (they rank rows in a
+        window by partition, which needs the rows hashed by the name itself, or Spark
+        shuffles again)."""
+        return key_mode == "uuid" and partitions == self.cluster_tasks(partitions)
 
     def clustered(
-        self, frame: DataFrame, column: str, values: Sequence[object], exact: bool = True
+        self, frame: DataFrame, column: str, values: Sequence[str] | range, key_mode: str = "uuid"
     ) -> DataFrame:
         """``frame`` with the rows of each value of ``column`` (a partition: ``values`` lists
-        them) in one task (:meth:`cluster_tasks`). Where there are tasks enough, each value
+        them) in one task (:meth:`cluster_tasks`). Where :meth:`one_task_each`, each value
         gets its own: hashing the values themselves would put two in one task about as often
         as not (4 partitions into 4 tasks: 1 in 10 ways keeps them apart), leaving a task idle
         and another writing twice as much; each value is given a number Spark's hash sends to
-        a task no other value's goes to (``spark_hash.keys_for_tasks``). Not ``exact``: by
-        the column itself, which a later window over it needs (its own shuffle otherwise)."""
+        a task no other value's goes to (``spark_hash.keys_for_tasks``). Otherwise by the
+        column itself."""
         from pyspark.sql import functions as F
 
         from lakeshift.formats.spark_hash import keys_for_tasks
         from lakeshift.schema_map.spark_sql import quote, string_literal
 
         tasks = self.cluster_tasks(len(values))
-        if not (exact and self.one_task_each(len(values))):
+        if not self.one_task_each(len(values), key_mode):
             return frame.repartition(tasks, F.col(column))
         keys = keys_for_tasks(tasks)
         cases = " ".join(
-            f"WHEN {string_literal(v) if isinstance(v, str) else int(str(v))} THEN {k}"
+            f"WHEN {string_literal(v) if isinstance(v, str) else v} THEN {k}"
             for v, k in zip(values, keys)
         )
         return frame.repartition(tasks, F.expr(f"CASE {quote(column)} {cases} END"))
@@ -368,9 +371,7 @@ class TargetFormat(ABC):
         observation = Observation(f"lakeshift_batch_{uuid.uuid4().hex}")
         frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])
         if cluster:
-            # deterministic keys rank rows in a window by partition: clustered by the name
-            exact = key_mode == "uuid"
-            frame = self.clustered(frame, PARTITIONPATH_COLUMN, partitions, exact=exact)
+            frame = self.clustered(frame, PARTITIONPATH_COLUMN, partitions, key_mode)
         frame = add_record_key(frame, key_mode, data_columns)
 
         def checksum() -> Fingerprint:

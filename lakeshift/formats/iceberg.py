@@ -231,7 +231,7 @@ class IcebergFormat(TargetFormat):
         # Spark sorts each task's rows by partition and one file is open at a time. Where each
         # partition has a task of its own (clustered, random keys), one writer is open anyway:
         # no sort.
-        fanout = cluster and key_mode == "uuid" and self.one_task_each(len(partitions))
+        fanout = cluster and self.one_task_each(len(partitions), key_mode)
         writer = frame.writeTo(self.ident(target)).option("fanout-enabled", str(fanout).lower())
         # The rows arrive clustered (or in partitions large enough to write from every task):
         # Iceberg adds no shuffle, only the sort by partition its one-open-file writer needs

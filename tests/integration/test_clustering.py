@@ -43,12 +43,14 @@ def test_a_window_by_partition_after_it_needs_the_plain_clustering(spark: Any) -
     names = ["p=a", "p=b", "p=c"]
     frame = spark.createDataFrame([(n, 1) for n in names], "partitionpath STRING, i INT")
     window = Window.partitionBy("partitionpath", "i").orderBy("i")
-    for exact, shuffles in ((False, 1), (True, 2)):
-        ranked = probe.clustered(frame, "partitionpath", names, exact=exact).withColumn(
+    # deterministic keys: by the name; random keys: the numbered keys (no window follows)
+    for key_mode, shuffles in (("deterministic", 1), ("uuid", 2)):
+        ranked = probe.clustered(frame, "partitionpath", names, key_mode).withColumn(
             "n", F.row_number().over(window)
         )
         plan = ranked._jdf.queryExecution().executedPlan().toString()
-        assert plan.count("Exchange hashpartitioning") == shuffles, (exact, plan)
+        assert plan.count("Exchange hashpartitioning") == shuffles, (key_mode, plan)
+    assert probe.one_task_each(len(names)) and not probe.one_task_each(len(names), "deterministic")
 
 
 def _probe(spark: Any) -> Any:
