@@ -144,6 +144,7 @@ def read_footer(
                 parquet = pq.ParquetFile(handle, coerce_int96_timestamp_unit="us")
                 meta = parquet.metadata
                 columns, _, scanned = _schema_facts(parquet.schema_arrow, parquet=True)
+                leaves = parquet_leaves(parquet)
                 return FileInfo(
                     **base,
                     format="parquet",
@@ -154,10 +155,10 @@ def read_footer(
                     writer=meta.created_by,
                     compression=parquet_codecs(meta),
                     encodings=parquet_encodings(meta),
-                    int96=int96_columns(parquet),
-                    integer_decimals=integer_decimals(parquet),
-                    int64_timestamps=int64_timestamps(parquet),
-                    sub_micros=parquet_sub_micros(parquet),
+                    int96=int96_columns(leaves),
+                    integer_decimals=integer_decimals(leaves),
+                    int64_timestamps=int64_timestamps(leaves),
+                    sub_micros=parquet_sub_micros(leaves, meta),
                     writer_zone=writer_zone(meta),
                     zone_legacy=zone_legacy(meta),
                 )
@@ -195,11 +196,9 @@ def parquet_leaves(parquet: pq.ParquetFile) -> list[Leaf]:
     return leaves
 
 
-def int96_columns(parquet: pq.ParquetFile) -> tuple[str, ...]:
-    """A Parquet file's top-level columns holding an INT96 leaf."""
-    found = (
-        leaf.column for leaf in parquet_leaves(parquet) if leaf.schema.physical_type == "INT96"
-    )
+def int96_columns(leaves: list[Leaf]) -> tuple[str, ...]:
+    """A Parquet file's top-level columns holding an INT96 leaf (of its ``parquet_leaves``)."""
+    found = (leaf.column for leaf in leaves if leaf.schema.physical_type == "INT96")
     return tuple(dict.fromkeys(found))
 
 
@@ -225,13 +224,14 @@ def parquet_encodings(meta: pq.FileMetaData) -> str | None:
     return ",".join(sorted(found)) or None
 
 
-def integer_decimals(parquet: pq.ParquetFile) -> tuple[tuple[str, str], ...]:
+def integer_decimals(leaves: list[Leaf]) -> tuple[tuple[str, str], ...]:
     """A Parquet file's decimals stored as ``INT32``/``INT64`` (as Spark writes those of up to
     18 digits; Hive 1.2-3.1 read a decimal only from binary): each as its top-level column and
-    its path inside it, lower case, as ``parquet_reading.parquet_unreadable`` spells it."""
+    its path inside it, lower case, as ``parquet_reading.parquet_unreadable`` spells it (of
+    its ``parquet_leaves``)."""
     return tuple(
         (leaf.column.lower(), leaf.path.lower())
-        for leaf in parquet_leaves(parquet)
+        for leaf in leaves
         if leaf.schema.physical_type in ("INT32", "INT64")
         and leaf.schema.converted_type == "DECIMAL"
     )
@@ -247,18 +247,18 @@ def _int64_timestamp(leaf: Leaf) -> tuple[str, bool] | None:
     if column.physical_type != "INT64" or column.logical_type.type != "TIMESTAMP":
         return None
     facts = json.loads(column.logical_type.to_json())
-    return _UNITS.get(str(facts.get("timeUnit")), "millis"), bool(
-        facts.get("isAdjustedToUTC", True)
-    )
+    unit = _UNITS.get(str(facts.get("timeUnit")), "millis")
+    return unit, bool(facts.get("isAdjustedToUTC", True))
 
 
-def int64_timestamps(parquet: pq.ParquetFile) -> tuple[tuple[str, str, bool], ...]:
+def int64_timestamps(leaves: list[Leaf]) -> tuple[tuple[str, str, bool], ...]:
     """A Parquet file's top-level columns holding an ``INT64`` timestamp (not ``INT96``), each
     with its finest unit (``millis``, ``micros``, ``nanos``) and whether any is adjusted to UTC
     (``isAdjustedToUTC``, and every legacy ``TIMESTAMP_MILLIS``/``MICROS``): Hive 4 shows such
-    a value in its JVM's zone, Spark as the instant (lakeshift's sessions run in UTC)."""
+    a value in its JVM's zone, Spark as the instant (lakeshift's sessions run in UTC). Of the
+    file's ``parquet_leaves``."""
     found: dict[str, tuple[str, bool]] = {}
-    for leaf in parquet_leaves(parquet):
+    for leaf in leaves:
         facts = _int64_timestamp(leaf)
         if facts is None:
             continue
@@ -269,14 +269,15 @@ def int64_timestamps(parquet: pq.ParquetFile) -> tuple[tuple[str, str, bool], ..
     return tuple((name, unit, adjusted) for name, (unit, adjusted) in found.items())
 
 
-def parquet_sub_micros(parquet: pq.ParquetFile) -> bool | None:
+def parquet_sub_micros(leaves: list[Leaf], meta: pq.FileMetaData) -> bool | None:
     """Whether a Parquet file's statistics show a nanosecond ``INT64`` timestamp finer than a
     microsecond (a row group's minimum or maximum), as ``orc_tail`` reads ORC's: None where
     such a column has no statistics, False where the file holds none. (``INT96`` columns have
-    no statistics Parquet defines: their nanoseconds only the independent level sees.)"""
-    facts = {leaf.number: _int64_timestamp(leaf) for leaf in parquet_leaves(parquet)}
+    no statistics Parquet defines: their nanoseconds only the independent level sees.) Of the
+    file's ``parquet_leaves`` and its metadata."""
+    facts = {leaf.number: _int64_timestamp(leaf) for leaf in leaves}
     nanos = [number for number, held in facts.items() if held and held[0] == "nanos"]
-    meta, unknown = parquet.metadata, False
+    unknown = False
     for group in range(meta.num_row_groups):
         for number in nanos:
             stats = meta.row_group(group).column(number).statistics

@@ -232,7 +232,7 @@ def test_decimals_stored_as_integers_are_read_by_hive_4_only(tmp_path: Any) -> N
     them for number tables, not for text ones, and takes them at the table's scale."""
     import pyarrow.parquet as pq
 
-    from lakeshift.inspect.footers import integer_decimals
+    from lakeshift.inspect.footers import integer_decimals, parquet_leaves
 
     d82 = pa.decimal128(8, 2)
     table = pa.table({
@@ -243,10 +243,10 @@ def test_decimals_stored_as_integers_are_read_by_hive_4_only(tmp_path: Any) -> N
     })  # fmt: skip
     path = tmp_path / "f.parquet"
     pq.write_table(table, path, store_decimal_as_integer=True)  # decimal(30,2) stays binary
-    found = integer_decimals(pq.ParquetFile(path))
+    found = integer_decimals(parquet_leaves(pq.ParquetFile(path)))
     assert found == (("x", ""), ("s", ".a"), ("m", ".value[]"))
     pq.write_table(table, path)
-    assert integer_decimals(pq.ParquetFile(path)) == ()
+    assert integer_decimals(parquet_leaves(pq.ParquetFile(path))) == ()
 
     def why(file: str, table: str, version: str, at: frozenset[str]) -> str | None:
         f, t = parse_hive_type(file), parse_hive_type(table)
@@ -309,9 +309,13 @@ def test_nanosecond_timestamps_are_scanned_as_numbers_and_floored_to_microsecond
     import pyarrow.parquet as pq
 
     from lakeshift.inspect.files import ListedFile
-    from lakeshift.inspect.footers import parquet_sub_micros, read_footer
+    from lakeshift.inspect.footers import parquet_leaves, parquet_sub_micros, read_footer
     from lakeshift.schema_map.parquet_reading import holds_unsigned
     from lakeshift.schema_map.spark_sql import scanned_sql
+
+    def _sub_micros(path: Any) -> bool | None:
+        parquet = pq.ParquetFile(path)
+        return parquet_sub_micros(parquet_leaves(parquet), parquet.metadata)
 
     stamps = pa.array([1_000, -500], pa.timestamp("ns"))
     table = pa.table({"t": stamps, "s": pa.array([{"u": 1, "t": 5_000}], pa.struct(
@@ -329,9 +333,9 @@ def test_nanosecond_timestamps_are_scanned_as_numbers_and_floored_to_microsecond
     ]  # fmt: skip
     assert info.sub_micros is True  # -500 ns
     pq.write_table(table.set_column(0, "t", pa.array([1_000, -1_000], pa.timestamp("ns"))), path)
-    assert parquet_sub_micros(pq.ParquetFile(path)) is False
+    assert _sub_micros(path) is False
     pq.write_table(table, path, write_statistics=False)
-    assert parquet_sub_micros(pq.ParquetFile(path)) is None  # unknown
+    assert _sub_micros(path) is None  # unknown
     sql = scanned_sql("t", parse_hive_type("timestamp"), parse_hive_type("bigint"), nulls=True)
     assert sql.startswith("timestamp_micros(") and "t div 1000" in sql
     hive, scanned = parse_hive_type(info.columns[1].type), parse_hive_type(info.scanned[1].type)

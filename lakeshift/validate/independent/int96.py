@@ -11,8 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakeshift.inspect.footers import int96_columns
+from lakeshift.inspect.footers import int96_columns, parquet_leaves
 from lakeshift.storage import filesystem_for
+from lakeshift.validate.independent.zones import timestamp_leaves
 
 
 def int96_finer(path: str, columns: list[str]) -> int:
@@ -21,7 +22,7 @@ def int96_finer(path: str, columns: list[str]) -> int:
     fs, local = filesystem_for(path)
     with fs.open_input_file(local) as handle:
         wide = pq.ParquetFile(handle, coerce_int96_timestamp_unit="us")
-        held = [c for c in int96_columns(wide) if c in columns]
+        held = [c for c in int96_columns(parquet_leaves(wide)) if c in columns]
         if not held:
             return 0
         micros = wide.read(columns=held)
@@ -34,23 +35,16 @@ def int96_finer(path: str, columns: list[str]) -> int:
 
 def _finer(nanos: pa.Array, micros: pa.Array) -> int:
     """``nanos`` and ``micros`` are one column read at both units (the same shape)."""
-    kind = nanos.type
-    if pa.types.is_timestamp(kind):
-        if not len(nanos):
-            return 0
+    found = 0
+    for n, m in zip(timestamp_leaves(nanos), timestamp_leaves(micros)):
+        if not len(n):
+            continue
         # pyarrow counts an INT96 (Julian day, nanoseconds of the day) as day * 86400e9 +
         # nanoseconds, which wraps past 2262, and at microseconds floors the nanoseconds of the
         # day: their difference, in the same wrapping arithmetic, is the nanoseconds past the
         # microsecond either way (0..999).
-        n = np.asarray(nanos.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
-        m = np.asarray(micros.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
+        wrapped = np.asarray(n.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
+        floored = np.asarray(m.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
         with np.errstate(over="ignore"):
-            rest = n - m * np.int64(1000)
-        return int(np.count_nonzero(rest))
-    if pa.types.is_struct(kind):
-        return sum(_finer(a, b) for a, b in zip(nanos.flatten(), micros.flatten()))
-    if pa.types.is_map(kind):
-        return _finer(nanos.keys, micros.keys) + _finer(nanos.items, micros.items)
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        return _finer(nanos.flatten(), micros.flatten())
-    return 0
+            found += int(np.count_nonzero(wrapped - floored * np.int64(1000)))
+    return found

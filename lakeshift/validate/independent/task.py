@@ -12,7 +12,13 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
-from lakeshift.inspect.footers import int64_timestamps, int96_columns, writer_zone, zone_legacy
+from lakeshift.inspect.footers import (
+    int64_timestamps,
+    int96_columns,
+    parquet_leaves,
+    writer_zone,
+    zone_legacy,
+)
 from lakeshift.schema_map.hive_semantics import int96_reading
 from lakeshift.schema_map.hive_types import (
     HiveType,
@@ -46,7 +52,12 @@ from lakeshift.validate.independent.orc_wide import read_orc_microseconds
 from lakeshift.validate.independent.parquet_values import built_values, hive_leaves
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
-from lakeshift.validate.independent.zones import has_timestamps, int96_shown, zoned
+from lakeshift.validate.independent.zones import (
+    has_timestamps,
+    int96_shown,
+    timestamp_leaves,
+    zoned,
+)
 
 PARTITION_COLUMN = "partitionpath"
 
@@ -104,7 +115,7 @@ def _read_file(task: FileTask) -> pa.Table:
             names = tuple(parquet.schema_arrow.names)
             columns = [names[i] for i in wanted if i < len(names)]
             table = parquet.read(columns=columns) if columns else None
-            if table is not None:  # unsigned integers, fixed-size binaries: as Hive takes them
+            if table is not None:  # Arrow-only types, unsigned integers, fixed-size binaries
                 table = hive_leaves(table, unsigned_nulls(task.hive_version))
             rows = parquet.metadata.num_rows
             meta = parquet.metadata
@@ -115,12 +126,11 @@ def _read_file(task: FileTask) -> pa.Table:
                 writer_zone(meta),
                 zone_legacy(meta),
             )
+            leaves = parquet_leaves(parquet)
             if shown_in is not None:
-                zoned_as = dict.fromkeys(
-                    int96_columns(parquet), (shown_in.zone, shown_in.java_util)
-                )
+                zoned_as = dict.fromkeys(int96_columns(leaves), (shown_in.zone, shown_in.java_util))
             if task.hive_version == "4" and task.hive_zone:  # LocalDateTime.ofInstant
-                utc = [name for name, _, adjusted in int64_timestamps(parquet) if adjusted]
+                utc = [name for name, _, adjusted in int64_timestamps(leaves) if adjusted]
                 zoned_as |= dict.fromkeys(utc, (task.hive_zone, False))
     if table is not None:
         table = _java_maps(table)
@@ -174,19 +184,12 @@ def finer_than_micros(table: pa.Table) -> int:
 
 
 def _finer(array: pa.Array) -> int:
-    kind = array.type
-    if pa.types.is_timestamp(kind):
-        if kind.unit != "ns" or not len(array):
-            return 0
-        nanos = np.asarray(array.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
-        return int(np.count_nonzero(nanos % 1000))
-    if pa.types.is_struct(kind):
-        return sum(_finer(child) for child in array.flatten())
-    if pa.types.is_map(kind):
-        return _finer(array.keys) + _finer(array.items)
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        return _finer(array.flatten())
-    return 0
+    found = 0
+    for stamps in timestamp_leaves(array):
+        if stamps.type.unit == "ns" and len(stamps):
+            raw = stamps.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+            found += int(np.count_nonzero(np.asarray(raw) % 1000))
+    return found
 
 
 _STRING_KINDS = ("string", "varchar", "char")
@@ -409,8 +412,8 @@ def file_fingerprint(task: FileTask) -> tuple[Fingerprint, int]:
     rows = len(columns[0].values) if columns else table.num_rows
     found = fingerprint([(c.values, c.hive) for c in columns], rows)
     finer = _finer_text(task, table, columns) + _finer_numbers(task, table, columns)
-    if task.format == "parquet":  # read at microseconds: INT96's nanoseconds read again
-        finer += int96_finer(task.path, table.column_names)
+    if task.format == "parquet" and any(has_timestamps(f.type) for f in table.schema):
+        finer += int96_finer(task.path, table.column_names)  # INT96: read again at nanoseconds
     return found, finer_than_micros(table) + finer
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
@@ -85,6 +85,22 @@ def int96_shown(array: pa.Array | pa.ChunkedArray, zone: str, java_util: bool) -
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     return _each_timestamp(array, lambda leaf: wall_clock(leaf, zone, java_util))
+
+
+def timestamp_leaves(array: pa.Array) -> Iterator[pa.Array]:
+    """The timestamp arrays inside ``array`` at any depth, in schema order: itself, a struct's
+    fields, a list's elements, a map's keys and items (values under a NULL parent included)."""
+    kind = array.type
+    if pa.types.is_timestamp(kind):
+        yield array
+    elif pa.types.is_struct(kind):
+        for child in array.flatten():
+            yield from timestamp_leaves(child)
+    elif pa.types.is_map(kind):
+        yield from timestamp_leaves(array.keys)
+        yield from timestamp_leaves(array.items)
+    elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        yield from timestamp_leaves(array.flatten())
 
 
 def _each_timestamp(array: pa.Array, leaf: Callable[[pa.Array], pa.Array]) -> pa.Array:
