@@ -46,6 +46,7 @@ from lakeshift.validate.model import (
     PartitionValidation,
     ValidationReport,
 )
+from lakeshift.validate.nanoseconds import finer_timestamps
 from lakeshift.validate.observed import observed_batches as _observed
 
 if TYPE_CHECKING:
@@ -154,7 +155,8 @@ def validate_table(
         with profiling.phase("checksums"):
             results = _checksums(spark, inventory, stored, fmt, target, journal, results, level)
         accept = settings.timestamp_precision == "truncate"
-        results = _finer_by_statistics(inventory, results, accept)
+        with profiling.phase("timestamps"):
+            results = _finer_by_scan(spark, inventory, stored, results, accept)
         if level == "independent":
             with profiling.phase("independent"):
                 results, independent_seconds = independent_check(
@@ -250,19 +252,25 @@ def _checksums(
     return results
 
 
-def _finer_by_statistics(
-    inventory: TableInventory, results: dict[str, PartitionValidation], accept: bool
+def _finer_by_scan(
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    results: dict[str, PartitionValidation],
+    accept: bool,
 ) -> dict[str, PartitionValidation]:
     """The checksum level reads timestamps as Spark does, in microseconds, so cannot see finer
-    digits: partitions whose ORC statistics show them differ (``truncated``)."""
+    digits: a scan that keeps them counts them (``finer_timestamps``), and partitions holding
+    any differ (``truncated``)."""
+    compared = [n for n, r in results.items() if r.status in (EQUAL, MISMATCH)]
+    if not compared:
+        return results
+    found = finer_timestamps(spark, inventory, mapping, compared)
     out = dict(results)
-    for p in inventory.partitions:
-        if p.name not in out or out[p.name].status not in (EQUAL, MISMATCH):
-            continue
-        files = sum(1 for f in p.files if f.sub_micros and not f.error)
-        if files:
-            found = f"the statistics of {files} file(s) show timestamps"
-            out[p.name] = truncated(out[p.name], found, accept)
+    for name, count in found.items():
+        out[name] = truncated(
+            out[name], f"a scan of the source counted {count:,} timestamp value(s)", accept
+        )
     return out
 
 

@@ -26,6 +26,8 @@ from tests.helpers.migration import EACH_FORMAT_EXTENDED, both_levels, migrate_a
 pytestmark = pytest.mark.slow
 
 BASE = 1_600_000_000_000_000_000  # 2020-09-13 12:26:40 UTC, in nanoseconds
+BASE_TIME = dt.datetime(2020, 9, 13, 12, 26, 40)
+ONE_US = dt.timedelta(microseconds=1)
 #: The partitions holding one value finer than a microsecond (and one that is not).
 FINE = (
     *("dt=fine", "dt=textfine", "dt=stringfine"),
@@ -43,6 +45,10 @@ def stamped(client: MetastoreClient, tables_root: Path) -> str:
     ids = pa.array([0, 1, 2], pa.int32())
     b.add_partition(["fine"], {"000000_0": pa.table({"i": ids, "ts": fine})})
     b.add_partition(["coarse"], {"000000_0": pa.table({"i": ids, "ts": coarse})})
+    # The file's minimum and maximum are whole microseconds: its statistics show nothing, as
+    # those of ORC writers before 1.6 (Hive 2.x and 3.1's) never do
+    middle = pa.array([BASE + 123_456_789, BASE, BASE + 999_000_000], pa.timestamp("ns"))
+    b.add_partition(["middle"], {"000000_0": pa.table({"i": ids, "ts": middle})})
     # Parquet INT96 (Hive's and Impala's timestamps) holds nanoseconds too, without statistics
     int96 = io.BytesIO()
     pq.write_table(pa.table({"i": ids, "ts": fine}), int96, use_deprecated_int96_timestamps=True)
@@ -83,7 +89,7 @@ def test_inspect_flags_files_whose_statistics_show_nanoseconds(
     inventory = inspect_table(client, stamped, settings)
     codes = {p.name: {a.code for a in p.anomalies} for p in inventory.partitions}
     assert "timestamp-nanoseconds" in codes["dt=fine"]
-    assert "timestamp-nanoseconds" not in codes["dt=coarse"]
+    assert "timestamp-nanoseconds" not in codes["dt=coarse"] | codes["dt=middle"]
 
 
 @pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
@@ -98,17 +104,17 @@ def test_both_levels_see_truncated_nanoseconds(
     target = f"{stamped}_{fmt}"
     journal_path = lakeshift_home / f"precision-{fmt}.sqlite"
     result, reports = both_levels(spark, client, settings, journal_path, stamped, target, fmt)
-    assert len(result.backfilled) == 9
+    assert len(result.backfilled) == 10
     for level, report in reports.items():
         by_name = {p.partition: p for p in report.partitions}
         assert by_name["dt=coarse"].status == by_name["dt=textcoarse"].status == EQUAL, level
-        # INT96 has no statistics: only the independent level, which reads it again at
-        # nanoseconds, sees them (README, "Timestamps finer than a microsecond")
-        int96 = by_name["dt=int96fine"]
-        if level == "independent":
-            assert int96.status == MISMATCH and "counted 1 timestamp value" in int96.detail
-        else:
-            assert int96.status == EQUAL, int96.detail
+        # Each level counts the values finer than a microsecond by its own scan: statistics
+        # show none in dt=middle, and INT96 has none (README, "Timestamps finer than a
+        # microsecond")
+        for name in ("dt=fine", "dt=middle", "dt=int96fine"):
+            fine = by_name[name]
+            assert fine.status == MISMATCH, (level, name, fine.detail)
+            assert "counted 1 timestamp value" in fine.detail, (level, name, fine.detail)
         for name in FINE:
             fine = by_name[name]
             assert fine.status == MISMATCH and "microsecond" in fine.detail, (level, name)
@@ -121,7 +127,7 @@ def test_both_levels_see_truncated_nanoseconds(
         assert not report.ok
     rows = read_lake(client, target).to_pylist()
     firsts = {r["ts"].replace(tzinfo=None) for r in rows if r["i"] == 0}
-    assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # nine partitions, cut alike
+    assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # ten partitions, cut alike
     numbers = {(r["dt"], r["i"]): r["ts"].replace(tzinfo=None) for r in rows if r["ts"]}
     for name in ("doublefine", "decimalfine", "numbertext"):  # a whole microsecond, kept
         assert numbers[(name, 1)] == dt.datetime(2020, 9, 13, 12, 26, 40, 1), name
@@ -145,7 +151,7 @@ def test_accepted_truncation_validates_and_says_so(
         "iceberg",
     )
     by_name = {p.partition: p for p in report.partitions}
-    for name in (*FINE, "dt=int96fine"):
+    for name in (*FINE, "dt=middle", "dt=int96fine"):
         fine = by_name[name]
         assert fine.status == EQUAL and "accepted" in fine.detail, (name, fine.detail)
     assert report.ok
@@ -167,6 +173,7 @@ NUMBERS = [
 #: a text partition whose map keys are ints: '01' repeats '1' once typed and 'x' reads NULL
 INT_KEYS = [*NUMBERS[:3], ("m", "map<int,timestamp>")]
 LONG = "1600000000.1234569999999999999999999999"  # 123456999 ns, exactly (decimalToTimestamp)
+STAMP = pa.timestamp("ns")
 
 
 @pytest.fixture(scope="module")
@@ -213,6 +220,21 @@ def nested_numbers(client: MetastoreClient, tables_root: Path) -> str:
         f"1\x01\\N\x01\\N\x01x\x03{fine}\n"
     )
     b.add_partition(["textkeys"], {"000000_0": keys.encode()}, fmt="text", columns=INT_KEYS)
+    # The table's own types, timestamps at every depth: four finer than a microsecond (s.a,
+    # arr[1] and m['k'] of row 0, m['x'] of row 1), in ORC and in Parquet INT96
+    stamps = pa.table({
+        "i": pa.array([0, 1, 2], pa.int32()),
+        "s": pa.array([{"a": BASE + 123_456_789, "b": 0, "t": BASE}, None,
+                       {"a": None, "b": 1, "t": BASE + 1_000}],
+                      pa.struct([("a", STAMP), ("b", pa.int32()), ("t", STAMP)])),
+        "arr": pa.array([[BASE + 1_000, BASE + 7], None, [None]], pa.list_(STAMP)),
+        "m": pa.array([[("k", BASE + 5), ("j", BASE)], [("x", BASE + 999)], None],
+                      pa.map_(pa.string(), STAMP)),
+    })  # fmt: skip
+    b.add_partition(["orcstamps"], {"000000_0": stamps})
+    int96 = io.BytesIO()
+    pq.write_table(stamps, int96, use_deprecated_int96_timestamps=True)
+    b.add_partition(["int96stamps"], {"000000_0": int96.getvalue()}, fmt="parquet")
     return f"{b.db}.{b.name}"
 
 
@@ -232,7 +254,7 @@ def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
     result, reports = both_levels(
         spark, client, settings, journal_path, nested_numbers, target, fmt
     )
-    assert len(result.backfilled) == 4
+    assert len(result.backfilled) == 6
     checksum, independent = reports["checksum"], reports["independent"]
     for report, says in ((checksum, "4 value(s) read as timestamps"),
                          (independent, "counted 4 timestamp value")):  # fmt: skip
@@ -243,6 +265,10 @@ def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
             assert says in by_name[name].detail, (name, by_name[name].detail)
         keys = by_name["dt=textkeys"]  # the dropped keys' values are not counted
         assert keys.status == MISMATCH and says.replace("4", "1") in keys.detail, keys.detail
+        for name in ("dt=orcstamps", "dt=int96stamps"):  # each level's own scan counts them
+            stamps = by_name[name]
+            assert stamps.status == MISMATCH, (name, stamps.detail)
+            assert "counted 4 timestamp value" in stamps.detail, (name, stamps.detail)
     rows = {(r["dt"], r["i"]): r for r in read_lake(client, target).to_pylist()}
     cut = dt.datetime(2020, 9, 13, 12, 26, 40, 123456)
     for name in ("orcfine", "textfine"):
@@ -250,6 +276,10 @@ def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
         assert row["s"]["a"].replace(tzinfo=None) == cut, name
         assert row["arr"][0].replace(tzinfo=None) == cut, name  # 123456999 ns, cut
         assert row["s"]["t"].replace(tzinfo=None) == cut, name
+    for name in ("orcstamps", "int96stamps"):
+        row = rows[(name, 0)]
+        assert row["s"]["a"].replace(tzinfo=None) == cut, name
+        assert [v.replace(tzinfo=None) for v in row["arr"]] == [BASE_TIME + ONE_US, BASE_TIME], name
     shown = {k: v.replace(tzinfo=None) for k, v in rows[("textkeys", 0)]["m"]}
     assert shown == {"1": cut, "2": cut}  # '01' and 'x' dropped, as Hive shows the map
     assert not rows[("textkeys", 1)]["m"]
