@@ -273,7 +273,7 @@ def parquet_sub_micros(leaves: list[Leaf], meta: pq.FileMetaData) -> bool | None
     """Whether a Parquet file's statistics show a nanosecond ``INT64`` timestamp finer than a
     microsecond (a row group's minimum or maximum), as ``orc_tail`` reads ORC's: None where
     such a column has no statistics, False where the file holds none. (``INT96`` columns have
-    no statistics Parquet defines: their nanoseconds only the independent level sees.) Of the
+    no statistics Parquet defines: validation counts their nanoseconds by reading them.) Of the
     file's ``parquet_leaves`` and its metadata."""
     facts = {leaf.number: _int64_timestamp(leaf) for leaf in leaves}
     nanos = [number for number, held in facts.items() if held and held[0] == "nanos"]

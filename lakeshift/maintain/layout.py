@@ -13,14 +13,14 @@ from __future__ import annotations
 import logging
 import posixpath
 from abc import ABC, abstractmethod
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.formats import TargetFormat
 from lakeshift.formats.delta.types import physical_name
 from lakeshift.metastore.partition_names import partition_name
-from lakeshift.platform.spark import session_settings
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
 from lakeshift.storage import Store
 
@@ -189,18 +189,27 @@ def _file_partition(store: Store, path: str, column: str) -> str | None:
     return str(found.pop()) if len(found) == 1 else None
 
 
-def _packed_reads(spark: SparkSession, target_file_size: int) -> AbstractContextManager[None]:
+@contextmanager
+def _packed_reads(spark: SparkSession, target_file_size: int) -> Iterator[None]:
     """Read small files into as few tasks as the target size allows while rewriting: each task
     writes one file per partition it holds, so tasks of one file each would write the small
-    files again."""
-    return session_settings(
-        spark,
-        {
-            "spark.sql.files.maxPartitionBytes": str(target_file_size),
-            "spark.sql.files.openCostInBytes": "1",
-            "spark.sql.files.minPartitionNum": "1",
-        },
-    )
+    files again. (Session settings: a bulk run's other tables are briefly affected too.)"""
+    settings = {
+        "spark.sql.files.maxPartitionBytes": str(target_file_size),
+        "spark.sql.files.openCostInBytes": "1",
+        "spark.sql.files.minPartitionNum": "1",
+    }
+    before: dict[str, str | None] = {k: spark.conf.get(k, None) for k in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, previous in before.items():
+            if previous is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, previous)
 
 
 class HudiLayout(TableLayout):

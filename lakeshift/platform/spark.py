@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import shlex
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -216,20 +215,3 @@ def create_spark_session(
         parallelism = max(32, 4 * session.sparkContext.defaultParallelism)
         session.conf.set(LISTING_PARALLELISM, str(parallelism))
     return session
-
-
-@contextmanager
-def session_settings(spark: SparkSession, settings: Mapping[str, str]) -> Iterator[None]:
-    """SQL settings for the queries run inside the block, restored after it. (Session
-    settings: a bulk run's other tables, which run one at a time, are not affected.)"""
-    before: dict[str, str | None] = {k: spark.conf.get(k, None) for k in settings}
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        for key, previous in before.items():
-            if previous is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, previous)

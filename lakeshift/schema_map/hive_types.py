@@ -442,6 +442,11 @@ def zone_dependence(
     return None
 
 
+def holds_kind(hive: HiveType, *kinds: str) -> bool:
+    """Whether ``hive`` or a type at any depth inside it is of one of ``kinds``."""
+    return hive.kind in kinds or any(holds_kind(t, *kinds) for _, t in hive.fields)
+
+
 def counts_instants(table: HiveType) -> bool:
     """Whether the table reads a timestamp as a number (its instant: Hive 2's ``getDouble``,
     ``getTime``), so a number read as the partition's timestamp keeps its instant and must

@@ -24,6 +24,7 @@ from lakeshift.schema_map.hive_types import (
     SECONDS_COUNTED,
     HiveType,
     field_index,
+    holds_kind,
     keys_may_merge,
     zone_rule,
 )
@@ -91,11 +92,6 @@ def spark_type(hive: HiveType, *, physical: bool = False) -> str:
         inner = ",".join(f"{quote(n)}:{spark_type(t, physical=physical)}" for n, t in hive.fields)
         return f"STRUCT<{inner}>"
     raise SchemaMappingError(f"Hive type {hive} has no Spark equivalent")
-
-
-def _holds(hive: HiveType, *kinds: str) -> bool:
-    """Whether ``hive`` or a type at any depth inside it is of one of ``kinds``."""
-    return hive.kind in kinds or any(_holds(t, *kinds) for _, t in hive.fields)
 
 
 _INTEGRAL = INTEGER_BITS
@@ -732,8 +728,8 @@ def convert(
             return zone_wall_clock(zone_instant(converted, zone), zone)
         return converted
     if src == dst and not (
-        (src_physical and _holds(src, "timestamp"))
-        or (hybrid_labels and _holds(src, "date", "timestamp"))
+        (src_physical and holds_kind(src, "timestamp"))
+        or (hybrid_labels and holds_kind(src, "date", "timestamp"))
     ):
         return expr
     kwargs: dict[str, Any] = {
@@ -837,7 +833,7 @@ def java_maps(expr: str, hive: HiveType) -> str:
     ``MapTreeReader`` alike). Such files come from other writers than Hive's (Spark's builders
     refuse a repeated key). ``expr`` itself where ``hive`` holds no map; a map without a
     repeated key is kept as read (one ``array_distinct`` to find out, none under 2 entries)."""
-    if not _holds(hive, "map"):
+    if not holds_kind(hive, "map"):
         return expr
     if hive.kind in ("struct", "array"):
         return nested_sql(expr, hive, java_maps)
@@ -852,7 +848,7 @@ def java_maps(expr: str, hive: HiveType) -> str:
     )
     distinct = f"size({expr}) < 2 OR size(array_distinct({probe})) = size({expr})"
     deduped = f"IF({distinct}, {expr}, map_from_entries({kept}))"
-    if not _holds(value, "map"):
+    if not holds_kind(value, "map"):
         return deduped
     return f"transform_values({deduped}, (jk{n}, jv{n}) -> {java_maps(f'jv{n}', value)})"
 
@@ -889,7 +885,7 @@ def each_timestamp(expr: str, hive: HiveType, leaf: Callable[[str], str]) -> str
     reader)."""
     if hive.kind == "timestamp":
         return leaf(expr)
-    if not _holds(hive, "timestamp"):
+    if not holds_kind(hive, "timestamp"):
         return expr
     return nested_sql(expr, hive, lambda e, kind: each_timestamp(e, kind, leaf))
 

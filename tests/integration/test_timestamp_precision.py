@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pyorc
 import pytest
 
 from lakeshift.config import Settings
@@ -35,6 +36,26 @@ FINE = (
 )
 
 
+def _wide_orc() -> bytes:
+    class Nanos(pyorc.converters.ORCConverter):  # (seconds, nanoseconds) written as given
+        @staticmethod
+        def to_orc(value: tuple[int, int], timezone: object) -> tuple[int, int]:
+            return value
+
+        @staticmethod
+        def from_orc(*args: object) -> object:
+            raise NotImplementedError
+
+    year_3000 = 32_503_680_000  # 3000-01-01 00:00:00 UTC, in seconds
+    out = io.BytesIO()
+    converters = {pyorc.TypeKind.TIMESTAMP: Nanos}
+    with pyorc.Writer(out, "struct<i:int,ts:timestamp>", converters=converters) as writer:
+        writer.write((0, (BASE // 10**9, 123_456_789)))
+        writer.write((1, (year_3000, 5)))
+        writer.write((2, None))
+    return out.getvalue()
+
+
 @pytest.fixture(scope="module")
 def stamped(client: MetastoreClient, tables_root: Path) -> str:
     b = HiveTableBuilder(
@@ -49,6 +70,9 @@ def stamped(client: MetastoreClient, tables_root: Path) -> str:
     # those of ORC writers before 1.6 (Hive 2.x and 3.1's) never do
     middle = pa.array([BASE + 123_456_789, BASE, BASE + 999_000_000], pa.timestamp("ns"))
     b.add_partition(["middle"], {"000000_0": pa.table({"i": ids, "ts": middle})})
+    # A timestamp past 2262 leaves pyarrow unable to read the file at nanoseconds: pyorc counts
+    # it value by value (two finer than a microsecond: .123456789 and year 3000's 5 ns)
+    b.add_partition(["widefine"], {"000000_0": _wide_orc()})
     # Parquet INT96 (Hive's and Impala's timestamps) holds nanoseconds too, without statistics
     int96 = io.BytesIO()
     pq.write_table(pa.table({"i": ids, "ts": fine}), int96, use_deprecated_int96_timestamps=True)
@@ -104,17 +128,18 @@ def test_both_levels_see_truncated_nanoseconds(
     target = f"{stamped}_{fmt}"
     journal_path = lakeshift_home / f"precision-{fmt}.sqlite"
     result, reports = both_levels(spark, client, settings, journal_path, stamped, target, fmt)
-    assert len(result.backfilled) == 10
+    assert len(result.backfilled) == 11
     for level, report in reports.items():
         by_name = {p.partition: p for p in report.partitions}
         assert by_name["dt=coarse"].status == by_name["dt=textcoarse"].status == EQUAL, level
         # Each level counts the values finer than a microsecond by its own scan: statistics
         # show none in dt=middle, and INT96 has none (README, "Timestamps finer than a
         # microsecond")
-        for name in ("dt=fine", "dt=middle", "dt=int96fine"):
+        for name, counted in (("dt=fine", 1), ("dt=middle", 1), ("dt=int96fine", 1),
+                              ("dt=widefine", 2)):  # fmt: skip
             fine = by_name[name]
             assert fine.status == MISMATCH, (level, name, fine.detail)
-            assert "counted 1 timestamp value" in fine.detail, (level, name, fine.detail)
+            assert f"counted {counted} timestamp value" in fine.detail, (level, name, fine.detail)
         for name in FINE:
             fine = by_name[name]
             assert fine.status == MISMATCH and "microsecond" in fine.detail, (level, name)
@@ -127,8 +152,9 @@ def test_both_levels_see_truncated_nanoseconds(
         assert not report.ok
     rows = read_lake(client, target).to_pylist()
     firsts = {r["ts"].replace(tzinfo=None) for r in rows if r["i"] == 0}
-    assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # ten partitions, cut alike
+    assert firsts == {dt.datetime(2020, 9, 13, 12, 26, 40, 123456)}  # eleven partitions, cut alike
     numbers = {(r["dt"], r["i"]): r["ts"].replace(tzinfo=None) for r in rows if r["ts"]}
+    assert numbers[("widefine", 1)] == dt.datetime(3000, 1, 1)  # 5 ns, cut
     for name in ("doublefine", "decimalfine", "numbertext"):  # a whole microsecond, kept
         assert numbers[(name, 1)] == dt.datetime(2020, 9, 13, 12, 26, 40, 1), name
 
@@ -151,7 +177,7 @@ def test_accepted_truncation_validates_and_says_so(
         "iceberg",
     )
     by_name = {p.partition: p for p in report.partitions}
-    for name in (*FINE, "dt=middle", "dt=int96fine"):
+    for name in (*FINE, "dt=middle", "dt=int96fine", "dt=widefine"):
         fine = by_name[name]
         assert fine.status == EQUAL and "accepted" in fine.detail, (name, fine.detail)
     assert report.ok
@@ -283,3 +309,37 @@ def test_numbers_inside_structs_arrays_and_maps_are_counted_at_both_levels(
     shown = {k: v.replace(tzinfo=None) for k, v in rows[("textkeys", 0)]["m"]}
     assert shown == {"1": cut, "2": cut}  # '01' and 'x' dropped, as Hive shows the map
     assert not rows[("textkeys", 1)]["m"]
+
+
+@pytest.fixture(scope="module")
+def stamps_as_text(client: MetastoreClient, tables_root: Path) -> str:
+    """An ORC file's timestamp column that the table (and partition) declares a string."""
+    b = HiveTableBuilder(
+        client, tables_root, "precision", unique_name("s"), [("i", "int"), ("ts", "string")]
+    )
+    fine = pa.array([BASE + 123_456_789, None], pa.timestamp("ns"))
+    b.add_partition(
+        ["fine"], {"000000_0": pa.table({"i": pa.array([0, 1], pa.int32()), "ts": fine})}
+    )
+    return f"{b.db}.{b.name}"
+
+
+def test_a_timestamp_the_table_reads_as_text_is_counted_too(
+    stamps_as_text: str,
+    client: MetastoreClient,
+    settings: Settings,
+    spark: Any,
+    lakeshift_home: Path,
+) -> None:
+    """Hive shows the file's nine digits in the text (ORC 1.3-1.5's conversion, and Hive's
+    converter, print a java.sql.Timestamp), lakeshift's readers take the timestamp in
+    microseconds first: the text is cut, and both levels count the value."""
+    target = f"{stamps_as_text}_iceberg"
+    journal = lakeshift_home / "precision-text.sqlite"
+    _, reports = both_levels(spark, client, settings, journal, stamps_as_text, target, "iceberg")
+    for level, report in reports.items():
+        (fine,) = report.partitions
+        assert fine.status == MISMATCH, (level, fine.detail)
+        assert "counted 1 timestamp value" in fine.detail, (level, fine.detail)
+    (text,) = {r["ts"] for r in read_lake(client, target).to_pylist() if r["i"] == 0}
+    assert text == "2020-09-13 12:26:40.123456"

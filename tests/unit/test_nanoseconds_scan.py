@@ -1,22 +1,25 @@
-"""Which columns the checksum level's nanosecond scan asks Spark for, and as what
-(``validate.nanoseconds``; the counting itself runs in Spark: tests/integration/
-test_timestamp_precision.py)."""
+"""Which columns of which files the checksum level reads again for timestamps finer than a
+microsecond (``validate.nanoseconds``; the counting runs in Spark tasks:
+tests/integration/test_timestamp_precision.py), and the counting of ORC files pyarrow cannot
+read at nanoseconds."""
 
 from __future__ import annotations
 
+import datetime as dt
+import io
+
+import pyorc
+
 from lakeshift.inspect.model import Column, FileInfo
-from lakeshift.validate.nanoseconds import _asked
+from lakeshift.validate.independent.orc_wide import finer_in_wide_orc
+from lakeshift.validate.nanoseconds import file_columns
 
 
 def _file(fmt: str, columns: list[tuple[str, str]], **kwargs: object) -> FileInfo:
     return FileInfo("000000_0", 1, 1, fmt, tuple(Column(n, t) for n, t in columns), 3, **kwargs)  # type: ignore[arg-type]
 
 
-def _types(info: FileInfo, read: set[str]) -> dict[str, str]:
-    return {name: str(kind) for name, kind, _ in _asked(info, read)}
-
-
-def test_orc_timestamps_are_asked_for_as_decimal_seconds_at_any_depth() -> None:
+def test_orc_columns_holding_a_timestamp_at_any_depth_that_the_table_reads() -> None:
     info = _file(
         "orc",
         [
@@ -27,48 +30,67 @@ def test_orc_timestamps_are_asked_for_as_decimal_seconds_at_any_depth() -> None:
             ("d", "date"),
         ],
     )
-    assert _types(info, {"i", "ts", "s", "m", "d"}) == {
-        "ts": "decimal(38,9)",
-        "s": "struct<a:decimal(38,9),b:int>",
-        "m": "map<string,array<decimal(38,9)>>",
-    }
-    # only the columns the table reads
-    assert _types(info, {"i", "s"}) == {"s": "struct<a:decimal(38,9),b:int>"}
+    assert file_columns(info, {"i", "ts", "s", "m", "d"}) == (("ts", "s", "m"), ())
+    assert file_columns(info, {"i", "s"}) == (("s",), ())  # only the columns read
+    assert file_columns(info, {"i", "d"}) is None
 
 
-def test_parquet_int96_as_bytes_int64_nanoseconds_as_counts_and_micros_not_at_all() -> None:
+def test_parquet_int96_and_int64_nanoseconds_but_not_micros() -> None:
     info = _file(
         "parquet",
-        [
-            ("old", "struct<t:timestamp,n:int>"),
-            ("nanos", "struct<t:timestamp,u:timestamp,x:bigint>"),
-            ("micros", "timestamp"),
-        ],
+        [("old", "struct<t:timestamp,n:int>"), ("nanos", "timestamp"), ("micros", "timestamp")],
         int96=("old",),
-        # nanos.t is nanoseconds (scanned as its count), nanos.u microseconds
-        scanned=(Column("nanos", "struct<t:bigint,u:timestamp,x:bigint>"),),
-        int64_timestamps=(("nanos", "ns", False), ("micros", "us", False)),
+        int64_timestamps=(("nanos", "nanos", False), ("micros", "micros", False)),
     )
-    asked = {
-        name: (str(kind), count) for name, kind, count in _asked(info, {"old", "nanos", "micros"})
-    }
-    assert asked["old"][0] == "struct<t:binary,n:int>"
-    assert asked["nanos"][0] == "struct<t:bigint,u:timestamp,x:bigint>"
-    assert "micros" not in asked
-    # the count reads the nanosecond leaf only, not the bigint beside it
-    assert "`nanos`.`t` % 1000" in asked["nanos"][1] and "`x`" not in asked["nanos"][1]
+    assert file_columns(info, {"old", "nanos", "micros"}) == (("old", "nanos"), ("old",))
 
 
-def test_a_column_holding_int96_and_int64_timestamps_is_not_asked_as_bytes() -> None:
+def test_a_column_of_int96_and_int64_timestamps_is_read_once() -> None:
     info = _file(
         "parquet",
         [("mixed", "struct<a:timestamp,b:timestamp>")],
         int96=("mixed",),
-        int64_timestamps=(("mixed", "us", False),),
+        int64_timestamps=(("mixed", "nanos", False),),
     )
-    assert _asked(info, {"mixed"}) == []
+    assert file_columns(info, {"mixed"}) == (("mixed",), ())
 
 
-def test_unreadable_files_and_text_are_not_scanned() -> None:
-    assert _asked(_file("orc", [("ts", "timestamp")], error="corrupt"), {"ts"}) == []
-    assert _asked(_file("text", [("ts", "timestamp")]), {"ts"}) == []
+def test_unreadable_files_are_not_counted() -> None:
+    assert file_columns(_file("orc", [("ts", "timestamp")], error="corrupt"), {"ts"}) is None
+
+
+def test_wide_orc_timestamps_are_counted_value_by_value_at_any_depth() -> None:
+    """Year 3000 (and 1494) is outside pyarrow's nanosecond range; pyorc hands each value's
+    seconds and nanoseconds over. Five values hold digits past a microsecond: ts of row 0,
+    a[1] and both map keys of row 1, s.t of row 2 (map keys finer alike stay two)."""
+    schema = "struct<ts:timestamp,s:struct<t:timestamp>,a:array<timestamp>,m:map<timestamp,int>>"
+    late = dt.datetime(3000, 1, 1)
+    buffer = io.BytesIO()
+
+    class Nanos(pyorc.converters.ORCConverter):  # (seconds, nanoseconds) as given
+        @staticmethod
+        def to_orc(value: tuple[int, int], timezone: object) -> tuple[int, int]:
+            return value
+
+        @staticmethod
+        def from_orc(*args: object) -> object:
+            raise NotImplementedError
+
+    seconds = int((late - dt.datetime(1970, 1, 1)).total_seconds())
+    with pyorc.Writer(
+        buffer,
+        schema,
+        converters={pyorc.TypeKind.TIMESTAMP: Nanos},
+        struct_repr=pyorc.StructRepr.DICT,
+    ) as writer:
+        writer.write({"ts": (seconds, 123_456_789), "s": {"t": (seconds, 0)}, "a": [], "m": {}})
+        writer.write(
+            {
+                "ts": (seconds, 1_000),
+                "s": None,
+                "a": [(seconds, 0), (seconds, 7)],
+                "m": {(seconds, 5): 1, (seconds + 1, 5): 2},
+            }
+        )
+        writer.write({"ts": None, "s": {"t": (-15_000_000_000, 999_999_999)}, "a": None, "m": None})
+    assert finer_in_wide_orc(buffer, ["ts", "s", "a", "m"], "mem.orc") == 5

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.orc as orc
@@ -48,11 +47,12 @@ from lakeshift.validate.independent.convert import (
     repeat,
 )
 from lakeshift.validate.independent.int96 import int96_finer
-from lakeshift.validate.independent.orc_wide import read_orc_microseconds
+from lakeshift.validate.independent.orc_wide import finer_in_wide_orc, read_orc_microseconds
 from lakeshift.validate.independent.parquet_values import built_values, hive_leaves
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
 from lakeshift.validate.independent.zones import (
+    finer_than_micros,
     has_timestamps,
     int96_shown,
     timestamp_leaves,
@@ -175,21 +175,6 @@ def _read_orc(reader: orc.ORCFile, handle: Any, columns: list[str], path: str) -
             raise
         # A timestamp outside pyarrow's nanosecond range: the whole file through pyorc.
         return read_orc_microseconds(handle, columns, reader.schema, path)
-
-
-def finer_than_micros(table: pa.Table) -> int:
-    """Timestamp values, at any depth, with digits below a microsecond (pyarrow reads ORC
-    timestamps in nanoseconds; the targets keep microseconds)."""
-    return sum(_finer(column.combine_chunks()) for column in table.columns)
-
-
-def _finer(array: pa.Array) -> int:
-    found = 0
-    for stamps in timestamp_leaves(array):
-        if stamps.type.unit == "ns" and len(stamps):
-            raw = stamps.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-            found += int(np.count_nonzero(np.asarray(raw) % 1000))
-    return found
 
 
 _STRING_KINDS = ("string", "varchar", "char")
@@ -414,7 +399,18 @@ def file_fingerprint(task: FileTask) -> tuple[Fingerprint, int]:
     finer = _finer_text(task, table, columns) + _finer_numbers(task, table, columns)
     if task.format == "parquet" and any(has_timestamps(f.type) for f in table.schema):
         finer += int96_finer(task.path, table.column_names)  # INT96: read again at nanoseconds
+    if task.format == "orc" and _wide(table):  # read at microseconds by pyorc: count there
+        fs, path = filesystem_for(task.path)
+        with fs.open_input_file(path) as handle:
+            return found, finer_in_wide_orc(handle, table.column_names, task.path) + finer
     return found, finer_than_micros(table) + finer
+
+
+def _wide(table: pa.Table) -> bool:
+    """Whether an ORC file's timestamps were read at microseconds (``read_orc_microseconds``:
+    outside pyarrow's nanosecond range)."""
+    leaves = (s for c in table.columns for s in timestamp_leaves(c.combine_chunks()))
+    return any(s.type.unit != "ns" for s in leaves)
 
 
 def file_rows(task: FileTask) -> pa.Table:

@@ -103,6 +103,21 @@ def timestamp_leaves(array: pa.Array) -> Iterator[pa.Array]:
         yield from timestamp_leaves(array.flatten())
 
 
+def finer_than_micros(table: pa.Table) -> int:
+    """Timestamp values, at any depth, with digits below a microsecond (pyarrow reads ORC
+    timestamps in nanoseconds; the targets keep microseconds)."""
+    return sum(_finer(column.combine_chunks()) for column in table.columns)
+
+
+def _finer(array: pa.Array) -> int:
+    found = 0
+    for stamps in timestamp_leaves(array):
+        if stamps.type.unit == "ns" and len(stamps):
+            raw = stamps.view(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+            found += int(np.count_nonzero(np.asarray(raw) % 1000))
+    return found
+
+
 def _each_timestamp(array: pa.Array, leaf: Callable[[pa.Array], pa.Array]) -> pa.Array:
     """``array`` with ``leaf`` applied to its timestamps at any depth."""
     kind = array.type
