@@ -13,7 +13,7 @@ STALE = "stale"  # the source changed since the backfill: never reported as equa
 MISSING = "missing"  # source rows, no target rows / never backfilled
 EXTRA = "extra"  # target partition with no source partition
 NOT_MIGRATED = "not-migrated"  # refused by the inspector
-NOT_PROVEN = "not-proven"  # level independent: the second reader could not read the source
+NOT_PROVEN = "not-proven"  # a reader could not read the source (independent; timestamp count)
 # independent: + a second reader (Arrow, in Spark tasks) that must agree with both sides
 LEVELS = ("count", "checksum", "deep", "independent")
 

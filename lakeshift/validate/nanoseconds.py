@@ -4,8 +4,8 @@ Spark reads a timestamp in microseconds, as the targets hold it, so the checksum
 scans cannot see the digits Hive shows past a microsecond. Footer statistics cannot either:
 they give only a column's minimum and maximum, ORC writers before 1.6 (Hive 2.x and 3.1 ship
 1.3-1.5) record them to the millisecond, and Parquet keeps none for ``INT96``. So each ORC and
-Parquet file's timestamp columns are read again, with pyarrow inside Spark tasks (one task per
-few files, as the independent reader runs), at nanoseconds:
+Parquet file's timestamp columns are read again, with pyarrow inside Spark tasks (one per
+core, as the independent reader runs), at nanoseconds:
 
 - ORC at nanoseconds (pyorc, value by value, for a file with a timestamp outside
   1677..2262, which pyarrow cannot hold at nanoseconds: ``orc_wide.finer_in_wide_orc``);
@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
-from lakeshift.errors import in_task
+from lakeshift.errors import LakeshiftError, in_task
 from lakeshift.inspect.model import FileInfo, TableInventory
 from lakeshift.schema_map.hive_types import holds_kind, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
@@ -43,7 +43,7 @@ from lakeshift.validate.independent.zones import finer_than_micros
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-_COUNTS_DDL = "partition STRING, finer BIGINT"
+_COUNTS_DDL = "partition STRING, finer BIGINT, error STRING"
 
 
 @dataclass(frozen=True)
@@ -62,19 +62,24 @@ def finer_timestamps(
     inventory: TableInventory,
     mapping: FieldMapping,
     partitions: list[str],
-) -> dict[str, int]:
+) -> tuple[dict[str, int], dict[str, str]]:
     """Partition -> timestamp values (non-zero counts) in the columns ``mapping`` reads from
-    its ORC and Parquet files that hold digits past a microsecond."""
+    its ORC and Parquet files that hold digits past a microsecond; and partition -> why a file
+    of it could not be read (its count is unknown)."""
     files = counted_files(inventory, mapping, partitions)
     if not files:
-        return {}
-    slices = max(1, min(len(files), spark.sparkContext.defaultParallelism * 2))
+        return {}, {}
+    # one task per core: each task costs a Python worker, and most files are read in a blink
+    slices = max(1, min(len(files), spark.sparkContext.defaultParallelism))
     rows = spark.range(0, len(files), 1, slices).mapInArrow(_counting(files), _COUNTS_DDL)
     found: dict[str, int] = {}
-    for partition, finer in rows.collect():
-        if finer:
+    unread: dict[str, str] = {}
+    for partition, finer, error in rows.collect():
+        if error is not None:
+            unread.setdefault(partition, error)
+        elif finer:
             found[partition] = found.get(partition, 0) + int(finer)
-    return found
+    return found, unread
 
 
 def counted_files(
@@ -130,12 +135,24 @@ def _counting(
 ) -> Callable[[Iterable[pa.RecordBatch]], Iterable[pa.RecordBatch]]:
     @in_task
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
+        for batch in batches:  # one row per file, one batch out per batch in
+            partitions, counts, errors = [], [], []
             for index in batch.column(0).to_pylist():
                 file = files[index]
-                yield pa.RecordBatch.from_pydict(
-                    {"partition": [file.partition], "finer": pa.array([count(file)], pa.int64())}
-                )
+                try:
+                    found, error = count(file), None
+                except (LakeshiftError, OSError, pa.ArrowException) as e:  # go on: one unknown
+                    found, error = 0, f"{file.path}: {e}"
+                partitions.append(file.partition)
+                counts.append(found)
+                errors.append(error)
+            yield pa.RecordBatch.from_pydict(
+                {
+                    "partition": pa.array(partitions, pa.string()),
+                    "finer": pa.array(counts, pa.int64()),
+                    "error": pa.array(errors, pa.string()),
+                }
+            )
 
     return run
 

@@ -42,6 +42,7 @@ from lakeshift.validate.model import (
     MISMATCH,
     MISSING,
     NOT_MIGRATED,
+    NOT_PROVEN,
     STALE,
     PartitionValidation,
     ValidationReport,
@@ -260,16 +261,24 @@ def _finer_by_scan(
     accept: bool,
 ) -> dict[str, PartitionValidation]:
     """The checksum level reads timestamps as Spark does, in microseconds, so cannot see finer
-    digits: a scan that keeps them counts them (``finer_timestamps``), and partitions holding
-    any differ (``truncated``)."""
+    digits: the source's timestamps are read again at nanoseconds (``finer_timestamps``), and
+    partitions holding any differ (``truncated``); a partition whose file could not be read
+    again is not proven equal."""
     compared = [n for n, r in results.items() if r.status in (EQUAL, MISMATCH)]
     if not compared:
         return results
-    found = finer_timestamps(spark, inventory, mapping, compared)
+    found, unread = finer_timestamps(spark, inventory, mapping, compared)
     out = dict(results)
     for name, count in found.items():
-        out[name] = truncated(
-            out[name], f"a scan of the source counted {count:,} timestamp value(s)", accept
+        counted = f"a scan of the source counted {count:,} timestamp value(s)"
+        out[name] = truncated(out[name], counted, accept)
+    for name, why in unread.items():
+        result = out[name]
+        said = f"its timestamps could not be read again at nanoseconds: {why}"
+        out[name] = replace(
+            result,
+            status=NOT_PROVEN if result.status == EQUAL else result.status,
+            detail="; ".join(d for d in (result.detail, f"not proven: {said}") if d),
         )
     return out
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+from pathlib import Path
 
+import pyarrow as pa
 import pyorc
 
 from lakeshift.inspect.model import Column, FileInfo
 from lakeshift.validate.independent.orc_wide import finer_in_wide_orc
-from lakeshift.validate.nanoseconds import file_columns
+from lakeshift.validate.nanoseconds import FileCount, _counting, file_columns
 
 
 def _file(fmt: str, columns: list[tuple[str, str]], **kwargs: object) -> FileInfo:
@@ -94,3 +96,11 @@ def test_wide_orc_timestamps_are_counted_value_by_value_at_any_depth() -> None:
         )
         writer.write({"ts": None, "s": {"t": (-15_000_000_000, 999_999_999)}, "a": None, "m": None})
     assert finer_in_wide_orc(buffer, ["ts", "s", "a", "m"], "mem.orc") == 5
+
+
+def test_a_file_that_cannot_be_read_again_is_reported_not_counted(tmp_path: Path) -> None:
+    gone = FileCount("dt=1", str(tmp_path / "000000_0"), "orc", ("ts",))
+    batch = pa.record_batch([pa.array([0], pa.int64())], names=["id"])
+    (row,) = [r for out in _counting([gone])([batch]) for r in out.to_pylist()]
+    assert row["partition"] == "dt=1" and row["finer"] == 0
+    assert row["error"].startswith(str(tmp_path / "000000_0"))
