@@ -177,7 +177,7 @@ def _names(names: list[str]) -> str:
 
 def _raise_unless_ok(report: ValidationReport) -> None:
     """Exit 4 when the target differs; exit 3 when partitions were only held back (refused) or
-    not proven (the independent reader could not read them)."""
+    not proven (a reader could not read their source)."""
     if report.ok:
         return
     bad = report.differences
@@ -190,8 +190,8 @@ def _raise_unless_ok(report: ValidationReport) -> None:
         )
     if unproven:
         notes.append(
-            f"{len(unproven)} partition(s) not proven (the independent reader cannot read "
-            f"their source; see each partition's detail): {_names(unproven)}"
+            f"{len(unproven)} partition(s) not proven (a file of their source could not be "
+            f"read; see each partition's detail): {_names(unproven)}"
         )
     held_text = "; ".join(notes)
     if bad or report.table_problems:
