@@ -13,7 +13,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pyorc
 import pytest
 
 from lakeshift.config import Settings
@@ -23,6 +22,7 @@ from lakeshift.validate.model import EQUAL, MISMATCH
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
 from tests.helpers.migration import EACH_FORMAT_EXTENDED, both_levels, migrate_and_validate
+from tests.helpers.orc_nanos import orc_with_nanos
 
 pytestmark = pytest.mark.slow
 
@@ -37,23 +37,9 @@ FINE = (
 
 
 def _wide_orc() -> bytes:
-    class Nanos(pyorc.converters.ORCConverter):  # (seconds, nanoseconds) written as given
-        @staticmethod
-        def to_orc(value: tuple[int, int], timezone: object) -> tuple[int, int]:
-            return value
-
-        @staticmethod
-        def from_orc(*args: object) -> object:
-            raise NotImplementedError
-
     year_3000 = 32_503_680_000  # 3000-01-01 00:00:00 UTC, in seconds
-    out = io.BytesIO()
-    converters = {pyorc.TypeKind.TIMESTAMP: Nanos}
-    with pyorc.Writer(out, "struct<i:int,ts:timestamp>", converters=converters) as writer:
-        writer.write((0, (BASE // 10**9, 123_456_789)))
-        writer.write((1, (year_3000, 5)))
-        writer.write((2, None))
-    return out.getvalue()
+    rows = [(0, (BASE // 10**9, 123_456_789)), (1, (year_3000, 5)), (2, None)]
+    return orc_with_nanos("struct<i:int,ts:timestamp>", rows)
 
 
 @pytest.fixture(scope="module")

@@ -5,16 +5,15 @@ read at nanoseconds."""
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 from pathlib import Path
 
 import pyarrow as pa
-import pyorc
 
 from lakeshift.inspect.model import Column, FileInfo
 from lakeshift.validate.independent.orc_wide import finer_in_wide_orc
 from lakeshift.validate.nanoseconds import FileCount, _counting, file_columns
+from tests.helpers.orc_nanos import orc_with_nanos
 
 
 def _file(fmt: str, columns: list[tuple[str, str]], **kwargs: object) -> FileInfo:
@@ -66,35 +65,18 @@ def test_wide_orc_timestamps_are_counted_value_by_value_at_any_depth() -> None:
     seconds and nanoseconds over. Five values hold digits past a microsecond: ts of row 0,
     a[1] and both map keys of row 1, s.t of row 2 (map keys finer alike stay two)."""
     schema = "struct<ts:timestamp,s:struct<t:timestamp>,a:array<timestamp>,m:map<timestamp,int>>"
-    late = dt.datetime(3000, 1, 1)
-    buffer = io.BytesIO()
-
-    class Nanos(pyorc.converters.ORCConverter):  # (seconds, nanoseconds) as given
-        @staticmethod
-        def to_orc(value: tuple[int, int], timezone: object) -> tuple[int, int]:
-            return value
-
-        @staticmethod
-        def from_orc(*args: object) -> object:
-            raise NotImplementedError
-
-    seconds = int((late - dt.datetime(1970, 1, 1)).total_seconds())
-    with pyorc.Writer(
-        buffer,
-        schema,
-        converters={pyorc.TypeKind.TIMESTAMP: Nanos},
-        struct_repr=pyorc.StructRepr.DICT,
-    ) as writer:
-        writer.write({"ts": (seconds, 123_456_789), "s": {"t": (seconds, 0)}, "a": [], "m": {}})
-        writer.write(
-            {
-                "ts": (seconds, 1_000),
-                "s": None,
-                "a": [(seconds, 0), (seconds, 7)],
-                "m": {(seconds, 5): 1, (seconds + 1, 5): 2},
-            }
-        )
-        writer.write({"ts": None, "s": {"t": (-15_000_000_000, 999_999_999)}, "a": None, "m": None})
+    seconds = 32_503_680_000  # 3000-01-01 00:00:00 UTC
+    rows = [
+        {"ts": (seconds, 123_456_789), "s": {"t": (seconds, 0)}, "a": [], "m": {}},
+        {
+            "ts": (seconds, 1_000),
+            "s": None,
+            "a": [(seconds, 0), (seconds, 7)],
+            "m": {(seconds, 5): 1, (seconds + 1, 5): 2},
+        },
+        {"ts": None, "s": {"t": (-15_000_000_000, 999_999_999)}, "a": None, "m": None},
+    ]
+    buffer = io.BytesIO(orc_with_nanos(schema, rows, by_name=True))
     assert finer_in_wide_orc(buffer, ["ts", "s", "a", "m"], "mem.orc") == 5
 
 
