@@ -37,7 +37,7 @@ from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.projection import file_groups
 from lakeshift.storage import filesystem_for
 from lakeshift.validate.independent.int96 import int96_finer
-from lakeshift.validate.independent.orc_wide import finer_in_wide_orc
+from lakeshift.validate.independent.orc_wide import beyond_nanoseconds, finer_in_wide_orc
 from lakeshift.validate.independent.zones import finer_than_micros
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ def count(file: FileCount) -> int:
             try:
                 table = orc.ORCFile(handle).read(columns=list(file.columns))
             except pa.ArrowInvalid as e:
-                if "nanosecond" not in str(e):
+                if not beyond_nanoseconds(e):
                     raise
                 return finer_in_wide_orc(handle, list(file.columns), file.path)
             return finer_than_micros(table)

@@ -36,6 +36,12 @@ def microsecond_type(kind: pa.DataType) -> pa.DataType:
     return kind
 
 
+def beyond_nanoseconds(error: pa.ArrowInvalid) -> bool:
+    """Whether pyarrow refused an ORC file for a timestamp outside its nanosecond range (the
+    files to read through pyorc)."""
+    return "nanosecond" in str(error)
+
+
 def _pyorc(path: str) -> Any:
     try:
         import pyorc

@@ -37,7 +37,7 @@ from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import compact, fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type
-from lakeshift.validate.independent.calendar import has_dates, hybrid_dates
+from lakeshift.validate.independent.calendar import has_dates, holds, hybrid_dates
 from lakeshift.validate.independent.casts import number_finer
 from lakeshift.validate.independent.convert import (
     convert,
@@ -47,7 +47,11 @@ from lakeshift.validate.independent.convert import (
     repeat,
 )
 from lakeshift.validate.independent.int96 import int96_finer
-from lakeshift.validate.independent.orc_wide import finer_in_wide_orc, read_orc_microseconds
+from lakeshift.validate.independent.orc_wide import (
+    beyond_nanoseconds,
+    finer_in_wide_orc,
+    read_orc_microseconds,
+)
 from lakeshift.validate.independent.parquet_values import built_values, hive_leaves
 from lakeshift.validate.independent.plan import TEXT_FILES, ColumnPlan, FileTask
 from lakeshift.validate.independent.text_read import read_text_file, text_file_type
@@ -55,7 +59,6 @@ from lakeshift.validate.independent.zones import (
     finer_than_micros,
     has_timestamps,
     int96_shown,
-    timestamp_leaves,
     zoned,
 )
 
@@ -171,7 +174,7 @@ def _read_orc(reader: orc.ORCFile, handle: Any, columns: list[str], path: str) -
     try:
         return reader.read(columns=columns)
     except pa.ArrowInvalid as e:
-        if "nanosecond" not in str(e):
+        if not beyond_nanoseconds(e):
             raise
         # A timestamp outside pyarrow's nanosecond range: the whole file through pyorc.
         return read_orc_microseconds(handle, columns, reader.schema, path)
@@ -408,9 +411,12 @@ def file_fingerprint(task: FileTask) -> tuple[Fingerprint, int]:
 
 def _wide(table: pa.Table) -> bool:
     """Whether an ORC file's timestamps were read at microseconds (``read_orc_microseconds``:
-    outside pyarrow's nanosecond range)."""
-    leaves = (s for c in table.columns for s in timestamp_leaves(c.combine_chunks()))
-    return any(s.type.unit != "ns" for s in leaves)
+    outside pyarrow's nanosecond range): a question of the schema, not of the values."""
+    return any(holds(f.type, _coarse_timestamp) for f in table.schema)
+
+
+def _coarse_timestamp(kind: pa.DataType) -> bool:
+    return pa.types.is_timestamp(kind) and kind.unit != "ns"
 
 
 def file_rows(task: FileTask) -> pa.Table:
