@@ -61,6 +61,8 @@ KEY_CATALOG = "catalog"
 KEY_GLUE_REGION = "glue_region"
 KEY_GLUE_CATALOG_ID = "glue_catalog_id"
 KEY_GLUE_ENDPOINT = "glue_endpoint"
+KEY_FOLLOW_INTERVAL = "follow_interval"
+KEY_FOLLOW_QUIET_SECONDS = "follow_quiet_seconds"
 
 OUTPUT_CHOICES = ("text", "json")
 MAPPING_MODES = ("auto", "position", "name")
@@ -159,6 +161,9 @@ class Settings:
         glue_endpoint: a private Glue endpoint URL (a VPC endpoint, a test server).
         profile: write where ``migrate`` and ``validate`` spend their time (driver phases and
             the Spark jobs each ran) as a ``profile`` report, as ``--profile`` does.
+        follow_interval: seconds between the starts of two ``follow`` passes.
+        follow_quiet_seconds: ``follow`` copies and switches a partition only once nothing in
+            it has changed for this long (writers still touching it keep it on Hive).
     """
 
     home: Path = Path(".lakeshift")
@@ -193,6 +198,8 @@ class Settings:
     glue_catalog_id: str | None = None
     glue_endpoint: str | None = None
     profile: bool = False
+    follow_interval: float = 60.0
+    follow_quiet_seconds: float = 300.0
 
     def __post_init__(self) -> None:
         if self.output not in OUTPUT_CHOICES:
@@ -212,6 +219,13 @@ class Settings:
         if self.retire_probation_days < 0:
             raise ConfigError(
                 f"retire_probation_days must be 0 or more, got {self.retire_probation_days}"
+            )
+        if self.follow_interval <= 0 or self.follow_quiet_seconds <= 0:
+            raise ConfigError(
+                "follow_interval and follow_quiet_seconds must be more than 0 seconds, got "
+                f"{self.follow_interval} and {self.follow_quiet_seconds}",
+                hint="A partition is copied only after two listings agree: give it a quiet "
+                "period of at least a second.",
             )
         if self.write_path not in WRITE_PATHS:
             raise ConfigError(f"write_path must be one of {WRITE_PATHS}, got {self.write_path!r}")

@@ -39,6 +39,7 @@ EXIT_NOT_FOUND = 6
 EXIT_REFUSED = 7
 EXIT_CONFLICT = 8
 EXIT_AUDIT = 9
+EXIT_BEHIND = 10
 EXIT_INTERRUPTED = 130
 
 
@@ -159,6 +160,12 @@ class ConcurrentChange(LakeshiftError):
     """A catalog entry changed between lakeshift's read and its update (not overwritten)."""
 
     exit_code = EXIT_CONFLICT
+
+
+class Behind(LakeshiftError):
+    """``follow`` ended with partitions the lake table has not caught up with yet."""
+
+    exit_code = EXIT_BEHIND
 
 
 class AuditFailed(LakeshiftError):

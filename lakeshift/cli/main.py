@@ -11,6 +11,7 @@ from lakeshift.cli import (
     bulk_cmd,
     demo_cmd,
     erase_cmd,
+    follow_cmd,
     inspect_cmd,
     interactive_cmd,
     maintain_cmd,
@@ -34,6 +35,7 @@ cli.add_command(schema_cmd.schema_command)
 cli.add_command(migrate_cmd.plan_command)
 cli.add_command(migrate_cmd.migrate_command)
 cli.add_command(validate_cmd.validate_command)
+cli.add_command(follow_cmd.follow_command)
 for command in (
     route_cmd.switch_command,
     route_cmd.rollback_command,

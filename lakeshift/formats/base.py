@@ -361,12 +361,12 @@ class TargetFormat(ABC):
         from lakeshift.migrate.keys import add_record_key
         from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
         from lakeshift.schema_map.source_frame import source_frame
-        from lakeshift.validate.canonical import aggregate_sql, from_metrics
+        from lakeshift.validate.canonical import aggregate_sql, checksum_fields, from_metrics
 
         data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
         frame = source_frame(self.spark, inventory, mapping, partitions, self.target_type, key_mode)
         frame = faults.with_task_fault(frame, PARTITIONPATH_COLUMN)
-        fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
+        fields = checksum_fields(frame.schema.fields, data_columns)
         # Unique per batch: bulk runs observe several tables' batches at once in one session.
         observation = Observation(f"lakeshift_batch_{uuid.uuid4().hex}")
         frame = frame.observe(observation, *[F.expr(e) for e in aggregate_sql(fields)])

@@ -168,15 +168,20 @@ def classify_partition(
             )
         )
     if p.skipped_files:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(p.skipped_kinds.items()))
         found.append(
             _anomaly(
                 p,
                 "skipped-files",
                 SEVERITY_INFO,
-                f"{p.skipped_files} hidden, temporary or empty file(s) skipped, "
-                "as Hive skips them.",
+                f"{p.skipped_files} object(s) skipped, as Hive skips them"
+                + (f" ({kinds})" if kinds else "")
+                + ".",
                 "None needed.",
                 count=p.skipped_files,
+                kinds=dict(p.skipped_kinds),
+                examples={k: list(v) for k, v in p.skipped_examples.items()},
+                writes=list(p.in_progress),
             )
         )
     found.extend(_file_anomalies(p, table_columns, rules))

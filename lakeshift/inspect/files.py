@@ -2,13 +2,17 @@
 
 Hive skips any path component starting with ``_`` or ``.`` (``_SUCCESS``, ``_tmp*``,
 ``.hive-staging*``) and empty files, and reads subdirectories (Tez ``HIVE_UNION_SUBDIR_n``).
+Every skipped object is classed (``SKIP_KINDS``) so a user can see what was not read, and a
+listing names the paths that show a write still under way (``in_progress``): a writer that
+follows Hadoop's or Hive's commit protocols leaves them until it commits.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyarrow.fs as pafs
 
@@ -20,12 +24,55 @@ class ListedFile:
     mtime_ns: int
 
 
+#: Classes of skipped objects, as ``inspect`` reports them.
+MARKER = "marker"  # an object store's directory marker (``dir_$folder$``, ``dir/``)
+HIDDEN = "hidden"  # a path component starting with ``_`` or ``.`` (``_SUCCESS``)
+EMPTY = "empty"  # a zero-byte file
+SKIP_KINDS = (MARKER, HIDDEN, EMPTY)
+EXAMPLES = 3  # paths named per class
+
+# Names that writers leave only while a write is under way: Hadoop's FileOutputCommitter
+# (``_temporary``), Hive's staging and temporary files, Spark's dynamic-overwrite staging,
+# ``hadoop fs -put``/distcp copies before their rename (``name._COPYING_``, which Hive would
+# read: the name is not hidden), Flink's in-progress part files.
+_IN_PROGRESS = re.compile(
+    r"^(_temporary|\.hive-staging.*|_tmp.*|\.spark-staging.*|\.distcp\.tmp.*|.*\._COPYING_"
+    r"|.*\.inprogress.*)$"
+)
+
+
 @dataclass(frozen=True)
 class Listing:
     exists: bool
     files: tuple[ListedFile, ...]
     skipped: int
     error: str | None = None
+    #: skipped objects per class (``SKIP_KINDS``), and up to ``EXAMPLES`` paths of each
+    skipped_kinds: dict[str, int] = field(default_factory=dict)
+    skipped_examples: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: paths that show a write under way, or what a failed one left (up to ``EXAMPLES``)
+    in_progress: tuple[str, ...] = ()
+    #: the newest modification time of anything listed (files, skipped objects, directories)
+    newest_mtime_ns: int = 0
+
+
+def is_marker(relative_path: str) -> bool:
+    """A directory marker: S3A's and EMRFS's ``name_$folder$`` or a key ending in ``/``."""
+    return relative_path.endswith(("_$folder$", "/"))
+
+
+def in_progress(relative_path: str) -> bool:
+    """Whether a path shows a write under way (``_IN_PROGRESS``)."""
+    return any(_IN_PROGRESS.match(part) for part in relative_path.split("/") if part)
+
+
+def skip_kind(relative_path: str, size: int) -> str | None:
+    """Why Hive skips the object, or None when it reads it."""
+    if is_marker(relative_path):
+        return MARKER
+    if is_hidden(relative_path):
+        return HIDDEN
+    return None if size else EMPTY
 
 
 def is_hidden(relative_path: str) -> bool:
@@ -56,19 +103,37 @@ def list_partition(fs: pafs.FileSystem, root: str) -> Listing:
         return Listing(exists=True, files=(), skipped=0, error=f"permission denied: {e}")
     except OSError as e:
         return Listing(exists=True, files=(), skipped=0, error=str(e))
-    files, skipped = [], 0
+    files: list[ListedFile] = []
+    kinds: dict[str, int] = {}
+    examples: dict[str, list[str]] = {}
+    writing: list[str] = []
+    newest = 0
     prefix = root.rstrip("/") + "/"
     for entry in entries:
+        newest = max(newest, int(entry.mtime_ns or 0))
+        relative = entry.path[len(prefix) :] if entry.path.startswith(prefix) else entry.base_name
+        if in_progress(relative) and len(writing) < EXAMPLES:
+            writing.append(relative)
         if entry.type != pafs.FileType.File:
             continue
-        relative = entry.path[len(prefix) :] if entry.path.startswith(prefix) else entry.base_name
-        if is_hidden(relative) or not entry.size:
-            skipped += 1
+        kind = skip_kind(relative, int(entry.size or 0))
+        if kind is not None:
+            kinds[kind] = kinds.get(kind, 0) + 1
+            if len(examples.setdefault(kind, [])) < EXAMPLES:
+                examples[kind].append(relative)
             continue
         mtime = entry.mtime_ns if entry.mtime_ns is not None else 0
-        files.append(ListedFile(relative, int(entry.size), int(mtime)))
+        files.append(ListedFile(relative, int(entry.size or 0), int(mtime)))
     files.sort(key=lambda f: f.path)
-    return Listing(exists=True, files=tuple(files), skipped=skipped)
+    return Listing(
+        exists=True,
+        files=tuple(files),
+        skipped=sum(kinds.values()),
+        skipped_kinds=kinds,
+        skipped_examples={k: tuple(v) for k, v in examples.items()},
+        in_progress=tuple(writing),
+        newest_mtime_ns=newest,
+    )
 
 
 def _missing_bucket(fs: pafs.FileSystem, root: str) -> str | None:

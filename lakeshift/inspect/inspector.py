@@ -17,19 +17,22 @@ import pyarrow.fs as pafs
 
 from lakeshift.config import Settings
 from lakeshift.errors import NotFound, UsageError
+from lakeshift.inspect import footer_cache
 from lakeshift.inspect.anomalies import (
     Rules,
     classify_partition,
     many_small_files,
     schema_drift,
 )
-from lakeshift.inspect.files import fingerprint, is_hidden, list_partition
+from lakeshift.inspect.files import ListedFile, fingerprint, is_hidden, list_partition
+from lakeshift.inspect.footer_cache import FooterCache
 from lakeshift.inspect.footers import TextPartition, read_footer
 from lakeshift.inspect.key_values import key_anomalies
 from lakeshift.inspect.model import (
     SEVERITY_WARNING,
     Anomaly,
     Column,
+    FileInfo,
     PartitionInfo,
     TableInventory,
     partition_json,
@@ -89,6 +92,30 @@ def _columns(sd: StorageDescriptor | None) -> tuple[Column, ...]:
     return tuple(Column(c.name, c.type) for c in (sd.cols if sd and sd.cols else []))
 
 
+def _footer(
+    fs: pafs.FileSystem,
+    root: str,
+    listed: ListedFile,
+    text: TextPartition | None,
+    cache: FooterCache | None,
+) -> FileInfo:
+    if cache is None:
+        return read_footer(fs, root, listed, text)
+    reading = (
+        None
+        if text is None
+        else (
+            tuple(sorted(text.serde_parameters.items())),
+            tuple(sorted(text.table_parameters.items())),
+            text.columns,
+            text.container,
+        )
+    )
+    path = f"{fs.type_name}:{root.rstrip('/')}/{listed.path}"
+    key = (path, listed.size, listed.mtime_ns, reading)
+    return cache.get(key, lambda: read_footer(fs, root, listed, text))
+
+
 def _inspect_partition(
     name: str,
     values: tuple[str | None, ...],
@@ -99,6 +126,7 @@ def _inspect_partition(
     table_format: str,
     rules: Rules,
     table_parameters: dict[str, str],
+    cache: FooterCache | None = None,
 ) -> PartitionInfo:
     fs, root = filesystem_for(sd.location)
     listing = list_partition(fs, root)
@@ -110,7 +138,7 @@ def _inspect_partition(
         if read_as_text(fmt, serde)
         else None
     )
-    files = tuple(read_footer(fs, root, f, text) for f in listing.files)
+    files = tuple(_footer(fs, root, f, text, cache) for f in listing.files)
     base = root.rstrip("/")
     partition = PartitionInfo(
         name=name,
@@ -127,6 +155,10 @@ def _inspect_partition(
         skipped_files=listing.skipped,
         fingerprint=fingerprint(listing.files),
         serde_parameters=serde_parameters,
+        skipped_kinds=listing.skipped_kinds,
+        skipped_examples=listing.skipped_examples,
+        in_progress=listing.in_progress,
+        newest_mtime_ns=listing.newest_mtime_ns,
     )
     anomalies = classify_partition(partition, table_columns, table_format, rules, listing.error)
     return replace(partition, anomalies=tuple(anomalies))
@@ -218,10 +250,12 @@ def inspect_table(
 
     table_parameters = dict(table.parameters or {})
 
+    cache = footer_cache.active()  # read here: the pool's threads do not see the context
+
     def inspect_chunk(chunk: list[Job]) -> list[PartitionInfo]:
         return [
             _inspect_partition(
-                *job, table_root, table_columns, table_format, rules, table_parameters
+                *job, table_root, table_columns, table_format, rules, table_parameters, cache
             )
             for job in chunk
         ]

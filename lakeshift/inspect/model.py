@@ -117,6 +117,14 @@ class PartitionInfo:
     fingerprint: str
     anomalies: tuple[Anomaly, ...] = ()
     serde_parameters: dict[str, str] = field(default_factory=dict)
+    #: skipped objects per class (``files.SKIP_KINDS``) and some paths of each
+    skipped_kinds: dict[str, int] = field(default_factory=dict)
+    skipped_examples: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: paths showing a write under way or a failed one's leftovers (``files.in_progress``)
+    in_progress: tuple[str, ...] = ()
+    #: newest modification time of anything in the partition's listing: ``follow`` copies a
+    #: partition only once it is older than the quiet period
+    newest_mtime_ns: int = 0
 
     @property
     def rows(self) -> int:
@@ -236,9 +244,21 @@ class TableInventory:
                 **{
                     k: v
                     for k, v in p.items()
-                    if k not in ("files", "columns", "anomalies", "values", "rows", "bytes")
+                    if k
+                    not in (
+                        "files",
+                        "columns",
+                        "anomalies",
+                        "values",
+                        "rows",
+                        "bytes",
+                        "skipped_examples",
+                        "in_progress",
+                    )
                 },
                 values=tuple(p["values"]),
+                skipped_examples={k: tuple(v) for k, v in p.get("skipped_examples", {}).items()},
+                in_progress=tuple(p.get("in_progress", ())),
                 columns=cols(p["columns"]),
                 anomalies=anomalies(p["anomalies"]),
                 files=tuple(

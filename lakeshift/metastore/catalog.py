@@ -10,6 +10,7 @@ and ``PartitionInput`` hold, so the rest of lakeshift builds and reads one shape
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -17,6 +18,25 @@ if TYPE_CHECKING:
 
 #: The two catalogs lakeshift reads and writes (setting ``catalog``).
 CATALOG_KINDS = ("hive", "glue")
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One entry of the metastore's notification log (``ADD_PARTITION``, ``ALTER_TABLE``...)."""
+
+    event_id: int
+    event_time: int
+    event_type: str
+    database: str | None
+    table: str | None
+
+
+@dataclass(frozen=True)
+class NotificationBatch:
+    """Events after a cursor, with the log's current id (events are read in order)."""
+
+    current_id: int
+    events: tuple[Notification, ...]
 
 
 @runtime_checkable
@@ -67,3 +87,7 @@ class CatalogClient(Protocol):
     def alter_partitions(self, db: str, table: str, partitions: Sequence[Partition]) -> None: ...
 
     def drop_partition(self, db: str, table: str, values: Sequence[str]) -> None: ...
+
+    def notifications(self, after: int, limit: int = 1000) -> NotificationBatch | None:
+        """Change events after id ``after``, or None where the catalog keeps no durable log
+        (a Hive Metastore without ``DbNotificationListener``; Glue)."""

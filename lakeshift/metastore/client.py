@@ -19,6 +19,7 @@ from thrift.Thrift import TException
 from thrift.transport import TSocket, TTransport
 
 from lakeshift.errors import MetastoreRefused, MetastoreUnreachable, NotFound, UsageError
+from lakeshift.metastore.catalog import Notification, NotificationBatch
 
 if TYPE_CHECKING:
     from hive_metastore.ttypes import Database, Partition, Table
@@ -237,6 +238,25 @@ class MetastoreClient:
                 f"partitions of {db}.{table}",
                 lambda c: c.alter_partitions(db, table, list(partitions)),
             )
+
+    # notification log -------------------------------------------------------------------
+    def notifications(self, after: int, limit: int = 1000) -> NotificationBatch | None:
+        """Events after ``after`` from the metastore's notification log (``DbNotification
+        Listener``), or None when the server keeps none (its current id is 0)."""
+        from hive_metastore.ttypes import NotificationEventRequest
+
+        current = self._call(
+            "the notification log", lambda c: int(c.get_current_notificationEventId().eventId)
+        )
+        if current == 0:
+            return None
+        request = NotificationEventRequest(lastEvent=after, maxEvents=limit)
+        response = self._call("the notification log", lambda c: c.get_next_notification(request))
+        events = tuple(
+            Notification(int(e.eventId), int(e.eventTime), str(e.eventType), e.dbName, e.tableName)
+            for e in (response.events or [])
+        )
+        return NotificationBatch(current, events)
 
     def drop_partition(self, db: str, table: str, values: Sequence[str]) -> None:
         """Drop one partition's entry; never its files."""

@@ -34,6 +34,7 @@ from lakeshift.errors import (
     MetastoreUnreachable,
     NotFound,
 )
+from lakeshift.metastore.catalog import NotificationBatch
 from lakeshift.metastore.partition_names import partition_name, unescape_path_name
 
 if TYPE_CHECKING:
@@ -579,6 +580,11 @@ class GlueCatalog:
         """Drop partition entries (never files), 25 per ``BatchDeletePartition``."""
         keys = [{"Values": list(v)} for v in values]
         self._batched(db, table, "BatchDeletePartition", "PartitionsToDelete", MAX_DELETE, keys)
+
+    def notifications(self, after: int, limit: int = 1000) -> NotificationBatch | None:
+        """None: Glue keeps no durable change log (EventBridge delivers its events at best
+        effort, with no cursor to resume from), so the sweep and the listing are the truth."""
+        return None
 
 
 def _present(parameters: Mapping[str, Any] | None) -> dict[str, str]:

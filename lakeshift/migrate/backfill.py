@@ -37,10 +37,12 @@ from lakeshift.migrate.adopt import check_adoptable
 from lakeshift.migrate.failures import file_location, root_cause, unreadable_files
 from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal, PartitionEntry
 from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan, require_match
+from lakeshift.route.router import withdraw
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.schema_map.projection import READABLE_FORMATS
 from lakeshift.validate.canonical import EMPTY
+from lakeshift.validate.observed import columns_key
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -354,6 +356,8 @@ def migrate(
                 target_layout=fmt.describe(options.target),
                 rebackfill=rebackfill,
             )
+        with profiling.phase("protect readers"):
+            _protect_readers(services, journal, inventory, plan, options.target)
         result = _run_batches(
             fmt, journal, inventory, plan, done, run_id, options, progress, started, stop
         )
@@ -382,6 +386,30 @@ def migrate(
         journal.finish_run(run_id, "ok" if result.ok else "partial", result.to_json())
         journal.release_lease(name)
     return result
+
+
+def _protect_readers(
+    services: FormatServices,
+    journal: Journal,
+    inventory: TableInventory,
+    plan: MigrationPlan,
+    target: str,
+) -> None:
+    """Serve from Hive, before their backfill starts, the switched partitions this run writes
+    again: their lake copy is older than their source, and the new one is not proven until
+    validated (invariant 2). One view update for all of them."""
+    route = journal.route(inventory.qualified_name)
+    if not route or route.get("cutover") == "done" or not route.get("switched"):
+        return
+    rewriting = {name for batch in plan.batches for name in batch.partitions}
+    stale = sorted(rewriting & set(route["switched"]))
+    if stale:
+        change = withdraw(services, journal, inventory, target, stale)
+        log.info(
+            "served %d partition(s) from Hive again before their backfill: %s",
+            len(change.changed),
+            ", ".join(change.changed[:10]),
+        )
 
 
 def _reconcile(journal: Journal, source: str, target: str, done: dict[str, Backfilled]) -> None:
@@ -613,7 +641,7 @@ def _record(
             source,
             target,
             {n: by_name[n].fingerprint for n in names},
-            result.checksum.to_json(),
+            {**result.checksum.to_json(), "columns": columns_key(run.inventory)},
             result.commit_id,
         )
     rows = sum(by_name[n].rows for n in names)

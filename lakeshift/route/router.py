@@ -9,6 +9,7 @@ so a crash between the two is resolved by comparing the view's digest with both 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -235,16 +236,36 @@ def rollback(
     view: str | None = None,
 ) -> RouteChange:
     """Serve the chosen partitions from Hive again."""
-    client = services.client
-    inventory, view, switched = _current(client, settings, journal, source, view)
-    name = inventory.qualified_name
-    fmt = require_target(services, target, name)
+    inventory, view, switched = _current(services.client, settings, journal, source, view)
     leaving = [n for n in switched if partitions.matches(n)]
+    return withdraw(services, journal, inventory, target, leaving, view=view)
+
+
+def withdraw(
+    services: FormatServices,
+    journal: Journal,
+    inventory: TableInventory,
+    target: str,
+    names: Sequence[str],
+    *,
+    view: str | None = None,
+) -> RouteChange:
+    """Serve ``names`` from Hive again in one view update, ``inventory`` being the source as
+    it is now (a name it no longer holds leaves the view too). No update when none of
+    ``names`` is switched."""
+    client = services.client
+    source = inventory.qualified_name
+    view = view or (journal.route(source) or {}).get("view") or default_view(source)
+    switched = recover(client, journal, source)
+    leaving = [n for n in switched if n in set(names)]
+    if not leaving:
+        return RouteChange(source, view, switched, [])
+    fmt = require_target(services, target, source)
     new_set = sorted(set(switched) - set(leaving))
     _write_view(client, journal, inventory, target, fmt.lake_side(target), view, new_set)
     for n in leaving:
-        journal.set_status(name, n, ROLLED_BACK)
-    return RouteChange(name, view, new_set, leaving)
+        journal.set_status(source, n, ROLLED_BACK)
+    return RouteChange(source, view, new_set, leaving)
 
 
 def status(

@@ -102,6 +102,16 @@ class Fingerprint:
 EMPTY = Fingerprint(0, "0", "0")
 
 
+def checksum_fields(
+    fields: Sequence[StructField], data_columns: Sequence[str]
+) -> list[StructField]:
+    """The fields a checksum hashes, in the table's column order whatever the frame's: a
+    column added to a lake table stands after its partition columns there, and the row hash
+    is positional."""
+    by_name = {f.name: f for f in fields}
+    return [by_name[c] for c in data_columns if c in by_name]
+
+
 def aggregate_sql(fields: Sequence[StructField]) -> list[str]:
     """Aggregate expressions: the row count and, per salt, the three parts of the hash sum
     (Spark computes each salt's hash once for its three parts; NULL sums on empty input)."""

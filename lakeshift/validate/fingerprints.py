@@ -8,7 +8,13 @@ from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.source_frame import TargetType, source_frame
-from lakeshift.validate.canonical import EMPTY, Fingerprint, aggregate_sql, from_metrics
+from lakeshift.validate.canonical import (
+    EMPTY,
+    Fingerprint,
+    aggregate_sql,
+    checksum_fields,
+    from_metrics,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -19,7 +25,7 @@ GENERATED = (UUID_COLUMN, PARTITIONPATH_COLUMN)
 def _by_partition(frame: DataFrame, data_columns: list[str]) -> dict[str, Fingerprint]:
     from pyspark.sql import functions as F
 
-    fields = [f for f in frame.schema.fields if f.name in set(data_columns)]
+    fields = checksum_fields(frame.schema.fields, data_columns)
     rows = frame.groupBy(PARTITIONPATH_COLUMN).agg(*[F.expr(e) for e in aggregate_sql(fields)])
     return {r[PARTITIONPATH_COLUMN]: from_metrics(r.asDict()) for r in rows.collect()}
 

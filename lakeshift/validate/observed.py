@@ -7,12 +7,20 @@ from lakeshift.migrate.journal import Journal
 from lakeshift.validate.canonical import Fingerprint
 
 
+def columns_key(inventory: TableInventory) -> str:
+    """The columns an observed checksum was computed over: one observed before ``ADD
+    COLUMNS`` does not speak for the rows as the table reads them after it."""
+    return ",".join(f"{c.name}:{c.type}" for c in (*inventory.columns, *inventory.partition_keys))
+
+
 def observed_batches(
     journal: Journal, inventory: TableInventory, candidates: list[str]
 ) -> dict[str, tuple[str, list[str], Fingerprint]]:
     """Batches whose observed checksum still speaks for the current source: batch id ->
-    (id, its partitions, checksum). A batch counts only if none of its partitions changed."""
+    (id, its partitions, checksum). A batch counts only if none of its partitions changed and
+    the table's columns are those it was observed over."""
     fingerprints = {p.name: p.fingerprint for p in inventory.partitions}
+    columns = columns_key(inventory)
     records = journal.partitions(inventory.qualified_name)
     out: dict[str, tuple[str, list[str], Fingerprint]] = {}
     for name in candidates:
@@ -21,7 +29,12 @@ def observed_batches(
         if not batch_id or batch_id in out:
             continue
         batch = journal.batch(batch_id)
-        if batch and all(fingerprints.get(n) == fp for n, fp in batch["partitions"].items()):
+        if (
+            batch
+            # (journals written before the key was kept hold no columns: taken as they are)
+            and batch["checksum"].get("columns", columns) == columns
+            and all(fingerprints.get(n) == fp for n, fp in batch["partitions"].items())
+        ):
             out[batch_id] = (
                 batch_id,
                 list(batch["partitions"]),

@@ -1,0 +1,130 @@
+"""``follow``: one pass every interval until stopped, until the table is cut over, or once.
+
+One ``follow`` per table at a time (a lease of its own beside ``migrate``'s). A pass that
+fails because the metastore or the store is unreachable for a while is logged and tried again
+at the next interval: each pass starts from what Hive and the target hold, so nothing is lost
+or done twice. A dropped source table, another writer on the target, or a bad input ends it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lakeshift.errors import MetastoreUnreachable
+from lakeshift.follow.passes import FollowOptions, PassReport, run_pass
+from lakeshift.follow.state import FollowState
+from lakeshift.inspect.footer_cache import FooterCache
+from lakeshift.inspect.inspector import split_table_name
+from lakeshift.storage.store import StorageUnavailable
+
+if TYPE_CHECKING:
+    from lakeshift.context import Context
+
+log = logging.getLogger(__name__)
+#: Failures a later pass can get past by itself: the service is back by then.
+TRANSIENT = (MetastoreUnreachable, StorageUnavailable)
+_TICK = 0.2  # seconds between looks at ``stop`` while waiting
+
+
+@dataclass
+class FollowResult:
+    """How a ``follow`` run ended.
+
+    Attributes:
+        passes: passes that finished.
+        failed: passes that failed on an unreachable service (retried).
+        last: the last finished pass.
+        ended: ``once``, ``stopped``, ``cut over`` or ``passes`` (the ``max_passes`` bound).
+    """
+
+    passes: int = 0
+    failed: int = 0
+    last: PassReport | None = None
+    ended: str = "stopped"
+    errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passes": self.passes,
+            "failed": self.failed,
+            "ended": self.ended,
+            "errors": self.errors[-5:],
+            "last": self.last.to_json() if self.last else None,
+            "in_step": bool(self.last and self.last.in_step),
+        }
+
+
+def lease_name(source: str) -> str:
+    return f"follow:{source}"
+
+
+def follow(
+    ctx: Context,
+    source: str,
+    options: FollowOptions,
+    *,
+    interval: float,
+    once: bool = False,
+    stop: Callable[[], bool] = lambda: False,
+    on_pass: Callable[[PassReport], None] | None = None,
+    on_error: Callable[[Exception], None] | None = None,
+    max_passes: int | None = None,
+    break_lease: bool = False,
+) -> FollowResult:
+    """Keep ``options.target`` in step with ``source``; see the module's docstring."""
+    db, table = split_table_name(source)
+    name = f"{db}.{table}"
+    journal = ctx.journal
+    journal.acquire_lease(
+        lease_name(name), f"lakeshift follow (pid {os.getpid()})", break_lease=break_lease
+    )
+    state = FollowState(journal.path)
+    cache = FooterCache()
+    result = FollowResult()
+    try:
+        while True:
+            began = time.monotonic()
+            if _cut_over(ctx, name):
+                result.ended = "cut over"
+                break
+            try:
+                report = run_pass(ctx, name, options, state, cache)
+            except TRANSIENT as e:
+                if once:
+                    raise
+                result.failed += 1
+                result.errors.append(str(e))
+                log.warning("follow %s: pass failed, trying again next interval: %s", name, e)
+                if on_error:
+                    on_error(e)
+            else:
+                result.passes += 1
+                result.last = report
+                if on_pass:
+                    on_pass(report)
+            if once:
+                result.ended = "once"
+                break
+            if max_passes is not None and result.passes >= max_passes:
+                result.ended = "passes"
+                break
+            while time.monotonic() - began < interval and not stop():
+                time.sleep(_TICK)
+                journal.heartbeat(lease_name(name))
+            if stop():
+                result.ended = "stopped"
+                break
+    finally:
+        state.close()
+        journal.release_lease(lease_name(name))
+    return result
+
+
+def _cut_over(ctx: Context, name: str) -> bool:
+    route = ctx.journal.route(name) or {}
+    return route.get("cutover") == "done"
