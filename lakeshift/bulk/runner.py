@@ -22,6 +22,7 @@ from typing import Any
 from lakeshift.bulk.spec import HIVE_KEYS, SWITCH_CUTOVER, SWITCH_NONE, BulkSpec, TableSpec
 from lakeshift.context import Context
 from lakeshift.errors import (
+    EXIT_BEHIND,
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_VALIDATION,
@@ -29,6 +30,8 @@ from lakeshift.errors import (
     LakeshiftError,
     from_task,
 )
+from lakeshift.follow.loop import follow
+from lakeshift.follow.passes import FollowOptions, PassReport
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.maintain import MaintainOptions, maintain_table, maintenance_markdown
@@ -45,7 +48,7 @@ log = logging.getLogger(__name__)
 #: (source table, step, done, total) -> None; called from worker threads.
 BulkProgress = Callable[[str, str, int, int], None]
 
-OK, PLANNED, PARTIAL, MISMATCH, FAILED, CUT_OVER, INTERRUPTED = (
+OK, PLANNED, PARTIAL, MISMATCH, FAILED, CUT_OVER, INTERRUPTED, BEHIND = (
     "ok",
     "planned",
     "partial",
@@ -53,6 +56,7 @@ OK, PLANNED, PARTIAL, MISMATCH, FAILED, CUT_OVER, INTERRUPTED = (
     "failed",
     "cut-over",
     "interrupted",
+    "behind",
 )
 
 
@@ -83,6 +87,8 @@ class TableOutcome:
     error: str | None = None
     html_report: str | None = None
     maintenance: str | None = None
+    #: a followed table: passes made and the last one's lag and partitions behind
+    follow: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -125,8 +131,13 @@ def run_bulk(
     dry_run: bool = False,
     parallel: int | None = None,
     progress: BulkProgress | None = None,
+    once: bool = False,
+    stopping: threading.Event | None = None,
 ) -> BulkResult:
-    """Migrate every table of ``spec``; ``parallel`` overrides the file's ``[bulk] parallel``."""
+    """Migrate every table of ``spec``; ``parallel`` overrides the file's ``[bulk] parallel``.
+
+    Followed tables (``follow = true``) make one pass each with ``once``, else passes until
+    ``stopping`` is set (Ctrl-C)."""
     started = time.monotonic()
     workers = max(1, parallel or spec.parallel)
     # The result (JSON, Markdown, HTML) reports the parallelism the run really had.
@@ -136,11 +147,11 @@ def run_bulk(
         ctx.metastore_uri  # noqa: B018 - start the embedded metastore once, before the threads
     if not dry_run:
         ctx.spark  # noqa: B018 - one Spark application for every table
-    stopping = threading.Event()
+    stopping = stopping or threading.Event()
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bulk")
     try:
         futures = [
-            pool.submit(_run_table, ctx, table, spec.maintain, dry_run, report, stopping)
+            pool.submit(_run_table, ctx, table, spec.maintain, dry_run, report, stopping, once)
             for table in spec.tables
         ]
         outcomes = tuple(f.result() for f in futures)
@@ -164,6 +175,7 @@ def _run_table(
     dry_run: bool,
     progress: BulkProgress,
     stopping: threading.Event,
+    once: bool = False,
 ) -> TableOutcome:
     outcome = TableOutcome(spec.source, spec.target)
     started = time.monotonic()
@@ -185,7 +197,10 @@ def _run_table(
             sc = ctx.spark.sparkContext
             sc.setLocalProperty("spark.scheduler.pool", spec.source)
             sc.setJobGroup(spec.source, f"lakeshift bulk {spec.source}", interruptOnCancel=True)
-            _migrate(ctx, spec, outcome, progress, stopping)
+            if spec.follow:
+                _follow(ctx, spec, outcome, progress, stopping, once)
+            else:
+                _migrate(ctx, spec, outcome, progress, stopping)
             if maintenance is not None and spec.maintain:
                 if stopping.is_set():
                     raise Interrupted(f"stopped {spec.source} before maintenance.")
@@ -206,6 +221,56 @@ def _run_table(
         progress(spec.source, outcome.status, 1, 1)
         ctx.close()
     return outcome
+
+
+def _follow(
+    ctx: Context,
+    spec: TableSpec,
+    outcome: TableOutcome,
+    progress: BulkProgress,
+    stopping: threading.Event,
+    once: bool,
+) -> None:
+    """``lakeshift follow`` of one table of the file: passes until the run stops."""
+    options = FollowOptions(
+        target=spec.target,
+        format=spec.format,
+        switch=spec.switch != SWITCH_NONE,
+        level=spec.validate if spec.validate in ("checksum", "independent") else "checksum",
+        quiet_seconds=spec.follow_quiet_seconds or ctx.settings.follow_quiet_seconds,
+        key_mode=spec.key,
+        batch_rows=spec.batch_rows,
+    )
+
+    def on_pass(report: PassReport) -> None:
+        progress(spec.source, f"follow pass {report.number}", 0, 0)
+
+    result = follow(
+        ctx,
+        spec.source,
+        options,
+        interval=spec.follow_interval or ctx.settings.follow_interval,
+        once=once,
+        stop=stopping.is_set,
+        on_pass=on_pass,
+    )
+    outcome.steps.append(f"follow {result.passes} pass(es)")
+    last = result.last
+    outcome.follow = result.to_json()
+    inventory = inspect_table(ctx.metastore, spec.source, ctx.settings)
+    outcome.html_report = str(write_table_report(ctx.home, inventory, ctx.journal))
+    if last is None:
+        outcome.status, outcome.exit_code = FAILED, EXIT_BEHIND
+        outcome.error = "; ".join(result.errors[-1:]) or "no pass finished"
+        return
+    outcome.partitions = len(last.changes.seen) if last.changes else 0
+    outcome.backfilled = len(last.backfilled)
+    outcome.switched = len(last.switched)
+    outcome.not_migrated = dict(last.refused)
+    if last.behind:
+        outcome.status, outcome.exit_code = BEHIND, EXIT_BEHIND
+    elif last.refused:
+        outcome.status, outcome.exit_code = PARTIAL, EXIT_PARTIAL
 
 
 def _maintain(

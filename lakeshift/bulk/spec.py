@@ -12,6 +12,11 @@
     partitions = "yyyymmdd=202204*"         # default: all
     switch = "cutover"
 
+    [[tables]]
+    source = "sales.orders"                 # still written during the migration:
+    follow = true                           # follow passes until the run is stopped
+    follow_interval = 300                   # (default: the follow_interval setting)
+
     [catalog]                   # optional: where these tables are catalogued, for this run
     kind = "glue"               # "hive" or "glue" (default: the configuration's catalog)
     region = "eu-west-1"
@@ -98,6 +103,11 @@ class TableSpec:
         quarantine: skip source files that cannot be read (``--quarantine-unreadable``);
             their partitions are reported partial and never switched.
         maintain: run the file's ``[maintain]`` section after this table's steps.
+        follow: keep the table in step with ``lakeshift follow``'s passes (copy, validate,
+            switch) until the run is stopped (``bulk --once``: one pass); never cut over, as
+            writers must move first (``lakeshift cutover`` then runs a last catch-up).
+        follow_interval: seconds between passes (default: the ``follow_interval`` setting).
+        follow_quiet_seconds: the quiet period (default: ``follow_quiet_seconds``).
     """
 
     source: str
@@ -119,6 +129,9 @@ class TableSpec:
     switch: str = SWITCH_VALIDATED
     quarantine: bool = False
     maintain: bool = True
+    follow: bool = False
+    follow_interval: float | None = None
+    follow_quiet_seconds: float | None = None
 
     @property
     def partition_filter(self) -> PartitionFilter:
@@ -288,6 +301,10 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
     if isinstance(version, int | float) and not isinstance(version, bool):
         values = {**values, "hive_version": str(version)}  # hive_version = 3.1, unquoted
     for key, value in values.items():
+        if key in ("follow_interval", "follow_quiet_seconds"):
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                raise BulkFileError(f"{where}: {key} must be a number of seconds > 0")
+            continue
         expected = {
             "batch_rows": int,
             "hudi_table_version": int,
@@ -295,6 +312,7 @@ def _table(where: str, values: dict[str, Any]) -> TableSpec:
             "maintain": bool,
             "schema_evolution": bool,
             "name_case_sensitive": bool,
+            "follow": bool,
         }.get(key, str)
         if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
             raise BulkFileError(f"{where}: {key} must be a {expected.__name__}, got {value!r}")

@@ -67,12 +67,21 @@ def _markdown(result: BulkResult) -> str:
     default=None,
     help="Tables migrated at once (default: the file's [bulk] parallel, else 2).",
 )
+@click.option(
+    "--once",
+    is_flag=True,
+    help="Tables with follow = true make one follow pass each (else passes until Ctrl-C).",
+)
 @pass_state
-def bulk_command(state: CliState, bulk_file: Path, dry_run: bool, parallel: int | None) -> None:
+def bulk_command(
+    state: CliState, bulk_file: Path, dry_run: bool, parallel: int | None, once: bool
+) -> None:
     """Migrate many tables listed in a TOML file; re-run the same command to resume.
 
     Per table: migrate (backfill), validate what is not yet validated, switch validated
     partitions and, with switch = "cutover", cut over once every partition is switched.
+    Tables with follow = true are followed instead (`lakeshift follow`'s passes) until
+    Ctrl-C, or for one pass with --once; exit 3 then also means one is still behind.
     Tables run concurrently in one Spark application; a table that fails does not stop the
     others. Exit code 3 when any table did not finish (the summary says why).
 
@@ -92,7 +101,7 @@ def bulk_command(state: CliState, bulk_file: Path, dry_run: bool, parallel: int 
         f"{parallel or spec.parallel}" + (" (dry run)" if dry_run else "")
     )
     with out.task_board([t.source for t in spec.tables]) as update:
-        result = run_bulk(ctx, spec, dry_run=dry_run, parallel=parallel, progress=update)
+        result = run_bulk(ctx, spec, dry_run=dry_run, parallel=parallel, progress=update, once=once)
     json_path, md_path = write_report(
         ctx.home, f"bulk-{spec.name}", "bulk", result.to_json(), _markdown(result)
     )

@@ -13,7 +13,8 @@ import click
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.config import FORMAT_CHOICES
 from lakeshift.errors import Behind, PartialFailure
-from lakeshift.follow import FollowOptions, PassReport, follow
+from lakeshift.follow.loop import follow
+from lakeshift.follow.passes import FollowOptions, PassReport
 from lakeshift.inspect.inspector import source_table, split_table_name
 from lakeshift.migrate.backfill import resolve_target
 

@@ -7,7 +7,9 @@ import sys
 import click
 
 from lakeshift.cli.base import CliState, pass_state
+from lakeshift.cli.follow_cmd import pass_line
 from lakeshift.errors import PartialFailure, UsageError
+from lakeshift.follow.loop import catch_up
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.backfill import resolve_target
@@ -147,6 +149,18 @@ def status_command(state: CliState, table: str, limit: int) -> None:
         + ", ".join(f"{n} {s}" for s, n in sorted(report["by_status"].items()))
         + (f"; cutover {report['cutover']}" if report["cutover"] else "")
     )
+    follow = report["follow"]
+    if follow:
+        out.message(
+            f"followed: {follow['passes']} pass(es); "
+            + (
+                "[green]in step[/]"
+                if follow["in_step"]
+                else f"[yellow]{follow['behind']} partition(s) behind, lag "
+                f"{follow['lag_seconds']:.0f}s[/]"
+            )
+            + f"; longest a reader could see a stale copy: {follow['stale_seconds_max']:.1f}s"
+        )
     rows = report["rows"] if limit <= 0 else report["rows"][:limit]
     out.table(
         "Partitions",
@@ -209,6 +223,9 @@ def cutover_command(
         f"Rename {names.source} -> {names.legacy} and {names.target} -> {names.source}?"
     ):
         raise UsageError("cutover not confirmed (pass --yes in scripts)")
+    caught_up = catch_up(ctx, names.source, names.target)
+    if caught_up is not None:
+        state.output.message(f"last catch-up before the cutover: {pass_line(caught_up)}")
     steps = cutover(ctx.formats, ctx.settings, ctx.journal, names)
     for step in steps:
         state.output.message(f"- {step}")

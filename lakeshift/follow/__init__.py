@@ -4,18 +4,7 @@
 (``loop``). Change detection: the notification log (``events``), the partitions' storage
 descriptors and listings compared pass to pass (``changes``); what a pass saw is kept in the
 journal's file (``state``).
+
+The package imports none of its modules itself: ``route`` and ``report`` read ``state``, while
+``passes`` builds on ``migrate`` and ``route``, so importing them all here would be a cycle.
 """
-
-from lakeshift.follow.loop import FollowResult, follow
-from lakeshift.follow.passes import FollowOptions, PassReport, SourceGone, run_pass
-from lakeshift.follow.state import FollowState
-
-__all__ = [
-    "FollowOptions",
-    "FollowResult",
-    "FollowState",
-    "PassReport",
-    "SourceGone",
-    "follow",
-    "run_pass",
-]

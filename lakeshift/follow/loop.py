@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from lakeshift.errors import MetastoreUnreachable
 from lakeshift.follow.passes import FollowOptions, PassReport, run_pass
 from lakeshift.follow.state import FollowState
+from lakeshift.formats import format_of
 from lakeshift.inspect.footer_cache import FooterCache
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.storage.store import StorageUnavailable
@@ -128,3 +129,34 @@ def follow(
 def _cut_over(ctx: Context, name: str) -> bool:
     route = ctx.journal.route(name) or {}
     return route.get("cutover") == "done"
+
+
+def catch_up(ctx: Context, source: str, target: str) -> PassReport | None:
+    """A last pass before a cutover of a followed table (None: the table is not followed, or
+    a ``follow`` process holds it and keeps passing).
+
+    The cutover that follows checks every partition again right before it renames, so a
+    write landing after this pass still stops it.
+    """
+    from lakeshift.errors import LeaseHeld
+
+    db, table = split_table_name(source)
+    name = f"{db}.{table}"
+    state = FollowState(ctx.journal.path)
+    try:
+        if state.table(name) is None or _cut_over(ctx, name):
+            return None
+        if format_of(ctx.metastore, name) != "hive":  # an interrupted cutover renamed it
+            return None
+        try:
+            ctx.journal.acquire_lease(lease_name(name), f"lakeshift cutover (pid {os.getpid()})")
+        except LeaseHeld:
+            log.info("cutover of %s: a running follow keeps it in step", name)
+            return None
+        try:
+            options = FollowOptions(target, quiet_seconds=ctx.settings.follow_quiet_seconds)
+            return run_pass(ctx, name, options, state, FooterCache())
+        finally:
+            ctx.journal.release_lease(lease_name(name))
+    finally:
+        state.close()

@@ -156,6 +156,24 @@ class FollowState:
             for number, started, finished, status, summary in rows
         ]
 
+    def summary(self, source: str, recent: int = 20) -> dict[str, Any] | None:
+        """What ``status``, JSON output and the report show of a followed table: passes,
+        the last pass's lag and what is behind, and the recent passes (oldest first)."""
+        table = self.table(source)
+        if table is None:
+            return None
+        passes = self.passes(source, limit=recent)
+        last = passes[0] if passes else {}
+        return {
+            "passes": table.passes,
+            "last_pass_at": last.get("finished_at"),
+            "in_step": bool(last.get("in_step")),
+            "lag_seconds": last.get("lag_seconds", 0.0),
+            "behind": len(last.get("behind") or {}),
+            "stale_seconds_max": max((p.get("stale_seconds") or 0.0 for p in passes), default=0.0),
+            "recent": [_brief(p) for p in reversed(passes)],
+        }
+
     def forget(self, source: str) -> None:
         """Drop what follow knows of ``source`` (a new migration starts from nothing)."""
         with self._db:
@@ -168,3 +186,23 @@ def _rows(
 ) -> Iterable[tuple[str, str, str, str, str, float]]:
     for name, s in seen:
         yield source, name, s.fingerprint, s.layout, json.dumps(list(s.values)), s.changed_at
+
+
+def _brief(entry: dict[str, Any]) -> dict[str, Any]:
+    """One pass as ``status`` lists it."""
+    changes = entry.get("changes") or {}
+    return {
+        "pass": entry["pass"],
+        "finished_at": entry["finished_at"],
+        "seconds": entry.get("seconds"),
+        "added": len(changes.get("added") or ()),
+        "changed": len(changes.get("changed") or ()),
+        "dropped": len(changes.get("dropped") or ()),
+        "schema_changed": bool(changes.get("schema_changed")),
+        "withdrawn": len(entry.get("withdrawn") or ()),
+        "backfilled": len(entry.get("backfilled") or ()),
+        "switched": len(entry.get("switched") or ()),
+        "behind": len(entry.get("behind") or {}),
+        "lag_seconds": entry.get("lag_seconds", 0.0),
+        "stale_seconds": entry.get("stale_seconds", 0.0),
+    }

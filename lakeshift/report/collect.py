@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from lakeshift.follow.state import FollowState
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate.journal import BACKFILLED, VALIDATED, Journal, PartitionRecord
 from lakeshift.report.files import report_dir, write_html
@@ -58,6 +59,11 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
     target = (route or {}).get("target") or next((r.target for r in records.values()), None)
     runs = [r for r in journal.runs(name) if r.get("command") == "migrate"]
     formats = [r["format"] for r in runs if r.get("format") and r.get("target") == target]
+    followed = FollowState(journal.path)
+    try:
+        follow = followed.summary(name)
+    finally:
+        followed.close()
     return ReportData(
         source=name,
         target=target,
@@ -68,6 +74,7 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
         format=formats[-1] if formats else None,
         cutover=(route or {}).get("cutover"),
         legacy=(route or {}).get("legacy"),
+        follow=follow,
     )
 
 

@@ -50,6 +50,7 @@ class ReportData:
     cutover: str | None = None  # "done" or "reverted" once cutover or revert ran
     legacy: str | None = None  # the Hive table's name after a cutover
     profile: dict[str, Any] | None = None  # the latest ``--profile`` breakdown, if any
+    follow: dict[str, Any] | None = None  # ``FollowState.summary``, once the table is followed
 
 
 def _e(value: object) -> str:
@@ -224,6 +225,42 @@ def _cutover(data: ReportData) -> str:
     return ""
 
 
+def _follow(follow: dict[str, Any] | None) -> str:
+    """A followed table: lag and the stale window per pass, and what each pass changed."""
+    if not follow:
+        return ""
+    recent = follow["recent"]
+    labels = [f"pass {p['pass']}" for p in recent]
+    chart = bar_chart(
+        "follow-lag",
+        "Per pass: lag (oldest change the lake table had not caught up with) and the longest "
+        "a reader could see a stale copy",
+        labels,
+        [
+            Series("lag", palette.LAG, [float(p["lag_seconds"] or 0) for p in recent]),
+            Series("stale window", palette.STALE, [float(p["stale_seconds"] or 0) for p in recent]),
+        ],
+        x_title="pass",
+        y_title="seconds",
+        unit="s",
+        empty="Every recent pass was in step with no stale window: nothing to chart.",
+        items="passes",
+        height=300,
+    )
+    columns = ("pass", "added", "changed", "dropped", "withdrawn", "backfilled", "switched",
+               "behind", "seconds")  # fmt: skip
+    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{_e(p.get(c, ''))}</td>" for c in columns) + "</tr>"
+        for p in reversed(recent)
+    )
+    state = "in step" if follow["in_step"] else f"{follow['behind']} partition(s) behind"
+    return (
+        f"<h2>Live table</h2><p>{follow['passes']:,} pass(es); last pass: {_e(state)}, lag "
+        f"{float(follow['lag_seconds'] or 0):.0f} s.</p>{chart}<table><tr>{head}</tr>{rows}</table>"
+    )
+
+
 def render_html(data: ReportData) -> str:
     migration = Counter(p.status for p in data.partitions)
     validation = Counter(p.validation or "not validated" for p in data.partitions)
@@ -248,7 +285,7 @@ def render_html(data: ReportData) -> str:
     fmt = f" ({_e(data.format)})" if data.format else ""
     body = f"""<h1>{_e(data.source)} → {_e(data.target or "(no target yet)")}{fmt}</h1>
 <p>Generated {_e(data.generated_at)} by lakeshift.</p>{_cutover(data)}
-<h2>Status</h2>{states}
+<h2>Status</h2>{states}{_follow(data.follow)}
 <h3>Migration status</h3>{_counts_table(migration, palette.MIGRATION, "partitions")}
 <h3>Validation</h3>{_counts_table(validation, palette.VALIDATION, "partitions")}
 {_partition_charts(data)}

@@ -21,6 +21,10 @@ BLUE = "#0072B2"
 TEAL = "#44AA99"
 UNKNOWN = "#777777"
 
+#: A followed table's lag and stale window per pass.
+LAG = BLUE
+STALE = ORANGE
+
 #: Partition states of the journal (migration status).
 MIGRATION = {
     "planned": GREY,

@@ -83,11 +83,14 @@ def _check_ready(
         if why is not None or n not in switched
     }
     if blocking:
-        first = next(iter(blocking.items()))
+        shown = "; ".join(f"{n}: {why}" for n, why in sorted(blocking.items())[:10])
+        more = f"; and {len(blocking) - 10} more" if len(blocking) > 10 else ""
         raise RefusedInput(
             f"cutover of {names.source} needs every partition switched and valid; "
-            f"{len(blocking)} are not (e.g. {first[0]}: {first[1]}).",
-            hint="Run migrate, validate and switch --all-validated, then cut over.",
+            f"{len(blocking)} are not ({shown}{more}).",
+            hint="Run migrate, validate and switch --all-validated (or `lakeshift follow`), "
+            "then cut over. Partitions that keep changing mean writers still write to the "
+            "Hive table: move them first.",
         )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from lakeshift.config import Settings
 from lakeshift.errors import UsageError
+from lakeshift.follow.state import FollowState
 from lakeshift.formats import FormatServices, LakeSide, TargetFormat, require_target
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.inspect.model import TableInventory
@@ -295,6 +296,11 @@ def status(
     counts: dict[str, int] = {}
     for row in rows:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
+    followed = FollowState(journal.path)
+    try:
+        follow = followed.summary(name)
+    finally:
+        followed.close()
     return {
         "source": name,
         "view": route.get("view"),
@@ -303,5 +309,6 @@ def status(
         "switched": len(switched),
         "partitions": len(rows),
         "by_status": counts,
+        "follow": follow,
         "rows": rows,
     }

@@ -8,6 +8,9 @@ view, the Hive table and the lake table (with the format's own reader) after eac
 
 from __future__ import annotations
 
+import signal
+import sqlite3
+import subprocess
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -18,16 +21,21 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.orc as orc
 import pytest
+from pyiceberg.catalog.hive import HiveCatalog
 
+from lakeshift.config import load_settings
 from lakeshift.context import Context
-from lakeshift.follow import FollowOptions, FollowState, run_pass
-from lakeshift.follow.passes import SourceGone
+from lakeshift.follow.passes import FollowOptions, SourceGone, run_pass
+from lakeshift.follow.state import FollowState
 from lakeshift.inspect.footer_cache import FooterCache
 from lakeshift.metastore.client import MetastoreClient
+from lakeshift.migrate.journal import Journal
 from lakeshift.route.router import recover
 from lakeshift.validate.validator import validate_table
+from tests.helpers.cli import lakeshift_command
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
+from tests.helpers.live_table import LiveTable, Sampler, check_samples
 from tests.helpers.migration import EACH_FORMAT_EXTENDED
 from tests.helpers.source_state import source_snapshot
 
@@ -117,9 +125,7 @@ def test_follow_keeps_view_and_lake_in_step_with_writers(
 
     third = run_pass(follower, source, options, state, cache)
     assert set(third.changes.changed) == {"dt=2024-01-01", "dt=2024-01-02"}
-    assert third.changes.added == ("dt=2024-01-06",) and third.changes.dropped == (
-        "dt=2024-01-03",
-    )
+    assert third.changes.added == ("dt=2024-01-06",) and third.changes.dropped == ("dt=2024-01-03",)
     # Both changed partitions are back on Hive at once; nothing unrested is copied.
     assert set(third.withdrawn) >= {"dt=2024-01-01", "dt=2024-01-02", "dt=2024-01-03"}
     assert not third.backfilled and third.deleted == ["dt=2024-01-03"]
@@ -179,3 +185,131 @@ def test_a_dropped_source_table_ends_follow_with_the_lake_table_intact(
     assert raised.value.exit_code == 6 and target in str(raised.value)
     assert read_lake(client, target).num_rows == 4
     state.close()
+
+
+def run_live(
+    spark: Any,
+    client: MetastoreClient,
+    metastore_uri: str,
+    tables_root: Path,
+    home: Path,
+    fmt: str,
+    *,
+    kill_mid_pass: bool = False,
+) -> None:
+    """``lakeshift follow`` as a user runs it (a process of its own) while this test writes
+    to the table and reads its routing view; then the checks of issue #54's done-when."""
+    name = unique_name(f"writers_{fmt}")
+    source, target, view = f"follow.{name}", f"follow.{name}_lake", f"follow.{name}_routed"
+    live = LiveTable.create(client, tables_root, "follow", name, days=4)
+    interval = 3.0
+    command = lakeshift_command(
+        home, metastore_uri, "follow", source, "--target", target, "--format", fmt,
+        "--interval", str(interval), "--quiet-seconds", "1",
+    )  # fmt: skip
+    journal = home / "journal.sqlite"
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        _wait_in_step(process, journal, source, passes=1)
+        sampler = Sampler(spark, view, source)
+        sampler.start()
+        day = LiveTable.partition
+        live.upload("2024-03-01", 7)  # switched: served from Hive within one pass
+        live.add("2024-03-05", 5)
+        time.sleep(interval)
+        live.overwrite("2024-03-02", 4)
+        live.add("2024-03-06", 3)
+        live.drop("2024-03-03")
+        if kill_mid_pass:
+            process = _kill_mid_pass_and_restart(process, command, journal, source)
+        time.sleep(interval)
+        live.upload("2024-03-05", 2)  # unswitched, or switched a moment ago
+        add_column(client, "follow", name, "note", "string")
+        _wait_in_step(process, journal, source, passes=_passes(journal, source) + 2)
+        time.sleep(1.0)  # samples of the settled table
+        sampler.stop()
+    finally:
+        process.terminate()
+        output = process.communicate(timeout=120)[0]
+    assert process.returncode in (0, 10), output[-3000:]
+    assert len(sampler.samples) >= 5, sampler.errors
+    longest = max(p["seconds"] for p in _pass_rows(journal, source))
+    checked = check_samples(live, sampler.samples, tolerance=interval + longest + 1.0)
+    assert checked["current"] > 0 and checked["states"] > 0
+    # The lake table, read by the format's own reader, holds exactly Hive's rows now.
+    lake = read_lake(client, target).to_pylist()
+    expected = Counter(
+        (i, n, None, d) for d, rows_now in live.contents.items() for (i, n) in rows_now.elements()
+    )
+    assert Counter((r["id"], r["name"], r["note"], r["dt"]) for r in lake) == expected
+    assert day("2024-03-03") not in {f"dt={r['dt']}" for r in lake}
+    proof_journal = Journal(journal)
+    try:
+        proof = validate_table(
+            spark, client, HiveCatalog("t", uri=metastore_uri), replace(
+                load_settings({"home": home, "metastore_uri": metastore_uri}, env={}),
+                spark_master="local[2]",
+            ), proof_journal, source, target, level="independent",
+        )  # fmt: skip
+    finally:
+        proof_journal.close()
+    assert proof.ok and len(proof.partitions) == len(live.contents), [
+        (p.partition, p.status, p.detail) for p in proof.partitions
+    ]
+
+
+def _pass_rows(journal: Path, source: str) -> list[dict[str, Any]]:
+    state = FollowState(journal)
+    try:
+        return state.passes(source, limit=1000)
+    finally:
+        state.close()
+
+
+def _passes(journal: Path, source: str) -> int:
+    rows_now = _pass_rows(journal, source)
+    return max((p["pass"] for p in rows_now), default=0)
+
+
+def _wait_in_step(process: subprocess.Popen[str], journal: Path, source: str, passes: int) -> None:
+    """Until a pass numbered ``passes`` or later found the table in step."""
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()[0][-3000:]
+        if journal.exists():
+            try:
+                done = _pass_rows(journal, source)
+            except sqlite3.OperationalError:  # the follow tables are not created yet
+                done = []
+            if any(p["pass"] >= passes and p["in_step"] for p in done):
+                return
+        time.sleep(0.3)
+    raise AssertionError(f"follow did not get {source} in step by pass {passes}")
+
+
+def _kill_mid_pass_and_restart(
+    process: subprocess.Popen[str], command: list[str], journal: Path, source: str
+) -> subprocess.Popen[str]:
+    """``kill -9`` while a pass is under way (follow's lease gets no heartbeat during a
+    pass), then start follow again as a user would."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with sqlite3.connect(journal) as db:
+            row = db.execute(
+                "SELECT heartbeat_at FROM leases WHERE source=?", (f"follow:{source}",)
+            ).fetchone()
+        if row and time.time() - row[0] > 1.0:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("no pass was under way within two minutes")
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.mark.slow
+def test_follow_serves_only_hive_states_while_writers_write(
+    spark: Any, client: MetastoreClient, metastore_uri: str, tables_root: Path, tmp_path: Path
+) -> None:
+    run_live(spark, client, metastore_uri, tables_root, tmp_path / "home", "iceberg")

@@ -380,7 +380,9 @@ class HudiFormat(TargetFormat):
             timeline.write_inflight(instant, action, inflight_metadata(operation))
         _, _, name = target.partition(".")
         stats: list[Any] = []
-        schema: dict[str, Any] = {}
+        # A commit that writes no rows (partitions deleted) keeps the table's schema: readers
+        # take the latest commit's, and hudi-rs cannot read a table whose latest has none.
+        schema: dict[str, Any] = _latest_schema(timeline) if frame is None else {}
         if frame is not None:
             schema = avro_schema(name, to_arrow_schema(frame.schema))
             codec = self.services.settings.hudi_parquet_codec
@@ -495,7 +497,23 @@ class HudiFormat(TargetFormat):
         paths = self._current_paths(target)
         if mapping is None or not paths:
             raise RefusedInput(f"Hudi table {target} has no data files yet.")
-        frame = self.spark.read.parquet(*[glob_escaped(p) for p in paths])
+        files = [glob_escaped(p) for p in paths]
+        frame = self.spark.read.parquet(*files)
+        # Readers take the table's schema, not a file's: files written before a column was
+        # added lack it (NULL there), and Spark takes one file's footer for the whole read.
+        missing = [f for f in mapping.fields if f.name not in set(frame.columns)]
+        if missing:
+            from pyspark.sql import functions as F
+            from pyspark.sql.types import StructType
+
+            added = self.spark.range(0).select(
+                *[
+                    F.lit(None).cast(str(self.target_type(_hive(f.type)))).alias(f.name)
+                    for f in missing
+                ]
+            )
+            schema = StructType([*frame.schema.fields, *added.schema.fields])
+            frame = self.spark.read.schema(schema).parquet(*files)
         return frame.drop(*META_COLUMNS)
 
     # -- routing and cutover --------------------------------------------------------------
@@ -743,3 +761,13 @@ def _check_evolution(target: str, previous: FieldMapping, mapping: FieldMapping)
             hint="lakeshift applies only added columns to Hudi tables; migrate into a new "
             "--target, or to Iceberg or Delta, which keep field IDs.",
         )
+
+
+def _latest_schema(timeline: Timeline) -> dict[str, Any]:
+    """The Avro schema of the latest completed commit that carries one (``{}``: none yet)."""
+    for instant in reversed(timeline.completed({COMMIT, REPLACE})):
+        text = (timeline.metadata(instant).get("extraMetadata") or {}).get("schema")
+        if text and text != "{}":
+            found: dict[str, Any] = json.loads(text)
+            return found
+    return {}
