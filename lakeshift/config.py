@@ -6,6 +6,7 @@ The config file is TOML: top-level keys of the same names, plus a ``[spark_conf]
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
@@ -19,6 +20,7 @@ import tomllib
 
 from lakeshift.errors import ConfigError
 from lakeshift.metastore.catalog import CATALOG_KINDS
+from lakeshift.platform.ports import LOOPBACK
 from lakeshift.schema_map.hive_semantics import (
     DEFAULT_HIVE_VERSION,
     HiveSemantics,
@@ -34,6 +36,7 @@ KEY_HOME = "home"
 KEY_CONFIG = "config"
 KEY_METASTORE_URI = "metastore_uri"
 KEY_METASTORE_PORT = "metastore_port"
+KEY_METASTORE_BIND_HOST = "metastore_bind_host"
 KEY_METASTORE_TIMEOUT = "metastore_timeout"
 KEY_SPARK_MASTER = "spark_master"
 KEY_SPARK_DRIVER_MEMORY = "spark_driver_memory"
@@ -101,6 +104,9 @@ class Settings:
         metastore_uri: ``thrift://host:port`` of an existing metastore; ``None`` starts the
             embedded one under ``home``.
         metastore_port: port for the embedded metastore; 0 picks a free one.
+        metastore_bind_host: the IPv4 address the embedded metastore listens on: 127.0.0.1
+            (this machine only), 0.0.0.0 (every interface: anyone who reaches the port may
+            drop or alter tables) or one interface's address.
         metastore_timeout: seconds to keep retrying an unreachable metastore.
         spark_master: Spark master URL (``local[*]``, ``yarn``, ``k8s://...``, ``spark://...``).
         spark_driver_memory: ``spark.driver.memory`` for sessions lakeshift creates.
@@ -169,6 +175,7 @@ class Settings:
     home: Path = Path(".lakeshift")
     metastore_uri: str | None = None
     metastore_port: int = 0
+    metastore_bind_host: str = LOOPBACK
     metastore_timeout: float = 20.0
     spark_master: str = "local[*]"
     spark_driver_memory: str = "2g"
@@ -249,6 +256,7 @@ class Settings:
             check_time_zone(self.hive_time_zone)
         if self.metastore_uri is not None:
             check_metastore_uri(self.metastore_uri)
+        check_bind_host(self.metastore_bind_host)
         if self.catalog not in CATALOG_KINDS:
             raise ConfigError(f"catalog must be one of {CATALOG_KINDS}, got {self.catalog!r}")
         if self.glue_catalog_id is not None and not re.fullmatch(r"\d{12}", self.glue_catalog_id):
@@ -371,6 +379,22 @@ def check_metastore_uri(uri: str) -> None:
             f"metastore URI {uri!r} is not valid: {problem}.",
             hint="Expected thrift://HOST:PORT, e.g. --metastore-uri thrift://hms.example:9083.",
         )
+
+
+def check_bind_host(host: str) -> None:
+    """Raise :class:`ConfigError` unless ``host`` is an IPv4 address (``metastore_bind_host``).
+
+    A name is refused rather than resolved: ``localhost`` may resolve to an IPv6 address or to
+    more than one, and what the metastore listens on should be plain from the setting.
+    """
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError as e:
+        raise ConfigError(
+            f"metastore_bind_host {host!r} is not an IPv4 address.",
+            hint="Give 127.0.0.1 (this machine only, the default), 0.0.0.0 (every interface) "
+            "or the address of one of this machine's interfaces.",
+        ) from e
 
 
 def _coerce(key: str, value: Any) -> Any:

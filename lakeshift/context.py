@@ -49,6 +49,7 @@ class Context:
         return EmbeddedMetastore(
             self.home,
             port=self.settings.metastore_port,
+            bind_host=self.settings.metastore_bind_host,
             extra_jars=self.settings.user_jars,
             hadoop_properties=storage.hadoop(),
             environment=storage.aws_environment(),

@@ -6,6 +6,8 @@ import click
 
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.platform.hiveserver2 import HiveServer2
+from lakeshift.platform.metastore_server import MetastoreStatus
+from lakeshift.platform.ports import EVERY_INTERFACE
 
 
 @click.group()
@@ -14,11 +16,13 @@ def metastore() -> None:
 
     \b
     It is a real Hive 2.3.9 metastore (Thrift, Derby) that keeps running between commands.
-    Note: Hive 2.3's metastore listens on all network interfaces.
+    Its Thrift port has no authentication, so by default it listens on 127.0.0.1 only; set
+    metastore_bind_host (env LAKESHIFT_METASTORE_BIND_HOST) to 0.0.0.0 for every interface.
     \b
     Examples:
       lakeshift metastore start
       lakeshift --metastore-port 9083 metastore start
+      LAKESHIFT_METASTORE_BIND_HOST=0.0.0.0 lakeshift metastore start
       lakeshift --output json metastore status
     """
 
@@ -35,7 +39,9 @@ def start(state: CliState) -> None:
     """
     uri = state.context.embedded_metastore.ensure_running()
     status = state.context.embedded_metastore.status()
-    state.output.message(f"metastore running at [bold]{uri}[/] (pid {status.pid})")
+    state.output.message(
+        f"metastore running at [bold]{uri}[/] (pid {status.pid}), {_listening(status)}"
+    )
     state.output.result(status)
 
 
@@ -66,12 +72,19 @@ def status(state: CliState) -> None:
     current = state.context.embedded_metastore.status()
     if current.running:
         state.output.message(
-            f"running at {current.uri} (pid {current.pid}); log {current.log_file}"
+            f"running at {current.uri} (pid {current.pid}), {_listening(current)}; "
+            f"log {current.log_file}"
         )
     else:
         note = " (removed a stale pid file)" if current.stale_pid_removed else ""
         state.output.message(f"not running{note}; `lakeshift metastore start` starts it")
     state.output.result(current)
+
+
+def _listening(status: MetastoreStatus) -> str:
+    if status.bind_host == EVERY_INTERFACE:
+        return "listening on every network interface"
+    return f"listening on {status.bind_host}"
 
 
 @click.group()

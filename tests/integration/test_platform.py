@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import socket
+import struct
 import time
 from pathlib import Path
 
@@ -54,6 +57,42 @@ def test_second_start_reuses_the_running_metastore(embedded_metastore: EmbeddedM
     assert uri == before.uri
     assert embedded_metastore.status().pid == before.pid
     assert time.monotonic() - started < 5
+
+
+def _non_loopback_ipv4() -> str | None:
+    """An IPv4 address of one of this machine's own interfaces besides loopback, or None.
+
+    Asked of the kernel interface by interface (Linux's SIOCGIFADDR ioctl): nothing is sent
+    anywhere, and the test below only ever connects to this machine's own addresses.
+    """
+    siocgifaddr = 0x8915
+    for _, name in socket.if_nameindex():
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            try:
+                request = struct.pack("256s", name.encode()[:15])
+                answer = fcntl.ioctl(sock.fileno(), siocgifaddr, request)
+            except OSError:  # the interface has no IPv4 address
+                continue
+        address = socket.inet_ntoa(answer[20:24])
+        if not address.startswith("127."):
+            return address
+    return None
+
+
+def test_metastore_answers_on_loopback_only(
+    embedded_metastore: EmbeddedMetastore, metastore_uri: str
+) -> None:
+    """The Thrift port has no authentication: by default no other interface reaches it."""
+    address = _non_loopback_ipv4()
+    if address is None:
+        pytest.skip("this machine has no IPv4 address besides loopback to try the port on")
+    port = int(metastore_uri.rsplit(":", 1)[1])
+    assert embedded_metastore.status().bind_host == "127.0.0.1"
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection((address, port), timeout=5).close()
+    socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    with MetastoreClient(f"thrift://127.0.0.1:{port}", timeout=5) as client:
+        assert "default" in client.get_all_databases()
 
 
 def test_stale_pid_file_is_removed(tmp_path: Path) -> None:

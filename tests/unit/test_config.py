@@ -98,6 +98,22 @@ def test_well_formed_metastore_uris_pass(tmp_path: Path, uri: str) -> None:
     assert settings.metastore_uri == uri
 
 
+def test_metastore_bind_host_is_loopback_unless_an_ipv4_address_is_given(tmp_path: Path) -> None:
+    assert load_settings({"home": tmp_path}, env={}).metastore_bind_host == "127.0.0.1"
+    (tmp_path / "lakeshift.toml").write_text('metastore_bind_host = "192.0.2.7"\n')
+    assert load_settings({"home": tmp_path}, env={}).metastore_bind_host == "192.0.2.7"
+    env = {"LAKESHIFT_METASTORE_BIND_HOST": "0.0.0.0"}
+    assert load_settings({"home": tmp_path}, env=env).metastore_bind_host == "0.0.0.0"
+
+
+@pytest.mark.parametrize("host", ["localhost", "::1", "127.0.0", "300.1.1.1", "0.0.0.0:9083"])
+def test_metastore_bind_host_that_is_no_ipv4_address_is_refused(tmp_path: Path, host: str) -> None:
+    with pytest.raises(ConfigError, match=r"metastore_bind_host '.*' is not an IPv4") as caught:
+        load_settings({"home": tmp_path}, env={"LAKESHIFT_METASTORE_BIND_HOST": host})
+    assert caught.value.exit_code == 2
+    assert "0.0.0.0 (every interface)" in (caught.value.hint or "")
+
+
 def test_every_unknown_config_key_is_reported_at_once(tmp_path: Path) -> None:
     (tmp_path / "lakeshift.toml").write_text(
         'spark_mastr = "local"\noutptu = "json"\n[lakeshift]\nmaping_mode = "name"\n'
