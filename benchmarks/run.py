@@ -42,6 +42,7 @@ from benchmarks import (
     bench_arrow,
     bench_bulk,
     bench_delta,
+    bench_follow,
     bench_hudi,
     bench_independent,
     bench_inspect,
@@ -265,6 +266,10 @@ def main() -> None:
         sizes = [int(n) for n in os.environ.get("BENCH_SCALE_SIZES", "10000,100000").split(",")]
         results.append(bench_scale.run(ctx, settings, home, sizes))
         print(json.dumps({k: v for k, v in results[-1].items() if k != "profiles"}, indent=1))
+    if "follow" in scenarios:
+        sizes = [int(n) for n in os.environ.get("BENCH_FOLLOW_SIZES", "1000,10000").split(",")]
+        results.append(bench_follow.run_local(ctx, tables, sizes))
+        print(json.dumps(results[-1], indent=1))
     if "s3inspect" in scenarios:
         results.append(bench_s3.run(home.with_name(home.name + "-s3")))
         print(json.dumps(results[-1], indent=1))

@@ -147,11 +147,11 @@ class FollowState:
         )
         return [
             {
+                **json.loads(summary),
                 "pass": number,
                 "started_at": started,
                 "finished_at": finished,
                 "status": status,
-                **json.loads(summary),
             }
             for number, started, finished, status, summary in rows
         ]

@@ -120,10 +120,10 @@ class Sampler(threading.Thread):
         self.spark, self.view, self.source, self.pause = spark, view, source, pause
         self.samples: list[Sample] = []
         self.errors: list[str] = []
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             started = time.time()
             try:
                 self.spark.sql(f"REFRESH TABLE {self.source}")
@@ -136,10 +136,10 @@ class Sampler(threading.Thread):
             for r in got:
                 found.setdefault(f"dt={r['dt']}", Counter())[(r["id"], r["name"])] += 1
             self.samples.append(Sample(started, time.time(), found))
-            self._stop.wait(self.pause)
+            self._halt.wait(self.pause)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
         self.join(timeout=120)
 
 

@@ -159,7 +159,8 @@ def test_follow_keeps_view_and_lake_in_step_with_writers(
 
     # The lake table, read by the format's own reader, holds exactly Hive's rows.
     lake = read_lake(client, target).to_pylist()
-    assert Counter((r["id"], r["name"], r["note"], r["dt"]) for r in lake) == expected
+    # (hudi-rs reads each base file's own columns: files older than the column lack it)
+    assert Counter((r["id"], r["name"], r.get("note"), r["dt"]) for r in lake) == expected
     proof = validate_table(
         spark, client, follower.formats.catalog, follower.settings, follower.journal, source,
         target, level="independent",
@@ -241,7 +242,7 @@ def run_live(
     expected = Counter(
         (i, n, None, d) for d, rows_now in live.contents.items() for (i, n) in rows_now.elements()
     )
-    assert Counter((r["id"], r["name"], r["note"], r["dt"]) for r in lake) == expected
+    assert Counter((r["id"], r["name"], r.get("note"), r["dt"]) for r in lake) == expected
     assert day("2024-03-03") not in {f"dt={r['dt']}" for r in lake}
     proof_journal = Journal(journal)
     try:
@@ -309,7 +310,13 @@ def _kill_mid_pass_and_restart(
 
 
 @pytest.mark.slow
+@EACH_FORMAT_EXTENDED
 def test_follow_serves_only_hive_states_while_writers_write(
-    spark: Any, client: MetastoreClient, metastore_uri: str, tables_root: Path, tmp_path: Path
+    spark: Any,
+    client: MetastoreClient,
+    metastore_uri: str,
+    tables_root: Path,
+    tmp_path: Path,
+    fmt: str,
 ) -> None:
-    run_live(spark, client, metastore_uri, tables_root, tmp_path / "home", "iceberg")
+    run_live(spark, client, metastore_uri, tables_root, tmp_path / "home", fmt)
