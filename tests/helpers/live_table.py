@@ -138,6 +138,14 @@ class Sampler(threading.Thread):
             self.samples.append(Sample(started, time.time(), found))
             self._halt.wait(self.pause)
 
+    def wait_for(self, count: int, *, after: float, timeout: float = 180) -> None:
+        """Until ``count`` samples started after ``after`` (or ``timeout`` seconds)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.is_alive():
+            if sum(1 for s in self.samples if s.at > after) >= count:
+                return
+            time.sleep(0.2)
+
     def stop(self) -> None:
         self._halt.set()
         self.join(timeout=120)
