@@ -8,6 +8,7 @@ object, as in a new process) refuses the same commit again, until told to accept
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -92,6 +93,11 @@ class _Run:
         else:
             foreign_commit(self.hudi_root(), f"dt={partition}", values)
 
+    def fmt_exists(self) -> bool:
+        """Whether the target has been created (and so can take another writer's commit)."""
+        db, _, name = self.target.partition(".")
+        return self.client.table_exists(db, name)
+
     def hudi_root(self) -> Path:
         db, _, name = self.target.partition(".")
         return local_path(self.client.get_table(db, name).sd.serdeInfo.parameters["path"])
@@ -116,10 +122,10 @@ class _Run:
             summary = table.current_snapshot().summary  # type: ignore[union-attr]
             return not any(k.startswith("lakeshift.") for k in summary.additional_properties)
         timeline = self.hudi_root() / ".hoodie"
-        newest = max(p.name[:17] for p in timeline.iterdir() if p.name[:17].isdigit())
-        # The other writer's instant is the newest, completed, and not marked lakeshift's.
-        mark = timeline / ".lakeshift" / "instants" / newest
-        return (timeline / f"{newest}.commit").exists() and not mark.exists()
+        completed = [p.name for p in timeline.iterdir() if re.fullmatch(r"\d{17}\.commit", p.name)]
+        newest = max(completed)[:17]
+        # The other writer's instant is the newest completed one, and not marked lakeshift's.
+        return not (timeline / ".lakeshift" / "instants" / newest).exists()
 
     def migrate(self, spark: Any, settings: Settings, **kwargs: Any) -> Any:
         return migrate(
@@ -278,3 +284,45 @@ def test_a_commit_during_switch_is_refused_before_the_view_changes(
     assert not client.table_exists(db, name)
     assert (run.journal.route(run.source) or {}).get("switched", []) == []
     assert run.foreign_rows() == [(1000, "1"), (1001, "1")] and run.newest_commit_is_foreign()
+
+
+@pytest.mark.parametrize("fmt", _formats("iceberg", "delta"))
+def test_a_commit_landing_between_the_check_and_the_commit_is_not_replaced(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    tables_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fmt: str,
+) -> None:
+    """The race inside a batch: the other writer commits into the batch's own partition after
+    lakeshift found no foreign commit and before its commit lands. Delta's commit goes to the
+    next version only, Iceberg's is serializable from the snapshot checked, Hudi checks the
+    timeline again before completing: each refuses, and the other writer's rows stay."""
+    from lakeshift.formats.delta import log as delta_log
+
+    run = _Run(client, tables_root, tmp_path, fmt, batches=1)
+    # The hook each format's batch passes after its check, before its commit.
+    where: tuple[Any, str] = {
+        "delta": (delta_log, "refuse_foreign_commits"),
+        "iceberg": (IcebergFormat, "_base_snapshot"),
+        "hudi": (HudiFormat, "_rollback_pending"),
+    }[fmt]
+    checked = getattr(*where)
+    done: list[bool] = []
+
+    def then_another_writer(*args: Any, **kwargs: Any) -> Any:
+        result = checked(*args, **kwargs)
+        if not done and run.fmt_exists():
+            done.append(True)
+            run.foreign_write("0")
+        return result
+
+    monkeypatch.setattr(*where, then_another_writer)
+    with pytest.raises(ConcurrentCommit) as caught:
+        run.migrate(spark, settings)
+    assert caught.value.exit_code == EXIT_CONFLICT and done
+    assert run.foreign_rows() == [(1000, "0"), (1001, "0")] and run.newest_commit_is_foreign()
+    fmt_object = load_format(fmt, FormatServices(spark, client, settings))
+    assert fmt_object.backfilled(run.target) == {}
