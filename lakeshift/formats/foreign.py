@@ -23,6 +23,6 @@ def foreign_commit_error(what: str, commits: Sequence[str]) -> ConcurrentCommit:
         "lakeshift wrote nothing on top of it.",
         hint="Stop the other writer: until cutover lakeshift must be the table's only writer. "
         f"Then migrate into a new --target, or, once you have checked those commits may stay, "
-        f"re-run `lakeshift migrate` with {ACCEPT_FLAG} (rows they wrote into partitions "
-        "lakeshift backfills are replaced then).",
+        f"re-run `lakeshift migrate` with {ACCEPT_FLAG} (rows they wrote into source partitions "
+        "stay until those are backfilled again, e.g. by --rebackfill-invalid).",
     )
