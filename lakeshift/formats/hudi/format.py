@@ -471,7 +471,9 @@ class HudiFormat(TargetFormat):
             timeline.write_inflight(instant, action, inflight_metadata(operation))
         _, _, name = target.partition(".")
         stats: list[Any] = []
-        schema: dict[str, Any] = {}
+        # A commit writing no rows (emptied partitions) still names the table's schema, as
+        # Hudi's delete_partition does: readers take the newest commit's ("{}" broke hudi-rs).
+        schema: dict[str, Any] = self.latest_schema(target) if frame is None else {}
         if frame is not None:
             schema = avro_schema(name, to_arrow_schema(frame.schema))
             codec = self.services.settings.hudi_parquet_codec
