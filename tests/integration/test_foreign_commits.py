@@ -326,3 +326,27 @@ def test_a_commit_landing_between_the_check_and_the_commit_is_not_replaced(
     assert run.foreign_rows() == [(1000, "0"), (1001, "0")] and run.newest_commit_is_foreign()
     fmt_object = load_format(fmt, FormatServices(spark, client, settings))
     assert fmt_object.backfilled(run.target) == {}
+
+
+@pytest.mark.parametrize("fmt", _formats("iceberg", "delta"))
+def test_lakeshifts_own_removal_of_an_emptied_partition_is_not_taken_for_another_writers(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    tables_root: Path,
+    tmp_path: Path,
+    fmt: str,
+) -> None:
+    run = _Run(client, tables_root, tmp_path, fmt, batches=1)
+    assert run.migrate(spark, settings).ok
+    db, _, name = run.source.partition(".")
+    partitions = local_path(client.get_table(db, name).sd.location)
+    (partitions / "dt=1" / "000000_0").unlink()  # the source partition is empty now
+    run.migrate(spark, settings)  # its rows leave the target in a commit of lakeshift's
+    assert sorted(read_lake(client, run.target).column("id").to_pylist()) == [0, 2, 10, 12]
+    fmt_object = load_format(fmt, FormatServices(spark, client, settings))
+    assert fmt_object.foreign_commits(run.target) == []
+    # The next commit (guarded) stands on that one.
+    (partitions / "dt=2" / "000000_0").unlink()
+    run.migrate(spark, settings)
+    assert sorted(read_lake(client, run.target).column("id").to_pylist()) == [0, 10]
