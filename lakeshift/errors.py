@@ -11,7 +11,8 @@ Exit codes are part of the public interface (README "Exit codes"):
 5      environment problem (Java, ports, metastore unreachable, state directory)
 6      not found (database, table or partition does not exist)
 7      refused input (unsupported table, schema that cannot map, corrupt data)
-8      conflict (another migrator holds the table's lease)
+8      conflict (another migrator holds the table's lease, another writer committed to the
+       target, a catalog entry changed under lakeshift)
 9      erasure audit failed (erased keys or values still found in a file of the table)
 130    interrupted (Ctrl-C); re-run the same command to resume
 =====  ==========================================================================
@@ -166,6 +167,11 @@ class Behind(LakeshiftError):
     """``follow`` ended with partitions the lake table has not caught up with yet."""
 
     exit_code = EXIT_BEHIND
+
+
+class ConcurrentCommit(LeaseHeld):
+    """Another writer committed to a lake target since lakeshift's own last commit there (or
+    left a write pending in it); lakeshift wrote nothing on top of it."""
 
 
 class AuditFailed(LakeshiftError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -249,6 +250,13 @@ def plan_command(
 )
 @click.option("--dry-run", is_flag=True, help="Same as `lakeshift plan`.")
 @click.option(
+    "--accept-foreign-commits",
+    "accept_foreign",
+    is_flag=True,
+    help="Take the target as it stands, with commits another writer made to it since "
+    "lakeshift's last one (recorded in the target); without it they stop the run (exit 8).",
+)
+@click.option(
     "--break-lease",
     is_flag=True,
     help="Take over the table's lease from a migrator that is gone for good.",
@@ -274,6 +282,7 @@ def migrate_command(
     force: bool,
     quarantine: bool,
     dry_run: bool,
+    accept_foreign: bool,
     break_lease: bool,
     profile: bool,
 ) -> None:
@@ -325,6 +334,7 @@ def migrate_command(
         force=force,
         quarantine=quarantine,
     )
+    options = replace(options, accept_foreign_commits=accept_foreign)
 
     # Spark first: PySpark installs its own SIGINT handler when it starts (it cancels jobs
     # from inside the interrupted py4j call), and ours must be the one in place.

@@ -219,6 +219,32 @@ class TargetFormat(ABC):
     ) -> None:
         """Remove partitions whose source became empty (one commit)."""
 
+    def foreign_commits(self, target: str) -> list[str]:
+        """Every commit (described, oldest first) that another writer made to the target since
+        lakeshift's newest commit there, read from the target's own commit metadata; for Hudi
+        also pending instants lakeshift did not start. Empty for a table lakeshift has not
+        committed to yet but did not create either (an adopted one is taken as found) and
+        for a target taken as it stood by :meth:`accept_foreign_commits`.
+
+        :meth:`sync`, :meth:`write_batch` and :meth:`delete_partitions` refuse to commit on
+        top of them (:class:`~lakeshift.errors.ConcurrentCommit`, exit 8), and so does a
+        switch before it points readers at the lake table."""
+        return []
+
+    def check_no_foreign_commits(self, target: str) -> None:
+        """Raise :class:`~lakeshift.errors.ConcurrentCommit` naming :meth:`foreign_commits`."""
+        from lakeshift.formats.foreign import foreign_commit_error
+
+        found = self.foreign_commits(target) if self.exists(target) else []
+        if found:
+            raise foreign_commit_error(f"{self.label} {target}", found)
+
+    def accept_foreign_commits(self, target: str) -> list[str]:
+        """Take the target as it stands, other writers' commits included, as the base of
+        lakeshift's next commit, and record that in the target; returns what was accepted.
+        Pending writes of others (Hudi) are never accepted: they are refused still."""
+        return []
+
     # -- validation -----------------------------------------------------------------------
 
     @abstractmethod

@@ -36,7 +36,7 @@ from lakeshift.schema_map.iceberg_schema import stored_mapping
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.schema_map.partition_values import typed_value
-from lakeshift.schema_map.spark_sql import quote, string_literal, typed_literal
+from lakeshift.schema_map.spark_sql import quote, string_literal
 from lakeshift.schema_map.sync import sync_iceberg_target
 from lakeshift.storage import StorageOptions, Store
 from lakeshift.validate.counts import counts_by_partition
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: The table property naming the snapshot up to which other writers' snapshots were accepted.
+ACCEPTED_PROPERTY = "lakeshift.accepted-snapshot"
 
 
 #: Bytes per read task of a target scan (Iceberg's ``read.split.target-size`` default); a file
@@ -89,6 +91,43 @@ def _ancestry(table: Table) -> list[tuple[int, dict[str, str]]]:
         parent = snapshot.parent_snapshot_id
         snapshot = table.metadata.snapshot_by_id(parent) if parent is not None else None
     return out
+
+
+def _is_lakeshift_snapshot(summary: dict[str, str]) -> bool:
+    return any(k.startswith("lakeshift.") for k in summary)
+
+
+def foreign_snapshots(table: Table) -> list[str]:
+    """Snapshots (described, oldest first) in the current snapshot's ancestry after
+    lakeshift's newest one (or the accepted one, ``ACCEPTED_PROPERTY``) whose summary carries
+    no lakeshift record; also a current snapshot set back past lakeshift's newest. A table
+    lakeshift neither created (``lakeshift.source``) nor committed to has none (adopted)."""
+    accepted = table.properties.get(ACCEPTED_PROPERTY)
+    found: list[str] = []
+    ancestry: set[int] = set()
+    snapshot = table.current_snapshot()
+    stopped = False
+    while snapshot is not None:
+        summary = _summary(snapshot)
+        ancestry.add(int(snapshot.snapshot_id))
+        if _is_lakeshift_snapshot(summary) or str(snapshot.snapshot_id) == accepted:
+            stopped = True
+            break
+        operation = snapshot.summary.operation.value if snapshot.summary else "unknown"
+        found.append(f"snapshot {snapshot.snapshot_id} ({operation})")
+        parent = snapshot.parent_snapshot_id
+        snapshot = table.metadata.snapshot_by_id(parent) if parent is not None else None
+    if not stopped and TARGET_SOURCE_PROPERTY not in table.properties:
+        return []
+    own = [s for s in table.metadata.snapshots if _is_lakeshift_snapshot(_summary(s))]
+    newest = max(own, key=lambda s: s.sequence_number or 0, default=None)
+    if newest is not None and int(newest.snapshot_id) not in ancestry:
+        current = table.current_snapshot()
+        found.append(
+            f"the current snapshot set to {current.snapshot_id if current else 'none'}, "
+            f"leaving lakeshift's snapshot {newest.snapshot_id}"
+        )
+    return found[::-1]
 
 
 def backfilled_partitions(table: Table) -> dict[str, Backfilled]:
@@ -184,6 +223,48 @@ class IcebergFormat(TargetFormat):
     def target_type(self, hive: HiveType) -> HiveType:
         return iceberg_hive_type(hive)
 
+    def foreign_commits(self, target: str) -> list[str]:
+        table = self.table(target)
+        return foreign_snapshots(table) if table is not None else []
+
+    def accept_foreign_commits(self, target: str) -> list[str]:
+        """The current snapshot goes into a table property (``ACCEPTED_PROPERTY``): the
+        snapshots up to it are the table as lakeshift takes it."""
+        table = self._require(target)
+        found = foreign_snapshots(table)
+        snapshot = table.current_snapshot()
+        if found and snapshot is not None:
+            with table.transaction() as change:
+                change.set_properties({ACCEPTED_PROPERTY: str(snapshot.snapshot_id)})
+            self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
+            log.warning("Iceberg table %s: accepted other writers' snapshots: %s", target, found)
+        return found
+
+    def _base_snapshot(self, target: str) -> int | None:
+        """The snapshot a migration's commit goes on: the current one, refused when another
+        writer made it (or any since lakeshift's newest)."""
+        self.check_no_foreign_commits(target)
+        table = self._require(target)
+        snapshot = table.current_snapshot()
+        return int(snapshot.snapshot_id) if snapshot is not None else None
+
+    def _check_landed_on(self, target: str, base: int | None, record: CommitRecord) -> None:
+        """After a commit: it must stand right on ``base``. Iceberg retries a commit that lost
+        the race on top of the winner (its conflict check keeps the batch's partitions clear
+        of another writer's files), so another writer's snapshot in between is reported."""
+        table = self._require(target)
+        snapshot = table.current_snapshot()
+        if snapshot is None or not is_commit_of(_summary(snapshot), record.run_id, record.batch):
+            self.check_no_foreign_commits(target)
+            return
+        if snapshot.parent_snapshot_id != base:
+            from lakeshift.formats.foreign import foreign_commit_error
+
+            raise foreign_commit_error(
+                f"Iceberg table {target}",
+                [f"snapshot {snapshot.parent_snapshot_id} landed before batch {record.batch}"],
+            )
+
     def sync(self, target: str, inventory: TableInventory, *, source: str) -> SyncResult:
         settings = self.services.settings
         synced = sync_iceberg_target(
@@ -217,6 +298,7 @@ class IcebergFormat(TargetFormat):
             written = self._write_arrow(target, inventory, mapping, partitions, key_mode, record)
             if written is not None:
                 return written
+        base = self._base_snapshot(target)
         cluster = self.batch_clustering(inventory, partitions, key_mode)
         with profiling.phase("source frame"):
             frame, checksum = self.batch_frame(
@@ -237,11 +319,17 @@ class IcebergFormat(TargetFormat):
         # Iceberg adds no shuffle, only the sort by partition its one-open-file writer needs
         # (none with fanout).
         writer = writer.option("distribution-mode", "none")
+        # Another writer's files in the batch's partitions since ``base`` fail the commit
+        # (Iceberg's serializable check) instead of being replaced.
+        writer = writer.option("isolation-level", "serializable")
+        if base is not None:
+            writer = writer.option("validate-from-snapshot-id", str(base))
         for key, value in commit_properties(record).items():
             writer = writer.option(f"snapshot-property.{key}", value)
         with profiling.phase("spark write and commit"):
-            writer.overwritePartitions()
+            _translated_conflict(target, writer.overwritePartitions)
         with profiling.phase("find commit"):
+            self._check_landed_on(target, base, record)
             return BatchResult(checksum(), True, self._commit_of(target, record))
 
     def _write_arrow(
@@ -264,6 +352,7 @@ class IcebergFormat(TargetFormat):
         if plan is None:
             log.info("%s: batch %s takes the Spark path: %s", target, record.batch, why)
             return None
+        base = self._base_snapshot(target)
         jvm: Any = self.spark.sparkContext._jvm
         table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
             self.spark._jsparkSession, self.ident(target)
@@ -315,6 +404,9 @@ class IcebergFormat(TargetFormat):
         with profiling.phase("commit"):
             config = iceberg.MetricsConfig.forTable(table)
             replace = table.newReplacePartitions()
+            if base is not None:  # as the Spark path's serializable overwrite
+                replace = replace.validateFromSnapshot(base)
+            replace = replace.validateNoConflictingData().validateNoConflictingDeletes()
             for key, value in commit_properties(record).items():
                 replace.set(key, value)
             io, parquet_util = table.io(), iceberg.parquet.ParquetUtil
@@ -330,9 +422,10 @@ class IcebergFormat(TargetFormat):
                     .withMetrics(metrics)
                     .build()
                 )
-            replace.commit()
+            _translated_conflict(target, replace.commit)
             self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
         with profiling.phase("find commit"):
+            self._check_landed_on(target, base, record)
             return BatchResult(None, True, self._commit_of(target, record))
 
     def _commit_of(self, target: str, record: CommitRecord) -> int | None:
@@ -345,16 +438,47 @@ class IcebergFormat(TargetFormat):
     def delete_partitions(
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
     ) -> None:
+        """One delete commit through Iceberg's Java API, marked as lakeshift's (Spark SQL's
+        DELETE cannot carry snapshot properties), refused on another writer's snapshots. It
+        names the files it deletes (those of the snapshot checked): a retry on top of another
+        writer's commit deletes none of that writer's files."""
+        base = self._base_snapshot(target)
+        if base is None:
+            return
         by_name = {p.name: p for p in inventory.partitions}
         hive = self.key_reading(target)
+        jvm: Any = self.spark.sparkContext._jvm
+        expressions = jvm.org.apache.iceberg.expressions.Expressions
+        both = getattr(expressions, "and")
+        boxes = _JavaBoxes(jvm)
+        table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+            self.spark._jsparkSession, self.ident(target)
+        )
+        table.refresh()
+        where = expressions.alwaysFalse()
         for name in partitions:
-            predicates = []
+            match = expressions.alwaysTrue()
             for key, value in zip(inventory.partition_keys, by_name[name].values):
                 typed = typed_value(value, key.type, hive.version, hive.jvm_zone)
-                literal = typed_literal(typed, iceberg_hive_type(parse_hive_type(key.type)))
-                predicates.append(f"{quote(key.name)} <=> {literal}")
-            where = " AND ".join(predicates) or "true"
-            self.spark.sql(f"DELETE FROM {self.ident(target)} WHERE {where}")
+                kind = str(iceberg_hive_type(parse_hive_type(key.type)))
+                term = (
+                    expressions.isNull(key.name)
+                    if typed is None
+                    else expressions.equal(key.name, boxes.value(kind, typed))
+                )
+                match = both(match, term)
+            where = getattr(expressions, "or")(where, match)
+        delete = table.newDelete().validateFilesExist()
+        tasks = table.newScan().useSnapshot(base).filter(where).planFiles().iterator()
+        count = 0
+        while tasks.hasNext():
+            delete = delete.deleteFile(tasks.next().file())
+            count += 1
+        if not count:
+            return
+        delete.set("lakeshift.operation", "delete-partitions")
+        _translated_conflict(target, delete.commit)
+        self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
 
     def row_counts(self, target: str, inventory: TableInventory) -> dict[str, int]:
         keys = [k.name for k in inventory.partition_keys]
@@ -453,6 +577,20 @@ class IcebergFormat(TargetFormat):
             .execute()
         )
         return sorted(str(location) for location in result.orphanFileLocations())
+
+
+def _translated_conflict(target: str, commit: Any) -> None:
+    """Run ``commit``; Iceberg's refusal of another writer's conflicting files is exit 8."""
+    try:
+        commit()
+    except Exception as e:
+        text = str(e)
+        if "ValidationException" not in text or "onflicting" not in text:
+            raise
+        from lakeshift.formats.foreign import foreign_commit_error
+
+        line = next((x for x in text.splitlines() if "onflicting" in x), text)[:300]
+        raise foreign_commit_error(f"Iceberg table {target}", [line.strip()]) from e
 
 
 class _JavaBoxes:

@@ -71,6 +71,9 @@ class MigrateOptions:
     force: bool = False
     #: Skip source files pyarrow cannot read through; their partitions are reported partial.
     quarantine: bool = False
+    #: Take the target as it stands, with other writers' commits since lakeshift's last one
+    #: (``TargetFormat.accept_foreign_commits``); without it they stop the run (exit 8).
+    accept_foreign_commits: bool = False
 
 
 @dataclass(frozen=True)
@@ -334,8 +337,13 @@ def migrate(
             check_adoption(fmt, inventory, settings, options)
             check_key_reading(fmt, inventory, settings, options.target)
             rebackfill = rebackfill_reasons(journal, inventory, options)
+            if options.accept_foreign_commits and fmt.exists(options.target):
+                fmt.accept_foreign_commits(options.target)
         with profiling.phase("sync target"):
             synced = fmt.sync(options.target, inventory, source=name)
+            # Refused before anything is planned; each commit checks again (a writer may
+            # commit at any point of the run).
+            fmt.check_no_foreign_commits(options.target)
         with profiling.phase("read commits"):
             done = fmt.backfilled(options.target)
             _reconcile(journal, name, options.target, done)

@@ -75,6 +75,8 @@ def _check_ready(
             hint="Make it external (ALTER TABLE ... SET TBLPROPERTIES('EXTERNAL'='TRUE')) "
             "first, or cut over by hand.",
         )
+    # The public name never goes to a table holding another writer's commits.
+    fmt.check_no_foreign_commits(names.target)
     switched = set(recover(client, journal, inventory.qualified_name))
     eligible = eligibility(inventory, fmt, names.target, journal)
     blocking = {

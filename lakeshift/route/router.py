@@ -80,8 +80,11 @@ def _write_view(
     lake: LakeSide,
     view: str,
     switched: list[str],
+    check: TargetFormat | None = None,
 ) -> None:
-    """Two-phase: journal intent, one metastore update, journal settles."""
+    """Two-phase: journal intent, one metastore update, journal settles. ``check``: the
+    target's format, asked right before the update whether another writer committed to the
+    target (a switch must not start serving its rows; a rollback never refuses)."""
     source = inventory.qualified_name
     route = journal.route(source)
     current = route["switched"] if route else []
@@ -92,6 +95,8 @@ def _write_view(
         columns, keys, source, lake, [values[n] for n in switched if n in values]
     )
     faults.crash_point("before-view-update", 0)
+    if check is not None:
+        check.check_no_foreign_commits(target)
     put_view(client, view_table(view, [*columns, *keys], sql, source, switched))
     journal.set_route(source, view, target, switched=switched, pending=None)
 
@@ -217,7 +222,12 @@ def switch(
     # A switched partition whose source changed since goes back to Hive right away.
     stale = [n for n in switched if eligible.get(n) is not None]
     new_set = sorted((set(switched) | set(adding)) - set(stale))
-    _write_view(client, journal, inventory, target, fmt.lake_side(target), view, new_set)
+    # Readers must never be sent to another writer's rows: checked before the lake side is
+    # brought in line with the target (Delta's and Hudi's routing tables) and again right
+    # before the view update.
+    fmt.check_no_foreign_commits(target)
+    lake = fmt.lake_side(target)
+    _write_view(client, journal, inventory, target, lake, view, new_set, check=fmt)
     for n in adding:
         journal.set_status(name, n, SWITCHED)
     for n in stale:

@@ -75,3 +75,47 @@ def commit_rows(
     metadata = commit_metadata(stats, schema, operation, {"lakeshift.batch": "1"}, replaced)
     timeline.write_completed(instant, action, metadata)
     return instant
+
+
+def foreign_commit(base: Path, partition: str, rows: dict[str, list[object]]) -> str:
+    """Another writer's completed ``commit`` on a lakeshift-written table at ``base``: one base
+    file of ``rows`` (column -> values, the table's data columns and its record key) in
+    ``partition``, written the way :func:`commit_rows` writes one, with no lakeshift record.
+    Column types come from the table's ``hoodie.table.create.schema``; returns the instant."""
+    import json
+
+    create = json.loads(properties.read_properties(base / ".hoodie")["hoodie.table.create.schema"])
+    kinds = {"int": pa.int32(), "long": pa.int64(), "string": pa.string()}
+    fields = []
+    for field in create["fields"]:
+        if field["name"].startswith("_hoodie_"):
+            continue
+        kind = field["type"]
+        kind = next(t for t in kind if t != "null") if isinstance(kind, list) else kind
+        fields.append(pa.field(field["name"], kinds[kind]))
+    schema = pa.schema(fields)
+    table = pa.table({f.name: rows[f.name] for f in fields}, schema=schema)
+    timeline = Timeline(base)  # not lakeshift's own: no instant mark
+    instant = timeline.new_instant_time()
+    timeline.write_requested(instant, COMMIT)
+    timeline.write_inflight(instant, COMMIT, inflight_metadata(BULK_INSERT))
+    avro = avro_schema(create["name"].removesuffix("_record"), schema)
+    properties.write_partition_metadata(base / partition, instant, partition.count("/") + 1)
+    written = write_base_file(
+        table,
+        base / partition,
+        partition_path=partition,
+        instant=instant,
+        file_id=new_file_id(),
+        write_token="0-1-0",
+        avro_schema=with_meta_fields(avro),
+    )
+    stat = write_stat(
+        file_id=written.file_id,
+        path=f"{partition}/{written.name}",
+        partition=partition,
+        rows=written.rows,
+        size=written.size,
+    )
+    timeline.write_completed(instant, COMMIT, commit_metadata([stat], avro, BULK_INSERT, {}))
+    return instant

@@ -372,7 +372,11 @@ def test_another_writer_between_batches_stops_the_run_and_a_type_change_is_refus
 
     with pytest.raises(LeaseHeld, match="another writer"):
         migrate(spark, client, None, settings, journal, source, options, progress=other_writer)
-    done = migrate(spark, client, None, settings, journal, source, options)
+    # The log says whose that commit is: a re-run refuses it too, until told to accept it.
+    with pytest.raises(LeaseHeld, match="another writer"):
+        migrate(spark, client, None, settings, journal, source, options)
+    accepting = replace(options, accept_foreign_commits=True)
+    done = migrate(spark, client, None, settings, journal, source, accepting)
     assert sorted(done.backfilled) == ["dt=1", "dt=2"] and done.plan.count("unchanged") == 1
     rows = read_lake(client, target)
     assert sorted(rows.column("id").to_pylist()) == [0, 1, 2, 10, 11, 12] and unique_keys(rows)

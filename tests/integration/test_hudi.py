@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from lakeshift.cli.main import cli
 from lakeshift.config import Settings
-from lakeshift.errors import RefusedInput
+from lakeshift.errors import ConcurrentCommit, RefusedInput
 from lakeshift.formats import FormatServices, format_of, load_format
 from lakeshift.formats.hudi import format as hudi_format
 from lakeshift.formats.hudi.properties import read_properties, write_properties
@@ -240,8 +240,12 @@ def test_hudi_target_end_to_end(
             spark, client, None, settings, journal, source, MigrateOptions(target, format="hudi")
         )
     (hoodie / "metadata").rmdir()
-    fmt.expire(target, datetime.now(timezone.utc))  # writable again: the stale instant goes
-    assert not foreign.exists()
+    # Writable again, but the pending instant is not lakeshift's: never rolled back by it.
+    with pytest.raises(ConcurrentCommit, match="20991231235959999"):
+        fmt.expire(target, datetime.now(timezone.utc))
+    assert foreign.exists()
+    foreign.unlink()
+    fmt.expire(target, datetime.now(timezone.utc))
 
 
 def _orc(table: pa.Table) -> bytes:

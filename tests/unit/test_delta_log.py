@@ -417,3 +417,33 @@ def test_lakeshift_commits_newest_first(root: Path, schema: dict[str, Any]) -> N
         {"lakeshift.run-id": "run1", "lakeshift.batch": "2", "version": "3"},
         {"lakeshift.run-id": "run1", "lakeshift.batch": "1", "version": "1"},
     ]
+
+
+def test_another_writers_commit_after_lakeshifts_newest_is_refused_by_every_later_commit(
+    root: Path,
+) -> None:
+    from deltalake import DeltaTable
+
+    commit(root, [write_file(root, "b1/dt=2024-01-01/part-0.parquet", DAY1)], 1)
+    table = DeltaTable(str(root))
+    assert delta_log.foreign_commits(table) == []  # version 0 and 1 are lakeshift's
+    table.alter.set_table_properties({"delta.appendOnly": "false"})  # another writer
+    found = delta_log.foreign_commits(DeltaTable(str(root)))
+    assert [(f.version, f.operation) for f in found] == [(2, "SET TBLPROPERTIES")]
+    files = [write_file(root, f"{HOSTILE_DIR}/part-0.parquet", HOSTILE_ROWS)]
+    # Whatever version the caller read last (the ground truth is the log, not the caller).
+    for expected in (None, 2):
+        with pytest.raises(ConcurrentCommit, match=r"version 2 \(SET TBLPROPERTIES"):
+            commit(root, files, 2, expected_version=expected)
+    assert DeltaTable(str(root)).version() == 2
+    # Erasure and maintenance (guard off) expect only the version they read.
+    assert commit(root, files, 2, expected_version=2, guard=False).committed
+    assert delta_log.foreign_commits(DeltaTable(str(root))) == []
+
+
+def test_a_table_lakeshift_never_committed_to_has_no_foreign_commits(tmp_path: Path) -> None:
+    from deltalake import DeltaTable, write_deltalake
+
+    write_deltalake(str(tmp_path / "t"), pa.table({"x": [1]}))
+    write_deltalake(str(tmp_path / "t"), pa.table({"x": [2]}), mode="append")
+    assert delta_log.foreign_commits(DeltaTable(str(tmp_path / "t"))) == []  # adopted as found

@@ -77,6 +77,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 PROVIDER = "spark.sql.sources.provider"
 ROUTE_TABLE_PARAM = "lakeshift.route-table"
+#: The table property naming the other writers' versions lakeshift was told to accept last.
+ACCEPTED_PROPERTY = "lakeshift.accepted-versions"
 #: The column Spark partitions a batch's files by: the partition's index in the batch.
 BATCH_PART = "part"
 _FILE = "__lakeshift_file"
@@ -120,12 +122,6 @@ class DeltaFormat(TargetFormat):
 
     def __init__(self, services: FormatServices) -> None:
         super().__init__(services)
-        # The version each target was at after this process's own last change to it: a commit
-        # expects it, so another writer committing between two batches is caught, never undone.
-        self._expected: dict[str, int] = {}
-
-    def _expected_version(self, target: str, state: delta_log.DeltaState) -> int:
-        return self._expected.get(target, state.version)
 
     # -- where the table is -----------------------------------------------------------
 
@@ -205,12 +201,12 @@ class DeltaFormat(TargetFormat):
                     "--target.",
                 )
             if previous != mapping:
+                # Refused on top of another writer's commits (a schema change is a commit).
                 delta_log.update_metadata(
                     root, schema, {**state.configuration, **config}, state.version
                 )
                 evolved = True
                 log.info("evolved Delta table %s to the current Hive schema", target)
-        self._expected[target] = self._require_state(target).version
         self._register(target, source)
         save_mapping(mapping, settings.home)
         return SyncResult(mapping, created, evolved)
@@ -250,6 +246,30 @@ class DeltaFormat(TargetFormat):
         self.client.create_table(entry)
 
     # -- commits --------------------------------------------------------------------------
+
+    def foreign_commits(self, target: str) -> list[str]:
+        found = delta_log.foreign_commits(delta_log.open_table(self.root(target)))
+        return [f.describe() for f in found]
+
+    def accept_foreign_commits(self, target: str) -> list[str]:
+        """A lakeshift commit on top of them (table properties only) naming the versions it
+        accepts: the log itself then says so, and later commits stand on it."""
+        root = self.root(target)
+        commits = delta_log.foreign_commits(delta_log.open_table(root))
+        found = [c.describe() for c in commits]
+        if commits:
+            state = self._require_state(target)
+            versions = ",".join(str(c.version) for c in commits)
+            delta_log.update_metadata(
+                root,
+                state.schema,
+                {ACCEPTED_PROPERTY: versions},
+                state.version,
+                guard=False,
+                operation="SET TBLPROPERTIES",
+            )
+            log.warning("Delta table %s: accepted other writers' commits: %s", target, found)
+        return found
 
     def backfilled(self, target: str) -> dict[str, Backfilled]:
         if not self.exists(target):
@@ -294,6 +314,7 @@ class DeltaFormat(TargetFormat):
                 sum(p.rows for p in inventory.partitions if p.name in set(partitions)), size
             ),
             cluster=False,  # clustered by batch_frame (a partition is one BATCH_PART)
+            guard=True,
         )
         return BatchResult(checksum(), True, version)
 
@@ -350,6 +371,7 @@ class DeltaFormat(TargetFormat):
             values,
             app=(f"lakeshift-{record.run_id}", record.batch),
             metadata=commit_properties(record),
+            guard=True,
         )
 
     def rewrite_partitions(
@@ -368,7 +390,9 @@ class DeltaFormat(TargetFormat):
 
         Delta's own delete and optimize write files into directories of their own choosing, and
         the routing table needs each partition's current files in one directory, so lakeshift
-        rewrites partitions itself (erasure and compaction both come here).
+        rewrites partitions itself (erasure and compaction both come here). They run after
+        cutover too, when other writers are the table's own: the commit expects the version
+        read here (no rebase), not lakeshift's newest.
         """
         from pyspark.sql import functions as F
 
@@ -399,6 +423,7 @@ class DeltaFormat(TargetFormat):
                 len({tuple(sorted(f.partition_values.items())) for f in files}),
                 sum(f.size for f in files),
             ),
+            guard=False,
         )
 
     def _commit_partitions(
@@ -413,10 +438,12 @@ class DeltaFormat(TargetFormat):
         metadata: dict[str, str],
         rows_per_file: int,
         cluster: bool,
+        guard: bool,
     ) -> int:
         """Write ``frame`` (rows of exactly the partitions named in ``values``, which maps each
         partition name to its Delta partition values) into ``batch_dir``, one directory per
-        partition, and commit its files in place of the partitions' current ones."""
+        partition, and commit its files in place of the partitions' current ones (``guard``:
+        as :meth:`_commit_files`)."""
         from pyspark.sql import functions as F
 
         root = self.root(target)
@@ -451,7 +478,9 @@ class DeltaFormat(TargetFormat):
                 for f in root.list_files(f"{batch_dir}/{BATCH_PART}={i}", recursive=False)
                 if f.name.endswith(".parquet")
             ]
-        return self._commit_files(target, root, state, files, values, app=app, metadata=metadata)
+        return self._commit_files(
+            target, root, state, files, values, app=app, metadata=metadata, guard=guard
+        )
 
     def _commit_files(
         self,
@@ -463,9 +492,12 @@ class DeltaFormat(TargetFormat):
         *,
         app: tuple[str, int],
         metadata: dict[str, str],
+        guard: bool,
     ) -> int:
         """Commit ``files`` in place of the current files of the partitions ``values`` names,
-        then bring the routing table in line."""
+        then bring the routing table in line. ``guard`` (a migration's commits) refuses to
+        commit on top of another writer's commits since lakeshift's newest; without it the
+        commit expects the version ``state`` was read at."""
         faults.crash_point("before-log-commit", app[1])
         with profiling.phase("log commit"):
             outcome = delta_log.commit_batch(
@@ -475,9 +507,9 @@ class DeltaFormat(TargetFormat):
                 app_id=app[0],
                 app_version=app[1],
                 metadata=metadata,
-                expected_version=self._expected_version(target, state),
+                expected_version=None if guard else state.version,
+                guard=guard,
             )
-        self._expected[target] = outcome.version
         with profiling.phase("routing"):
             self.sync_routing(target)
         return int(outcome.version)
@@ -505,18 +537,16 @@ class DeltaFormat(TargetFormat):
     def delete_partitions(
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
     ) -> None:
-        state = self._require_state(target)
         replace = list(_delta_values(inventory, partitions, self.key_reading(target)).values())
-        outcome = delta_log.commit_batch(
+        delta_log.commit_batch(
             self.root(target),
             [],
             replace=replace,
             app_id=f"lakeshift-delete-{uuid.uuid4().hex}",
             app_version=1,
-            metadata={},
-            expected_version=self._expected_version(target, state),
+            metadata={"lakeshift.operation": "delete-partitions"},
+            expected_version=None,
         )
-        self._expected[target] = outcome.version
         self.sync_routing(target)
 
     # -- validation -----------------------------------------------------------------------
@@ -588,7 +618,10 @@ class DeltaFormat(TargetFormat):
         backfill_record.remember(root, self.backfilled(target))
         hours = _hours_since(older_than)
         removed = delta_log.open_table(root).vacuum(
-            retention_hours=hours, dry_run=False, enforce_retention_duration=False
+            retention_hours=hours,
+            dry_run=False,
+            enforce_retention_duration=False,
+            commit_properties=delta_log.lakeshift_commit_properties("expire"),
         )
         # The log remembers too (old add actions' statistics): checkpoint, then keep only the
         # log entries younger than the same retention.
@@ -598,12 +631,13 @@ class DeltaFormat(TargetFormat):
             state.schema,
             {"delta.logRetentionDuration": f"interval {hours} hours"},
             state.version,
+            guard=False,  # after cutover the table has writers of its own
+            operation="SET TBLPROPERTIES",
         )
         before = {f.path for f in root.list_files(delta_log.LOG_DIR)}
         table = delta_log.open_table(root)
         table.create_checkpoint()
         table.cleanup_metadata()
-        self._expected[target] = delta_log.open_table(root).version()
         gone = before - {f.path for f in root.list_files(delta_log.LOG_DIR)}
         return sorted({root.uri(r) for r in removed} | {root.uri(r) for r in gone})
 
@@ -614,8 +648,8 @@ class DeltaFormat(TargetFormat):
             dry_run=False,
             enforce_retention_duration=False,
             full=True,
+            commit_properties=delta_log.lakeshift_commit_properties("remove-orphans"),
         )
-        self._expected[target] = delta_log.open_table(root).version()
         return sorted(root.uri(r) for r in removed)
 
     # -- routing and cutover --------------------------------------------------------------

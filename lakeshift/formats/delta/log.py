@@ -26,9 +26,9 @@ from urllib.parse import unquote
 import pyarrow.fs as pafs
 
 from lakeshift.errors import (
+    ConcurrentCommit,
     CorruptFile,
     LakeshiftError,
-    LeaseHeld,
     NotFound,
     RefusedInput,
     SchemaMappingError,
@@ -44,6 +44,7 @@ from lakeshift.formats.delta.schema import (
     type_changes,
     uses_timestamp_ntz,
 )
+from lakeshift.formats.foreign import foreign_commit_error
 from lakeshift.storage import Store
 
 if TYPE_CHECKING:
@@ -58,12 +59,11 @@ MAX_COLUMN_ID_KEY = "delta.columnMapping.maxColumnId"
 #: itself puts in ``commitInfo``, and :func:`lakeshift_commits` returns exactly these keys.
 METADATA_PREFIX = "lakeshift."
 ENGINE_INFO = "lakeshift"
+#: Every commit lakeshift has delta-rs write carries this key (its hand-written ones say so in
+#: ``engineInfo``): a commit without either is another writer's.
+WRITER_KEY = f"{METADATA_PREFIX}writer"
 
 PartitionValues = Mapping[str, "str | None"]
-
-
-class ConcurrentCommit(LeaseHeld):
-    """Another writer committed to the Delta table since lakeshift last read it."""
 
 
 @dataclass(frozen=True)
@@ -225,11 +225,67 @@ def lakeshift_commits(root: Store) -> list[dict[str, str]]:
         if RUN_ID not in entry:
             continue
         props = {
-            k: v for k, v in entry.items() if k.startswith(METADATA_PREFIX) and isinstance(v, str)
+            k: v
+            for k, v in entry.items()
+            if k.startswith(METADATA_PREFIX) and k != WRITER_KEY and isinstance(v, str)
         }
         props["version"] = str(entry["version"])
         out.append(props)
     return out
+
+
+def is_lakeshift_commit(entry: Mapping[str, Any]) -> bool:
+    """Whether a ``commitInfo`` (as ``history()`` returns it) is one lakeshift wrote."""
+    return entry.get("engineInfo") == ENGINE_INFO or WRITER_KEY in entry or RUN_ID in entry
+
+
+@dataclass(frozen=True)
+class ForeignCommit:
+    """A commit another writer made after lakeshift's newest one."""
+
+    version: int
+    operation: str
+    engine: str
+
+    def describe(self) -> str:
+        return f"version {self.version} ({self.operation or 'no operation'} by {self.engine})"
+
+
+def foreign_commits(table: DeltaTable) -> list[ForeignCommit]:
+    """The commits after lakeshift's newest one that lakeshift did not write, oldest first.
+
+    The log is the ground truth of who wrote what, whichever process asks: a commit whose
+    ``commitInfo`` is not lakeshift's is another writer's (Delta's ``commitInfo`` is optional,
+    so a commit without one is too). A table lakeshift has never committed to (adopted) has
+    none until it does.
+    """
+    current = table.version()
+    limit = 8
+    while True:
+        entries = table.history(limit)
+        found: list[ForeignCommit] = []
+        for entry in entries:  # newest first
+            version = int(entry.get("version", -1))
+            if is_lakeshift_commit(entry):
+                return found[::-1]
+            found.append(
+                ForeignCommit(
+                    version,
+                    str(entry.get("operation") or ""),
+                    str(entry.get("engineInfo") or entry.get("clientVersion") or "unknown"),
+                )
+            )
+        if len(entries) < limit or limit > current:
+            # No commit of lakeshift's in what the log keeps: a table it never wrote to.
+            return []
+        limit *= 4
+
+
+def refuse_foreign_commits(root: Store, table: DeltaTable) -> None:
+    """Raise :class:`ConcurrentCommit` naming every foreign commit since lakeshift's newest."""
+    found = foreign_commits(table)
+    if found:
+        raise foreign_commit_error(f"the Delta table at {root}", [f.describe() for f in found])
 
 
 # -- hand-written commits -------------------------------------------------------------------
@@ -332,20 +388,32 @@ def create_table(
 
 
 def update_metadata(
-    root: Store, schema: dict[str, Any], configuration: dict[str, str], expected_version: int
+    root: Store,
+    schema: dict[str, Any],
+    configuration: dict[str, str],
+    expected_version: int,
+    *,
+    guard: bool = True,
+    operation: str = "UPDATE SCHEMA",
 ) -> int:
     """Commit a new schema and table properties (no data change) at ``expected_version + 1``.
 
     ``configuration`` is merged over the current properties. Renamed partition columns are
     renamed in ``partitionColumns`` too. Returns the new version.
 
+    ``guard`` also refuses commits of other writers since lakeshift's newest
+    (:func:`refuse_foreign_commits`); ``operation`` names the commit in ``commitInfo``.
+
     Raises:
         SchemaMappingError: a field changed type, or a kept field changed physical name.
-        ConcurrentCommit: the table is no longer at ``expected_version``.
+        ConcurrentCommit: the table is no longer at ``expected_version``, or (``guard``)
+            another writer committed since lakeshift's newest commit.
     """
     table = _load(root)
     state = _state_of(table)
     _check_version(root, state.version, expected_version)
+    if guard:
+        refuse_foreign_commits(root, table)
     _check_evolution(root, state.schema, schema)
     metadata = table.metadata()
     new_metadata = {
@@ -362,7 +430,7 @@ def update_metadata(
         ),
         "createdTime": metadata.created_time,
     }
-    actions = [_commit_info("UPDATE SCHEMA")]
+    actions = [_commit_info(operation)]
     current = set(table.protocol().writer_features or [])
     features = _features(schema, current)
     if set(features) != current:
@@ -440,15 +508,20 @@ def commit_batch(
     app_version: int,
     metadata: dict[str, str],
     expected_version: int | None,
+    guard: bool = True,
 ) -> CommitOutcome:
     """Add ``files`` (and remove the current files of the ``replace`` partitions) in one commit.
 
     The commit records ``Transaction(app_id, app_version)``: a batch whose app version is
     already recorded is not committed again (delta-rs would accept the replay and duplicate
     rows). Files are checked (exist, Parquet footer, partition) before anything is written.
+    ``guard`` refuses to commit on top of another writer's commits since lakeshift's newest
+    (:func:`refuse_foreign_commits`); the commit itself goes to the next version only (no
+    rebase), so one landing meanwhile is refused too.
 
     Raises:
-        ConcurrentCommit: the table is not at ``expected_version`` (or moved during the commit).
+        ConcurrentCommit: the table is not at ``expected_version`` (or moved during the
+            commit), or (``guard``) another writer committed since lakeshift's newest commit.
         NotFound: a file does not exist.
         CorruptFile: a file's Parquet footer cannot be read.
         RefusedInput: bad metadata, path, partition values or columns of a file.
@@ -461,6 +534,8 @@ def commit_batch(
         return CommitOutcome(table.version(), committed=False)
     state = _state_of(table)
     _check_version(root, state.version, expected_version)
+    if guard:
+        refuse_foreign_commits(root, table)
     keys = _replace_keys(root, state, replace)
     current = _active_files(root, table, state)
     adds = _add_actions(root, state, files, keys, {f.path for f in current})
@@ -481,7 +556,7 @@ def _commit(
     from deltalake.transaction import CommitProperties, PostCommitHookProperties, Transaction
 
     properties = CommitProperties(
-        custom_metadata=dict(metadata),
+        custom_metadata={**metadata, WRITER_KEY: ENGINE_INFO},
         # No silent rebase onto another writer's commit: the checks above hold for this
         # version only, so losing the race is an error (see the handler).
         max_commit_retries=0,
@@ -510,6 +585,15 @@ def _commit(
             hint="Nothing was committed. Check the table's protocol and the log.",
         ) from e
     return CommitOutcome(state.version + 1, committed=True)
+
+
+def lakeshift_commit_properties(operation: str) -> Any:
+    """delta-rs ``CommitProperties`` marking a commit (e.g. vacuum's) as lakeshift's."""
+    from deltalake.transaction import CommitProperties
+
+    return CommitProperties(
+        custom_metadata={WRITER_KEY: ENGINE_INFO, f"{METADATA_PREFIX}operation": operation}
+    )
 
 
 def _check_metadata(root: Store, metadata: Mapping[str, str]) -> None:

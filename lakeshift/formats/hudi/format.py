@@ -27,6 +27,7 @@ from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
     CommitRecord,
+    FormatServices,
     LakeSide,
     SyncResult,
     TargetFormat,
@@ -37,6 +38,7 @@ from lakeshift.formats.commit_metadata import (
     latest_backfills,
 )
 from lakeshift.formats.delta.route_table import route_table_name, sync_route_table
+from lakeshift.formats.foreign import foreign_commit_error
 from lakeshift.formats.hudi import cleaning, hive_sync, properties
 from lakeshift.formats.hudi.avro_schema import avro_schema, create_schema, with_meta_fields
 from lakeshift.formats.hudi.base_file import (
@@ -59,7 +61,14 @@ from lakeshift.formats.hudi.commit_metadata import (
 from lakeshift.formats.hudi.instant_schemas import requested_replace
 from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS, drop_old_route_dirs, link_slices
 from lakeshift.formats.hudi.task_writer import REWRITE_DDL, STATS_DDL, rewrite_task, task_writer
-from lakeshift.formats.hudi.timeline import COMMIT, REPLACE, Timeline, marker_dir
+from lakeshift.formats.hudi.timeline import (
+    COMMIT,
+    COMPLETED,
+    REPLACE,
+    Instant,
+    Timeline,
+    marker_dir,
+)
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore import ddl
 from lakeshift.metastore.partition_names import parse_partition_name
@@ -74,6 +83,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SIDECAR = f"{properties.HOODIE}/.lakeshift"
+#: The sidecar's list of other writers' completed instants lakeshift was told to accept.
+ACCEPTED_KEY = "accepted_instants"
+#: Actions whose completed instants carry ``extraMetadata`` (where lakeshift's record is).
+_WRITE_ACTIONS = (COMMIT, REPLACE)
 ROUTE_DIR = f"{SIDECAR}/route"
 ROUTE_TABLE_PARAM = "lakeshift.route-table"
 #: Rows per base file at most: one bloom-filter row (Hudi's DYNAMIC_V0 default capacity).
@@ -92,6 +105,11 @@ class HudiFormat(TargetFormat):
     label = "Hudi table"
     files_hold_partition_columns = True
     files_hold_field_ids = False
+
+    def __init__(self, services: FormatServices) -> None:
+        super().__init__(services)
+        # Per table location: unmarked completed instants found to be an older lakeshift's.
+        self._known_own: dict[str, set[str]] = {}
 
     # -- where the table is -----------------------------------------------------------
 
@@ -179,8 +197,18 @@ class HudiFormat(TargetFormat):
         written = sidecar.get("properties") or properties.read_properties(
             root.child(properties.HOODIE)
         )
+        accepted = list(sidecar.get(ACCEPTED_KEY) or [])
+        if not created and not sidecar.get("source"):
+            # Adopted: the instants found are the table as lakeshift takes it.
+            accepted += [i.time for i in self._foreign(target, sidecar) if i.state == COMPLETED]
         self._write_sidecar(
-            target, {"source": source, "mapping": mapping.to_json(), "properties": written}
+            target,
+            {
+                "source": source,
+                "mapping": mapping.to_json(),
+                "properties": written,
+                ACCEPTED_KEY: sorted(set(accepted)),
+            },
         )
         self._register(target, source, inventory, mapping)
         save_mapping(mapping, settings.home)
@@ -244,7 +272,62 @@ class HudiFormat(TargetFormat):
     # -- commits --------------------------------------------------------------------------
 
     def _timeline(self, target: str) -> Timeline:
-        return Timeline(self.root(target))
+        return Timeline(self.root(target), own=True)
+
+    def _foreign(self, target: str, sidecar: dict[str, Any] | None = None) -> list[Instant]:
+        """Instants on the timeline lakeshift did not write, oldest first: pending ones
+        anywhere, completed ones unless accepted (``ACCEPTED_KEY``). lakeshift's own are
+        marked when it starts them (``Timeline.own_times``); a completed commit of an older
+        lakeshift, unmarked, is known by the lakeshift keys of its ``extraMetadata``."""
+        timeline = self._timeline(target)
+        own = timeline.own_times()
+        record = self._sidecar(target) if sidecar is None else sidecar
+        accepted = set(record.get(ACCEPTED_KEY) or [])
+        known = self._known_own.setdefault(self.location(target), set())
+        instants = timeline.instants()
+        # An instant's requested and inflight files belong to its completed one, if any.
+        completed = {i.time: i for i in instants if i.state == COMPLETED}
+        out: dict[str, Instant] = {}
+        for instant in instants:
+            if instant.time in own or instant.time in known or instant.time in out:
+                continue
+            final = completed.get(instant.time, instant)
+            if final.state == COMPLETED:
+                if final.time in accepted:
+                    continue
+                if final.action in _WRITE_ACTIONS and _is_lakeshift_commit(
+                    timeline.metadata(final)
+                ):
+                    known.add(final.time)
+                    continue
+            out[final.time] = final
+        return list(out.values())
+
+    def foreign_commits(self, target: str) -> list[str]:
+        return [_describe(i) for i in self._foreign(target)]
+
+    def accept_foreign_commits(self, target: str) -> list[str]:
+        """Other writers' completed instants go into the sidecar's accepted list; a pending
+        one (a write still running, or crashed) is never accepted."""
+        sidecar = self._sidecar(target)
+        found = self._foreign(target, sidecar)
+        completed = [i for i in found if i.state == COMPLETED]
+        if completed:
+            accepted = {*(sidecar.get(ACCEPTED_KEY) or []), *(i.time for i in completed)}
+            self._write_sidecar(target, {**sidecar, ACCEPTED_KEY: sorted(accepted)})
+            log.warning(
+                "Hudi table %s: accepted other writers' instants: %s",
+                target,
+                [_describe(i) for i in completed],
+            )
+        return [_describe(i) for i in completed]
+
+    def _refuse_foreign(self, target: str, *, pending_only: bool = False) -> None:
+        """Refuse other writers' instants (``pending_only``: only their pending ones, which
+        any write would otherwise roll back)."""
+        found = [i for i in self._foreign(target) if not pending_only or i.state != COMPLETED]
+        if found:
+            raise foreign_commit_error(f"Hudi table {target}", [_describe(i) for i in found])
 
     def backfilled(self, target: str) -> dict[str, Backfilled]:
         if not self.exists(target):
@@ -289,11 +372,14 @@ class HudiFormat(TargetFormat):
             )
         return current
 
-    def _rollback_pending(self, target: str) -> None:
-        """Remove what crashed writes left: their pending instants and every file carrying
-        their instant time (never visible: readers take completed instants only). First of
-        every write: it refuses tables another writer changed (``_check_writable``)."""
+    def _rollback_pending(self, target: str, *, guard: bool = False) -> None:
+        """Remove what lakeshift's crashed writes left: their pending instants and every file
+        carrying their instant time (never visible: readers take completed instants only).
+        First of every write: it refuses tables another writer changed (``_check_writable``)
+        and another writer's pending instant, which it never touches; ``guard`` (a
+        migration's writes) refuses other writers' completed instants too."""
         self._check_writable(target)
+        self._refuse_foreign(target, pending_only=not guard)
         root = self.root(target)
         timeline = self._timeline(target)
         for instant in timeline.pending():
@@ -328,7 +414,7 @@ class HudiFormat(TargetFormat):
         record: CommitRecord,
     ) -> BatchResult:
         with profiling.phase("timeline"):
-            self._rollback_pending(target)
+            self._rollback_pending(target, guard=True)
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         rows = sum(p.rows for p in inventory.partitions if p.name in set(partitions))
         with profiling.phase("source frame"):
@@ -348,6 +434,7 @@ class HudiFormat(TargetFormat):
             per_file,
             BULK_INSERT,
             record.batch,
+            guard=True,
         )
         return BatchResult(checksum(), True, int(instant))
 
@@ -360,8 +447,12 @@ class HudiFormat(TargetFormat):
         per_file: int,
         operation: str,
         batch: int = 0,
+        *,
+        guard: bool,
     ) -> str:
-        """One instant replacing ``partitions`` with ``frame``'s rows (None: with nothing)."""
+        """One instant replacing ``partitions`` with ``frame``'s rows (None: with nothing).
+        ``guard``: refused before it completes when another writer's instant appeared on the
+        timeline meanwhile (it stays pending, and the next write rolls it back)."""
         from pyspark.sql.pandas.types import to_arrow_schema
 
         from lakeshift.migrate import faults
@@ -380,9 +471,9 @@ class HudiFormat(TargetFormat):
             timeline.write_inflight(instant, action, inflight_metadata(operation))
         _, _, name = target.partition(".")
         stats: list[Any] = []
-        # A commit that writes no rows (partitions deleted) keeps the table's schema: readers
-        # take the latest commit's, and hudi-rs cannot read a table whose latest has none.
-        schema: dict[str, Any] = _latest_schema(timeline) if frame is None else {}
+        # A commit writing no rows (emptied partitions) still names the table's schema, as
+        # Hudi's delete_partition does: readers take the newest commit's ("{}" broke hudi-rs).
+        schema: dict[str, Any] = self.latest_schema(target) if frame is None else {}
         if frame is not None:
             schema = avro_schema(name, to_arrow_schema(frame.schema))
             codec = self.services.settings.hudi_parquet_codec
@@ -411,6 +502,8 @@ class HudiFormat(TargetFormat):
         )
         # Files in place, instant not completed (Delta's point of the same name).
         faults.crash_point("before-log-commit", batch)
+        if guard:
+            self._refuse_foreign(target)
         with profiling.phase("complete instant"):
             self._complete(target, instant, action, metadata)
         return instant
@@ -451,8 +544,16 @@ class HudiFormat(TargetFormat):
     def delete_partitions(
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
     ) -> None:
-        self._rollback_pending(target)
-        self._write(target, None, list(partitions), {}, MAX_FILE_ROWS, INSERT_OVERWRITE)
+        self._rollback_pending(target, guard=True)
+        self._write(
+            target,
+            None,
+            list(partitions),
+            {"lakeshift.operation": "delete-partitions"},
+            MAX_FILE_ROWS,
+            INSERT_OVERWRITE,
+            guard=True,
+        )
 
     # -- validation -----------------------------------------------------------------------
 
@@ -723,6 +824,15 @@ class HudiFormat(TargetFormat):
         return removed
 
 
+def _is_lakeshift_commit(metadata: dict[str, Any]) -> bool:
+    extra = metadata.get("extraMetadata") or {}
+    return any(str(k).startswith("lakeshift.") for k in extra)
+
+
+def _describe(instant: Instant) -> str:
+    return f"instant {instant.time} ({instant.action}, {instant.state})"
+
+
 def _route_dir(partition: str, slices: Sequence[Any]) -> str:
     """A partition's routing link directory (relative to the root): one per newest instant."""
     newest = max(instant_of(s.base_file_name) for s in slices)
@@ -761,13 +871,3 @@ def _check_evolution(target: str, previous: FieldMapping, mapping: FieldMapping)
             hint="lakeshift applies only added columns to Hudi tables; migrate into a new "
             "--target, or to Iceberg or Delta, which keep field IDs.",
         )
-
-
-def _latest_schema(timeline: Timeline) -> dict[str, Any]:
-    """The Avro schema of the latest completed commit that carries one (``{}``: none yet)."""
-    for instant in reversed(timeline.completed({COMMIT, REPLACE})):
-        text = (timeline.metadata(instant).get("extraMetadata") or {}).get("schema")
-        if text and text != "{}":
-            found: dict[str, Any] = json.loads(text)
-            return found
-    return {}

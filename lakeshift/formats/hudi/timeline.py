@@ -28,6 +28,9 @@ from lakeshift.formats.hudi.properties import HOODIE, Location, layout_of
 from lakeshift.storage import Store
 
 _INSTANT = re.compile(r"^(\d{17})(?:_(\d{17}))?\.(.+)$")
+#: One empty file per instant lakeshift started, written before the instant's first file: a
+#: requested instant is empty, so only this says whose a pending (or a clean) instant is.
+OWN_INSTANTS = f"{HOODIE}/.lakeshift/instants"
 COMMIT, REPLACE, CLEAN, CLUSTERING = "commit", "replacecommit", "clean", "clustering"
 REQUESTED, INFLIGHT, COMPLETED = "requested", "inflight", "completed"
 _COMPLETED_ACTIONS = (COMMIT, REPLACE, CLEAN, "deltacommit", "rollback", "savepoint")
@@ -66,9 +69,11 @@ def jackson_json(value: Any) -> bytes:
 
 class Timeline:
     """The instants of one table (``base`` is the table's root directory); its layout is read
-    from the table's ``hoodie.properties``."""
+    from the table's ``hoodie.properties``. ``own``: the instants this timeline starts are
+    marked lakeshift's (``OWN_INSTANTS``)."""
 
-    def __init__(self, base: Location) -> None:
+    def __init__(self, base: Location, *, own: bool = False) -> None:
+        self.own = own
         self.base = Store.of(base)
         self.hoodie = self.base.child(HOODIE)
         self.version, timeline_path = layout_of(self.hoodie)
@@ -96,6 +101,18 @@ class Timeline:
             for i in self._instants()
             if i.state == COMPLETED and (actions is None or i.action in actions)
         ]
+
+    def instants(self) -> list[Instant]:
+        """Every instant file, oldest (by instant time) first."""
+        return self._instants()
+
+    def own_times(self) -> set[str]:
+        """Times of the instants lakeshift started (marked when it started them)."""
+        return {f.name for f in self.base.list_files(OWN_INSTANTS, recursive=False)}
+
+    def mark_own(self, instant_time: str) -> None:
+        """Record ``instant_time`` as an instant lakeshift started."""
+        self.base.write(f"{OWN_INSTANTS}/{instant_time}", b"")
 
     def pending(self) -> list[Instant]:
         """Requested or inflight instants that never completed (an instant time names one
@@ -137,6 +154,8 @@ class Timeline:
         no writer's completion replaces another's, and none is ever seen half-written);
         requested and inflight files are replaced whole."""
         path = self._file(instant)
+        if instant.state == REQUESTED and self.own:
+            self.mark_own(instant.time)  # before the instant exists: never one unmarked
         if instant.state != COMPLETED:
             self.base.write(path, payload)
         elif not self.base.create(path, payload):
@@ -202,6 +221,8 @@ class Timeline:
         for state in (INFLIGHT, REQUESTED):
             self.base.delete(self._file(Instant(instant.time, instant.action, state)))
         self.base.delete_dir(marker_dir(instant.time))
+        if self.own:
+            self.base.delete(f"{OWN_INSTANTS}/{instant.time}")
 
 
 def marker_dir(instant_time: str) -> str:
