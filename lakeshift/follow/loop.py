@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lakeshift.errors import MetastoreUnreachable
+from lakeshift.errors import MetastoreUnreachable, NotFound
 from lakeshift.follow.passes import FollowOptions, PassReport, run_pass
 from lakeshift.follow.state import FollowState
 from lakeshift.formats import format_of
 from lakeshift.inspect.footer_cache import FooterCache
-from lakeshift.inspect.inspector import split_table_name
+from lakeshift.inspect.inspector import load_inventory, seed_footers, split_table_name
 from lakeshift.storage.store import StorageUnavailable
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def follow(
         lease_name(name), f"lakeshift follow (pid {os.getpid()})", break_lease=break_lease
     )
     state = FollowState(journal.path)
-    cache = FooterCache()
+    cache = _seeded_cache(ctx, name)
     result = FollowResult()
     try:
         while True:
@@ -126,6 +126,19 @@ def follow(
     return result
 
 
+def _seeded_cache(ctx: Context, name: str) -> FooterCache:
+    """A footer cache holding what the last saved inventory of ``name`` read (each pass saves
+    it), so that ``--once`` from cron reads only the footers of files new since."""
+    cache = FooterCache()
+    try:
+        seeded = seed_footers(cache, load_inventory(ctx.home, name))
+    except (NotFound, ValueError, KeyError, TypeError) as e:  # none yet, or an older shape
+        log.info("follow %s: no saved inventory to reuse (%s)", name, e)
+    else:
+        log.info("follow %s: %d footers known from the saved inventory", name, seeded)
+    return cache
+
+
 def _cut_over(ctx: Context, name: str) -> bool:
     route = ctx.journal.route(name) or {}
     return route.get("cutover") == "done"
@@ -155,7 +168,7 @@ def catch_up(ctx: Context, source: str, target: str) -> PassReport | None:
             return None
         try:
             options = FollowOptions(target, quiet_seconds=ctx.settings.follow_quiet_seconds)
-            return run_pass(ctx, name, options, state, FooterCache())
+            return run_pass(ctx, name, options, state, _seeded_cache(ctx, name))
         finally:
             ctx.journal.release_lease(lease_name(name))
     finally:

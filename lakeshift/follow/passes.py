@@ -31,7 +31,7 @@ from lakeshift.follow.events import EventsRead, read_events
 from lakeshift.follow.state import FollowState
 from lakeshift.formats import TargetFormat
 from lakeshift.inspect.footer_cache import FooterCache, reusing
-from lakeshift.inspect.inspector import inspect_table, split_table_name
+from lakeshift.inspect.inspector import inspect_table, save_inventory, split_table_name
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.partition_names import parse_partition_name
@@ -173,6 +173,7 @@ def run_pass(
         "footer_reads": cache.reads - reads,
         "footers_reused": cache.hits - hits,
     }
+    save_inventory(inventory, ctx.home)  # the next process reuses its footers
     report.seconds = time.time() - started
     report.number = state.settle(
         name,

@@ -51,6 +51,13 @@ class FooterCache:
                     self._files.popitem(last=False)
         return info
 
+    def put(self, key: Key, info: FileInfo) -> None:
+        """Remember ``info`` for ``key`` (facts saved by an earlier process)."""
+        with self._lock:
+            self._files[key] = info
+            while len(self._files) > self.entries:
+                self._files.popitem(last=False)
+
 
 _active: ContextVar[FooterCache | None] = ContextVar("lakeshift_footer_cache", default=None)
 

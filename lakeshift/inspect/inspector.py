@@ -6,7 +6,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -25,7 +25,7 @@ from lakeshift.inspect.anomalies import (
     schema_drift,
 )
 from lakeshift.inspect.files import ListedFile, fingerprint, is_hidden, list_partition
-from lakeshift.inspect.footer_cache import FooterCache
+from lakeshift.inspect.footer_cache import FooterCache, Key
 from lakeshift.inspect.footers import TextPartition, read_footer
 from lakeshift.inspect.key_values import key_anomalies
 from lakeshift.inspect.model import (
@@ -111,9 +111,29 @@ def _footer(
             text.container,
         )
     )
-    path = f"{fs.type_name}:{root.rstrip('/')}/{listed.path}"
-    key = (path, listed.size, listed.mtime_ns, reading)
+    key = _footer_key(fs, root, listed.path, listed.size, listed.mtime_ns, reading)
     return cache.get(key, lambda: read_footer(fs, root, listed, text))
+
+
+def _footer_key(
+    fs: pafs.FileSystem, root: str, path: str, size: int, mtime_ns: int, reading: Hashable
+) -> Key:
+    return (f"{fs.type_name}:{root.rstrip('/')}/{path}", size, mtime_ns, reading)
+
+
+def seed_footers(cache: FooterCache, inventory: TableInventory) -> int:
+    """Put the footer facts of a saved inventory's ORC and Parquet files into ``cache`` (a new
+    process then reads only the footers of files changed since); returns how many."""
+    seeded = 0
+    for p in inventory.partitions:
+        if read_as_text(p.format, p.serde) or not p.location:
+            continue
+        fs, root = filesystem_for(p.location)
+        for f in p.files:
+            if f.error is None and f.format in ("orc", "parquet"):
+                cache.put(_footer_key(fs, root, f.path, f.size, f.mtime_ns, None), f)
+                seeded += 1
+    return seeded
 
 
 def _inspect_partition(
