@@ -25,8 +25,10 @@ from lakeshift.storage.options import StorageOptions, current
 ARCHIVE_CLASSES = ("GLACIER", "DEEP_ARCHIVE")
 #: A finished restore, as ``x-amz-restore`` (and ListObjectsV2's ``RestoreStatus``) say it.
 RESTORED = 'ongoing-request="false"'
-#: Attempts per request: throttling (503 SlowDown) is retried with backoff, not reported.
-ATTEMPTS = 10
+#: Attempts per request: throttling (503 SlowDown) and dropped connections are retried with
+#: AWS's standard backoff, not reported; an endpoint that never answers fails in about a minute.
+ATTEMPTS = 5
+CONNECT_SECONDS = 10
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,10 @@ def s3_client(options: StorageOptions) -> Any:
         import boto3
         from botocore.config import Config
 
-        retries = Config(retries={"mode": "standard", "max_attempts": ATTEMPTS})
-        client = boto3.client("s3", config=retries, **options.boto3_s3())
+        config = Config(
+            retries={"mode": "standard", "max_attempts": ATTEMPTS},
+            connect_timeout=CONNECT_SECONDS,
+        )
+        client = boto3.client("s3", config=config, **options.boto3_s3())
         _clients[options] = client
     return client
