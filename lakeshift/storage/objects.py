@@ -12,6 +12,7 @@ Other stores are listed by pyarrow, as before.
 from __future__ import annotations
 
 import calendar
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -129,19 +130,22 @@ def _nanoseconds(moment: datetime) -> int:
 
 
 _clients: dict[StorageOptions, Any] = {}
+_creating = threading.Lock()
 
 
 def s3_client(options: StorageOptions) -> Any:
-    """One boto3 S3 client per set of options (boto3 clients are thread-safe)."""
-    client = _clients.get(options)
-    if client is None:
-        import boto3
-        from botocore.config import Config
+    """One boto3 S3 client per set of options. A client is thread-safe; creating one from
+    boto3's default session is not, and ``inspect`` lists from several threads at once."""
+    with _creating:
+        client = _clients.get(options)
+        if client is None:
+            import boto3
+            from botocore.config import Config
 
-        config = Config(
-            retries={"mode": "standard", "max_attempts": ATTEMPTS},
-            connect_timeout=CONNECT_SECONDS,
-        )
-        client = boto3.client("s3", config=config, **options.boto3_s3())
-        _clients[options] = client
+            config = Config(
+                retries={"mode": "standard", "max_attempts": ATTEMPTS},
+                connect_timeout=CONNECT_SECONDS,
+            )
+            client = boto3.session.Session().client("s3", config=config, **options.boto3_s3())
+            _clients[options] = client
     return client
