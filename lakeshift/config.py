@@ -59,6 +59,7 @@ KEY_HUDI_PARQUET_CODEC = "hudi_parquet_codec"
 KEY_TARGET_FILE_BYTES = "target_file_bytes"
 KEY_RETIRE_PROBATION_DAYS = "retire_probation_days"
 KEY_TIMESTAMP_PRECISION = "timestamp_precision"
+KEY_ARCHIVED_OBJECTS = "archived_objects"
 KEY_WRITE_PATH = "write_path"
 KEY_CATALOG = "catalog"
 KEY_GLUE_REGION = "glue_region"
@@ -88,6 +89,10 @@ FORMAT_CHOICES = ("iceberg", "delta", "hudi")
 HUDI_TABLE_VERSIONS = (6, 8)
 #: What validation makes of source timestamps finer than the microseconds targets keep.
 TIMESTAMP_PRECISIONS = ("refuse", "truncate")
+#: What becomes of a partition holding objects in an archive storage class (S3 Glacier, Deep
+#: Archive), which no reader can open until they are restored: refused (Hive and Spark fail
+#: on it), or migrated without them, as Athena reads it (the skipped objects are reported).
+ARCHIVED_OBJECTS = ("refuse", "skip")
 #: How the backfill writes Iceberg data files: Spark's writer, or Spark tasks writing Parquet
 #: through Arrow where reading the files is Hive's reading (``lakeshift.formats.arrow_path``).
 WRITE_PATHS = ("spark", "arrow")
@@ -155,6 +160,11 @@ class Settings:
         timestamp_precision: ``refuse`` (a partition whose ORC timestamps are finer than a
             microsecond, which targets cannot keep, validates as differing) or ``truncate``
             (accept the truncation; validation says so).
+        archived_objects: a partition with data files in an archive storage class (S3
+            Glacier Flexible Retrieval, Deep Archive) that are not restored: ``refuse`` (not
+            migrated, naming them: Hive's and Spark's queries fail on it) or ``skip``
+            (migrated without them, as Athena reads it; ``plan``, ``migrate``, ``validate``
+            and the report count and name what was left out). Restored objects are read.
         write_path: ``spark`` (Spark's writer) or ``arrow`` (Iceberg and Delta targets:
             batches whose ORC files Hive reads as they are written by Spark tasks through
             Arrow, and validated by the Spark reader; other batches take the Spark path).
@@ -199,6 +209,7 @@ class Settings:
     target_file_bytes: int = 128 * 1024 * 1024
     retire_probation_days: int = 7
     timestamp_precision: str = "refuse"
+    archived_objects: str = "refuse"
     write_path: str = "spark"
     catalog: str = "hive"
     glue_region: str | None = None
@@ -240,6 +251,12 @@ class Settings:
             raise ConfigError(
                 f"timestamp_precision must be one of {TIMESTAMP_PRECISIONS}, "
                 f"got {self.timestamp_precision!r}"
+            )
+        if self.archived_objects not in ARCHIVED_OBJECTS:
+            raise ConfigError(
+                f"archived_objects must be one of {ARCHIVED_OBJECTS}, "
+                f"got {self.archived_objects!r}",
+                hint='"refuse" (restore the objects first) or "skip" (migrate without them).',
             )
         if self.mapping_mode not in MAPPING_MODES:
             raise ConfigError(

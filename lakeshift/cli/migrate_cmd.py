@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.interrupts import stop_on_interrupt
@@ -15,6 +16,7 @@ from lakeshift.cli.profile_view import profile_run
 from lakeshift.cli.render import human_bytes
 from lakeshift.config import CALENDAR_RULES, FORMAT_CHOICES
 from lakeshift.errors import PartialFailure
+from lakeshift.inspect.archived import skipped_note, skipped_totals
 from lakeshift.inspect.inspector import (
     inspect_table,
     save_inventory,
@@ -360,6 +362,7 @@ def migrate_command(
             stop=stopping.is_set,
         )
     summary = result.to_json()
+    summary.update(_archived_skipped(result.plan, set(result.backfilled)))
     write_report(ctx.home, result.plan.source, "migrate", summary, _markdown(summary))
     out = state.output
     out.message(
@@ -369,19 +372,31 @@ def migrate_command(
         f"{len(result.refused)} refused"
         + (f", {len(result.partial)} partial" if result.partial else "")
     )
+    note = skipped_note(result.plan.archived_skipped)
+    if note:
+        out.message(f"[yellow]{escape(note)}[/]")
     problems = [(n, "failed", r) for n, r in result.failed.items()]
     problems += [(n, "refused", r) for n, r in result.refused.items()]
     problems += [(n, "partial", r) for n, r in result.partial.items()]
     if problems:
         out.table("Not migrated", ["partition", "why", "detail"], problems)
     state.html_report(table)
-    out.result(result)
+    out.result(summary)
     if not result.ok:
         raise PartialFailure(
             f"{len(problems)} partition(s) of {result.plan.source} were not migrated.",
             hint="Fix what the table above says and re-run the same command; finished "
             "partitions are skipped.",
         )
+
+
+def _archived_skipped(plan: MigrationPlan, backfilled: set[str]) -> dict[str, Any]:
+    """The archived objects this run left out of the partitions it backfilled (``skip``)."""
+    skipped = [s for s in plan.archived_skipped if s.partition in backfilled]
+    return {
+        "archived_skipped": [asdict(s) for s in skipped],
+        "archived_skipped_totals": skipped_totals(skipped),
+    }
 
 
 def _markdown(summary: dict[str, Any]) -> str:
@@ -397,4 +412,12 @@ def _markdown(summary: dict[str, Any]) -> str:
         if summary[kind]:
             lines += [f"## {kind.title()}", "", "| partition | reason |", "|---|---|"]
             lines += [f"| `{n}` | {r} |" for n, r in summary[kind].items()]
+    if summary.get("archived_skipped"):
+        lines += ["## Archived objects left out", "", "| partition | objects | rows | paths |"]
+        lines += ["|---|---|---|---|"]
+        lines += [
+            f"| `{s['partition']}` | {s['objects']} | {s['rows'] if s['rows'] is not None else '?'}"
+            f" | {', '.join(s['paths'])} |"
+            for s in summary["archived_skipped"]
+        ]
     return "\n".join(lines) + "\n"

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.output import Output
 from lakeshift.cli.profile_view import profile_run
 from lakeshift.errors import PartialFailure, ValidationMismatch
+from lakeshift.inspect.archived import skipped_note
 from lakeshift.inspect.inspector import source_table, split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.backfill import resolve_target
@@ -45,6 +47,9 @@ def render_validation(out: Output, report: ValidationReport, *, show_equal: bool
         )
     for problem in report.table_problems:
         out.message(f"[bold red]table:[/] {problem}")
+    note = skipped_note(report.archived_skipped)
+    if note:  # compared without them, as migrated: say what "equal" leaves out
+        out.message(f"[yellow]{escape(note)}[/]")
     for counted, said in (
         (
             "nulled",
@@ -100,6 +105,9 @@ def _markdown(report: ValidationReport) -> str:
     lines += [f"\n**Table:** {problem}" for problem in report.table_problems]
     if report.independent_seconds is not None:
         lines.append(f"\nIndependent reader: {report.independent_seconds:.1f}s.")
+    note = skipped_note(report.archived_skipped)
+    if note:
+        lines.append(f"\n**Left out:** {note}")
     return "\n".join(lines) + "\n"
 
 

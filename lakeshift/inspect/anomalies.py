@@ -12,6 +12,7 @@ from statistics import median
 
 from lakeshift.config import CALENDAR_RULES
 from lakeshift.errors import RefusedInput
+from lakeshift.inspect.archived import archived_anomaly
 from lakeshift.inspect.codecs import unreadable_codec, unreadable_encoding
 from lakeshift.inspect.model import (
     SEVERITY_ERROR,
@@ -45,6 +46,7 @@ class Rules:
     small_file_count: int = 16  # small files in one partition that make it `small-files`
     many_files: int = 1000  # data files in a table that make it `many-small-files` if small
     zone_chosen: bool = False  # hive_time_zone was set (even to UTC), not left to default
+    archived_objects: str = "refuse"  # archived objects: refuse the partition, or skip them
 
     @property
     def calendar(self) -> str:  # whose reading of dates before 1582 is reproduced
@@ -122,7 +124,7 @@ def classify_partition(
                 "Nothing to migrate; drop the partition in Hive if it is stale.",
             )
         )
-    elif not p.files and not listing_error:
+    elif not p.files and not p.archived and not listing_error:
         found.append(
             _anomaly(
                 p,
@@ -167,6 +169,9 @@ def classify_partition(
                 "partitions; convert it in Hive.",
             )
         )
+    archived = archived_anomaly(p, rules.archived_objects)
+    if archived is not None:
+        found.append(archived)
     if p.skipped_files:
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(p.skipped_kinds.items()))
         found.append(

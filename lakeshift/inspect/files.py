@@ -4,7 +4,10 @@ Hive skips any path component starting with ``_`` or ``.`` (``_SUCCESS``, ``_tmp
 ``.hive-staging*``) and empty files, and reads subdirectories (Tez ``HIVE_UNION_SUBDIR_n``).
 Every skipped object is classed (``SKIP_KINDS``) so a user can see what was not read, and a
 listing names the paths that show a write still under way (``in_progress``): a writer that
-follows Hadoop's or Hive's commit protocols leaves them until it commits.
+follows Hadoop's or Hive's commit protocols leaves them until it commits. Objects the store
+keeps in an archive class (S3 Glacier, Deep Archive) are set apart before anything is read
+(``archived``): Hive's reader would fail on them, and what becomes of their partition is the
+``archived_objects`` setting's to say (``anomalies``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pyarrow.fs as pafs
+
+from lakeshift.inspect.model import ArchivedObject
+from lakeshift.storage.objects import list_tree
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,8 @@ class Listing:
     in_progress: tuple[str, ...] = ()
     #: the newest modification time of anything listed (files, skipped objects, directories)
     newest_mtime_ns: int = 0
+    #: data files in an archive class, not restored: never read (not in ``files``)
+    archived: tuple[ArchivedObject, ...] = ()
 
 
 def is_marker(relative_path: str) -> bool:
@@ -84,10 +92,11 @@ def list_partition(fs: pafs.FileSystem, root: str) -> Listing:
     """List ``root`` recursively with Hive's skip rules; never raises for a missing directory.
 
     The listing comes first and the existence check only when it finds nothing: on an object
-    store each is a request, and most partitions have files.
+    store each is a request, and most partitions have files. On S3 the listing names each
+    object's storage class, so archived objects are known before any of them is read.
     """
     try:
-        entries = fs.get_file_info(pafs.FileSelector(root, recursive=True, allow_not_found=True))
+        entries = list_tree(fs, root)
         if not entries:
             info = fs.get_file_info(root)
             if info.type == pafs.FileType.NotFound:
@@ -104,27 +113,35 @@ def list_partition(fs: pafs.FileSystem, root: str) -> Listing:
     except OSError as e:
         return Listing(exists=True, files=(), skipped=0, error=str(e))
     files: list[ListedFile] = []
+    archived: list[ArchivedObject] = []
     kinds: dict[str, int] = {}
     examples: dict[str, list[str]] = {}
     writing: list[str] = []
     newest = 0
     prefix = root.rstrip("/") + "/"
     for entry in entries:
-        newest = max(newest, int(entry.mtime_ns or 0))
-        relative = entry.path[len(prefix) :] if entry.path.startswith(prefix) else entry.base_name
+        newest = max(newest, entry.mtime_ns)
+        relative = (
+            entry.path[len(prefix) :]
+            if entry.path.startswith(prefix)
+            else entry.path.rstrip("/").rsplit("/", 1)[-1]
+        )
         if in_progress(relative) and len(writing) < EXAMPLES:
             writing.append(relative)
-        if entry.type != pafs.FileType.File:
+        if not entry.is_file:
             continue
-        kind = skip_kind(relative, int(entry.size or 0))
+        kind = skip_kind(relative, entry.size)
         if kind is not None:
             kinds[kind] = kinds.get(kind, 0) + 1
             if len(examples.setdefault(kind, [])) < EXAMPLES:
                 examples[kind].append(relative)
             continue
-        mtime = entry.mtime_ns if entry.mtime_ns is not None else 0
-        files.append(ListedFile(relative, int(entry.size or 0), int(mtime)))
+        if entry.archived:
+            archived.append(ArchivedObject(relative, entry.size, entry.storage_class))
+            continue
+        files.append(ListedFile(relative, entry.size, entry.mtime_ns))
     files.sort(key=lambda f: f.path)
+    archived.sort(key=lambda f: f.path)
     return Listing(
         exists=True,
         files=tuple(files),
@@ -133,6 +150,7 @@ def list_partition(fs: pafs.FileSystem, root: str) -> Listing:
         skipped_examples={k: tuple(v) for k, v in examples.items()},
         in_progress=tuple(writing),
         newest_mtime_ns=newest,
+        archived=tuple(archived),
     )
 
 

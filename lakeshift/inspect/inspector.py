@@ -179,6 +179,7 @@ def _inspect_partition(
         skipped_examples=listing.skipped_examples,
         in_progress=listing.in_progress,
         newest_mtime_ns=listing.newest_mtime_ns,
+        archived=listing.archived,
     )
     anomalies = classify_partition(partition, table_columns, table_format, rules, listing.error)
     return replace(partition, anomalies=tuple(anomalies))
@@ -255,6 +256,7 @@ def inspect_table(
         hive=settings.hive,
         small_file_bytes=settings.small_file_bytes,
         zone_chosen=settings.hive_time_zone is not None,
+        archived_objects=settings.archived_objects,
     )
     wanted = partition_filter or PartitionFilter(())
 

@@ -84,6 +84,17 @@ def is_positional_name(name: str) -> bool:
 
 
 @dataclass(frozen=True)
+class ArchivedObject:
+    """A data file kept in an archive storage class (S3 Glacier Flexible Retrieval, Deep
+    Archive) and not restored: no reader can open it, so it is never read (``archived_objects``
+    says whether its partition is refused or migrated without it)."""
+
+    path: str  # relative to the partition location
+    size: int
+    storage_class: str
+
+
+@dataclass(frozen=True)
 class Anomaly:
     """Something a migration must know about, with what to do.
 
@@ -125,6 +136,8 @@ class PartitionInfo:
     #: newest modification time of anything in the partition's listing: ``follow`` copies a
     #: partition only once it is older than the quiet period
     newest_mtime_ns: int = 0
+    #: data files in an archive storage class, not restored: not in ``files``, never read
+    archived: tuple[ArchivedObject, ...] = ()
 
     @property
     def rows(self) -> int:
@@ -254,8 +267,10 @@ class TableInventory:
                         "bytes",
                         "skipped_examples",
                         "in_progress",
+                        "archived",
                     )
                 },
+                archived=tuple(ArchivedObject(**a) for a in p.get("archived", ())),
                 values=tuple(p["values"]),
                 skipped_examples={k: tuple(v) for k, v in p.get("skipped_examples", {}).items()},
                 in_progress=tuple(p.get("in_progress", ())),

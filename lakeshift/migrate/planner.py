@@ -9,6 +9,12 @@ from typing import Any
 
 from lakeshift.errors import NotFound
 from lakeshift.formats.base import Backfilled
+from lakeshift.inspect.archived import (
+    SkippedArchive,
+    skipped_archives,
+    skipped_note,
+    skipped_totals,
+)
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.batching import (
@@ -79,6 +85,8 @@ class MigrationPlan:
     format: str = "iceberg"
     #: What the target is or will be (``TargetFormat.describe``).
     target_layout: str = ""
+    #: archived objects left out of planned partitions (``archived_objects = "skip"``)
+    archived_skipped: tuple[SkippedArchive, ...] = ()
 
     def count(self, state: str) -> int:
         return sum(1 for p in self.partitions if p.state == state)
@@ -118,6 +126,7 @@ class MigrationPlan:
             "estimated_seconds": self.estimated_seconds,
             "batches": len(self.batches),
         }
+        data["archived_skipped_totals"] = skipped_totals(self.archived_skipped)
         return data
 
 
@@ -194,6 +203,11 @@ def build_plan(
     for a in inventory.all_anomalies:
         anomalies[a.code] = anomalies.get(a.code, 0) + 1
     notes = version_notes(inventory, mapping)
+    planned = {p.name for p in partitions if p.state != REFUSED}
+    skipped = skipped_archives(p for p in inventory.partitions if p.name in planned)
+    note = skipped_note(skipped)
+    if note:
+        notes.append(note)
     if inventory.unregistered_dirs:
         notes.append(
             f"{len(inventory.unregistered_dirs)} unregistered directories are not "
@@ -213,4 +227,5 @@ def build_plan(
         notes=tuple(notes),
         format=format,
         target_layout=target_layout,
+        archived_skipped=tuple(skipped),
     )

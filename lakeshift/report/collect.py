@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeshift.follow.state import FollowState
+from lakeshift.inspect.archived import skipped_archives
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate.journal import BACKFILLED, VALIDATED, Journal, PartitionRecord
 from lakeshift.report.files import report_dir, write_html
@@ -40,6 +41,12 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
     route = journal.route(name)
     switched = set(route["switched"]) if route else set()
     rows = []
+    left_out = {
+        s.partition: f"{s.objects} archived object(s) left out"
+        + (f" ({s.rows:,} rows)" if s.rows is not None else "")
+        + f": {', '.join(s.paths)}"
+        for s in skipped_archives(inventory.partitions)
+    }
     for p in inventory.partitions:
         record, check = records.get(p.name), validations.get(p.name)
         target = (check or {}).get("target_checksum") or {}
@@ -52,7 +59,7 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
                 validation=_validation(check, p.fingerprint),
                 served_from="lake" if p.name in switched else "hive",
                 bytes=p.bytes,
-                detail=(record.error or "") if record else "",
+                detail=((record.error or "") if record else "") or left_out.get(p.name, ""),
             )
         )
     anomalies = Counter((a.code, a.severity) for a in inventory.all_anomalies)

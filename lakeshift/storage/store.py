@@ -349,7 +349,12 @@ _DENIED = (
     "Unable to locate credentials",
     "InvalidObjectState",  # an archived storage class (Glacier): restore it first
 )
-_UNREACHABLE = ("NETWORK_CONNECTION", "Could not resolve host", "Connection refused")
+_UNREACHABLE = (
+    "NETWORK_CONNECTION",
+    "Could not resolve host",
+    "Connection refused",
+    "Could not connect to the endpoint URL",  # botocore's (lakeshift's S3 listing)
+)
 _MISSING = ("NoSuchBucket", "UnknownStoreException", "NO_SUCH_BUCKET")
 
 

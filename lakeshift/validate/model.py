@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from lakeshift.inspect.archived import SkippedArchive, skipped_totals
 from lakeshift.validate.canonical import Fingerprint
 
 EQUAL = "equal"
@@ -62,6 +63,9 @@ class ValidationReport:
     table_problems: tuple[str, ...] = field(default=())
     seconds: float = 0.0
     independent_seconds: float | None = None  # the independent reader's share (its cost)
+    #: archived objects left out of the source (``archived_objects = "skip"``): the source
+    #: is compared without them, as it was migrated
+    archived_skipped: tuple[SkippedArchive, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -87,4 +91,5 @@ class ValidationReport:
             s: self.count(s)
             for s in (EQUAL, MISMATCH, STALE, MISSING, EXTRA, NOT_MIGRATED, NOT_PROVEN)
         }
+        data["archived_skipped_totals"] = skipped_totals(self.archived_skipped)
         return data

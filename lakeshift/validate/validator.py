@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from lakeshift import profiling
 from lakeshift.config import Settings
 from lakeshift.formats import Backfilled, FormatServices, TargetFormat, require_target
+from lakeshift.inspect.archived import skipped_archives
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -189,6 +190,7 @@ def validate_table(
         tuple(problems),
         round(time.monotonic() - started, 2),
         None if independent_seconds is None else round(independent_seconds, 2),
+        tuple(skipped_archives(p for p in chosen if p.migratable)),
     )
     with profiling.phase("journal"):
         _record(journal, report)

@@ -367,13 +367,15 @@ def test_bad_inputs_on_s3_are_named_and_commit_nothing(
     before = _objects(moto, "bad/")
 
     # A partition in a bucket that no longer exists: Hive's queries fail on it, so it is an
-    # error (not an empty partition); an archived object's partition is refused naming it;
+    # error (not an empty partition); an archived object's partition is refused as such,
+    # naming it (test_archived_objects: never read, skipped on request, read once restored);
     # the healthy partition migrates.
     code, out = _run(s3_home, metastore_uri, "migrate", table, "--target", target)
     assert code == EXIT_PARTIAL, out
     assert out["backfilled"] == ["dt=2"], out
     assert "bucket 'gone-bucket' does not exist" in str(out["refused"]["dt=1"])
-    assert "dt=3/000000_0" in str(out["refused"]["dt=3"]), out["refused"]
+    assert str(out["refused"]["dt=3"]).startswith("archived: "), out["refused"]
+    assert "dt=3/000000_0 (GLACIER)" in str(out["refused"]["dt=3"]), out["refused"]
 
     # A store that refuses these credentials, or finds none: every partition is named as
     # unreadable at inspect; a migration stops with exit 5 before anything is committed.
