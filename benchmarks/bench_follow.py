@@ -85,3 +85,62 @@ def run_local(ctx: Context, root: Path, sizes: list[int]) -> dict[str, Any]:
         2,
     )
     return result
+
+
+def run_s3(home: Path, sizes: list[int]) -> dict[str, Any]:
+    """Requests per pass on moto's S3: a pass with nothing changed, and the two passes after
+    1% of the partitions got an object (counted from the server's access log)."""
+    from benchmarks.bench_s3 import _build, _requests
+    from lakeshift.config import load_settings
+    from tests.helpers import s3
+
+    jars = s3.connector_jars()
+    if jars is None:
+        raise SystemExit("the S3A jars are missing: run `make test` once (it fetches them)")
+    log = home / "moto.log"
+    home.mkdir(parents=True, exist_ok=True)
+    log.unlink(missing_ok=True)
+    moto = s3.MotoServer.start(log)
+    result: dict[str, Any] = {"scenario": "s3follow", "quiet_seconds": QUIET}
+    try:
+        moto.client().create_bucket(Bucket=s3.BUCKET)
+        conf = s3.spark_conf(moto.endpoint, jars)
+        settings = load_settings({"home": home, "spark_conf": conf}, env={})
+        ctx = Context(settings)
+        for size in sizes:
+            table = _build(moto, ctx, size)
+            time.sleep(QUIET)
+            state, _, one = _passes(ctx, table, QUIET)
+            assert one()[0].in_step
+            before = _requests(log)
+            one()
+            idle = _requests(log) - before
+            changed = list(range(0, size, 100))
+            body = moto.client().get_object(Bucket=s3.BUCKET, Key=f"bench/t{size}/p=0/000000_0")
+            data = body["Body"].read()
+            for index in changed:
+                moto.client().put_object(
+                    Bucket=s3.BUCKET, Key=f"bench/t{size}/p={index}/upload_1", Body=data
+                )
+            before = _requests(log)
+            withdrawing, _ = one()
+            after_withdraw = _requests(log) - before
+            time.sleep(QUIET)
+            before = _requests(log)
+            catching_up, _ = one()
+            after_catch_up = _requests(log) - before
+            assert catching_up.in_step and len(withdrawing.withdrawn) == len(changed)
+            result[f"p{size}"] = {
+                "partitions": size,
+                "changed": len(changed),
+                "requests_unchanged_pass": idle,
+                "requests_withdrawing_pass": after_withdraw,
+                "requests_catch_up_pass": after_catch_up,
+                "unchanged_pass_requests_per_partition": round(idle / size, 2),
+            }
+            state.close()
+        ctx.close()
+        ctx.embedded_metastore.stop()
+    finally:
+        moto.stop()
+    return result
