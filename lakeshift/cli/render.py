@@ -45,6 +45,12 @@ def render_inventory(out: Output, inv: TableInventory, *, limit: int = 50) -> No
         f"{summary['partitions']} partitions, {summary['files']} files, {summary['rows']:,} rows, "
         f"{human_bytes(summary['bytes'])}, {summary['physical_schemas']} physical schemas; "
         f"inspected in {inv.seconds:.2f}s"
+        + (
+            "\nnot read, as Hive does not read them: "
+            + ", ".join(f"{n:,} {kind}" for kind, n in sorted(summary["skipped"].items()))
+            if summary["skipped"]
+            else ""
+        )
     )
     out.table(
         "Anomalies",

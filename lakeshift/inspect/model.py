@@ -231,7 +231,16 @@ class TableInventory:
             "physical_schemas": len(schemas),
             "anomalies": len(self.all_anomalies),
             "errors": sum(1 for a in self.all_anomalies if a.severity == SEVERITY_ERROR),
+            "skipped": self.skipped_kinds(),
         }
+
+    def skipped_kinds(self) -> dict[str, int]:
+        """Objects Hive does not read, per class (``files.SKIP_KINDS``), over all partitions."""
+        total: dict[str, int] = {}
+        for p in self.partitions:
+            for kind, count in p.skipped_kinds.items():
+                total[kind] = total.get(kind, 0) + count
+        return total
 
     def to_json(self) -> dict[str, Any]:
         data = self.head_json()

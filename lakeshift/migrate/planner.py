@@ -87,6 +87,8 @@ class MigrationPlan:
     target_layout: str = ""
     #: archived objects left out of planned partitions (``archived_objects = "skip"``)
     archived_skipped: tuple[SkippedArchive, ...] = ()
+    #: objects Hive does not read, per class (markers, hidden names, empty files)
+    skipped_objects: dict[str, int] = field(default_factory=dict)
 
     def count(self, state: str) -> int:
         return sum(1 for p in self.partitions if p.state == state)
@@ -208,6 +210,13 @@ def build_plan(
     note = skipped_note(skipped)
     if note:
         notes.append(note)
+    unread = inventory.skipped_kinds()
+    if unread:
+        kinds = ", ".join(f"{n:,} {kind}" for kind, n in sorted(unread.items()))
+        notes.append(
+            f"{sum(unread.values()):,} objects are not read, as Hive does not read them "
+            f"({kinds}); `lakeshift inspect` names them per partition."
+        )
     if inventory.unregistered_dirs:
         notes.append(
             f"{len(inventory.unregistered_dirs)} unregistered directories are not "
@@ -228,4 +237,5 @@ def build_plan(
         format=format,
         target_layout=target_layout,
         archived_skipped=tuple(skipped),
+        skipped_objects=unread,
     )

@@ -82,6 +82,7 @@ def collect_report(inventory: TableInventory, journal: Journal) -> ReportData:
         cutover=(route or {}).get("cutover"),
         legacy=(route or {}).get("legacy"),
         follow=follow,
+        skipped=inventory.skipped_kinds(),
     )
 
 

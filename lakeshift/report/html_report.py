@@ -51,6 +51,7 @@ class ReportData:
     legacy: str | None = None  # the Hive table's name after a cutover
     profile: dict[str, Any] | None = None  # the latest ``--profile`` breakdown, if any
     follow: dict[str, Any] | None = None  # ``FollowState.summary``, once the table is followed
+    skipped: Mapping[str, int] = field(default_factory=dict)  # objects not read, per class
 
 
 def _e(value: object) -> str:
@@ -261,6 +262,17 @@ def _follow(follow: dict[str, Any] | None) -> str:
     )
 
 
+def _skipped(skipped: Mapping[str, int]) -> str:
+    """Objects lakeshift did not read because Hive does not (``inspect`` names them)."""
+    if not skipped:
+        return ""
+    rows = "".join(f"<tr><td>{_e(k)}</td><td>{n:,}</td></tr>" for k, n in sorted(skipped.items()))
+    return (
+        "<h3>Objects not read, as Hive does not read them</h3>"
+        f"<table><tr><th>class</th><th>objects</th></tr>{rows}</table>"
+    )
+
+
 def render_html(data: ReportData) -> str:
     migration = Counter(p.status for p in data.partitions)
     validation = Counter(p.validation or "not validated" for p in data.partitions)
@@ -292,6 +304,7 @@ def render_html(data: ReportData) -> str:
 <h2>Throughput</h2>{_throughput(data.runs)}
 <table><tr><th>run</th><th>status</th><th>rows</th><th>rows/s</th></tr>{runs}</table>
 <h2>Anomalies</h2><table><tr><th>code</th><th>severity</th><th>count</th></tr>{anomalies}</table>
+{_skipped(data.skipped)}
 <h2>Partitions</h2>{_partition_table(data.partitions)}{_profile(data.profile)}"""
     return _page(f"lakeshift: {data.source}", body)
 

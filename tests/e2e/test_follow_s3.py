@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from lakeshift.cli.main import cli
 from lakeshift.config import load_settings
 from lakeshift.context import Context
-from lakeshift.errors import EXIT_BEHIND, EXIT_OK
+from lakeshift.errors import EXIT_BEHIND, EXIT_NOT_FOUND, EXIT_OK
 from lakeshift.metastore import ddl
 from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.storage import StorageOptions
@@ -159,4 +159,10 @@ def test_follow_once_on_s3_keeps_the_lake_in_step(
         "dt=3": "lake",
         "dt=4": "lake",
     }
+
+    # The Hive table dropped while followed: exit 6 naming it, the lake table keeps its rows.
+    client.drop_table(db, name)
+    code, gone = _follow(home, *args)
+    assert code == EXIT_NOT_FOUND and source in gone["error"]["message"], gone
+    assert lake() == expected()
     ctx.close()

@@ -309,6 +309,7 @@ def test_an_s3_listing_is_read_as_hive_reads_it(
         f"{prefix}/dt=2/_SUCCESS",
         f"{prefix}/dt=2/_temporary/0/task_1/part-0",  # a job committer's leftover
         f"{prefix}/dt=3/.hive-staging_hive_1/-ext-10000/000000_0",
+        f"{prefix}/dt=3/sub_$folder$",  # an EMRFS marker, with bytes: still a marker, not data
     ]
     for key in junk:
         body = b"" if key.endswith(("/", "empty_file", "_SUCCESS")) else b"not an ORC file"
@@ -321,6 +322,20 @@ def test_an_s3_listing_is_read_as_hive_reads_it(
     files = {p["name"]: sorted(f["path"] for f in p["files"]) for p in inventory["partitions"]}
     assert files == {f"dt={d}": ["000000_0", "sub/000001_0"] for d in rows}
     assert inventory["summary"]["rows"] == sum(t.num_rows for t in rows.values())
+    # Every object not read is named with its class: what lakeshift decided not to read.
+    skipped = {
+        p["name"]: (p["skipped_kinds"], p["skipped_examples"]) for p in inventory["partitions"]
+    }
+    assert skipped["dt=1"][0] == {"marker": 2}
+    assert skipped["dt=2"] == (
+        {"empty": 1, "hidden": 2},
+        {"empty": ["empty_file"], "hidden": ["_SUCCESS", "_temporary/0/task_1/part-0"]},
+    )
+    assert skipped["dt=3"] == (
+        {"hidden": 1, "marker": 1},
+        {"hidden": [".hive-staging_hive_1/-ext-10000/000000_0"], "marker": ["sub_$folder$"]},
+    )
+    assert inventory["summary"]["skipped"] == {"marker": 3, "hidden": 3, "empty": 1}
     code, out = _run(s3_home, metastore_uri, "migrate", table, "--target", target)
     assert code == 0, out
     code, report = _run(

@@ -21,12 +21,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.orc as orc
 import pytest
+from click.testing import CliRunner
 from pyiceberg.catalog.hive import HiveCatalog
 
+from lakeshift.cli.main import cli
 from lakeshift.config import load_settings
 from lakeshift.context import Context
-from lakeshift.follow.passes import FollowOptions, SourceGone, run_pass
+from lakeshift.follow.passes import FollowOptions, run_pass
 from lakeshift.follow.state import FollowState
+from lakeshift.formats import format_of
 from lakeshift.inspect.footer_cache import FooterCache
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
@@ -168,13 +171,19 @@ def test_follow_keeps_view_and_lake_in_step_with_writers(
     )  # fmt: skip
     assert proof.ok and len(proof.partitions) == 5, [p.detail for p in proof.partitions]
 
-    # The Hive table dropped while followed: a clear error, the lake table keeps its rows.
-    client.drop_table("follow", name)
-    with pytest.raises(SourceGone) as raised:
-        run_pass(follower, source, options, state, cache)
-    assert raised.value.exit_code == 6 and target in str(raised.value)
-    assert read_lake(client, target).num_rows == sum(expected.values())
     state.close()
+
+    # Cutover of a followed table: a last catch-up first, refused while a write is settling.
+    orc.write_table(rows(700, 2), str(builder.partition_dir(["2024-01-04"]) / "late.orc"))
+    command = ["--home", str(follower.home), "--metastore-uri", client.uri, "cutover", source]
+    refused = CliRunner().invoke(cli, [*command, "--yes"])
+    assert refused.exit_code == 7 and "dt=2024-01-04" in refused.output, refused.output
+    assert client.get_table("follow", name).tableType == "EXTERNAL_TABLE"  # still Hive's
+    settle()
+    done = CliRunner().invoke(cli, [*command, "--yes"])
+    assert done.exit_code == 0, done.output
+    assert "last catch-up" in done.output
+    assert format_of(client, source) == fmt  # the public name reads the lake table now
 
 
 def run_live(
