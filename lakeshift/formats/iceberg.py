@@ -119,6 +119,10 @@ def foreign_snapshots(table: Table) -> list[str]:
         snapshot = table.metadata.snapshot_by_id(parent) if parent is not None else None
     if not stopped and TARGET_SOURCE_PROPERTY not in table.properties:
         return []
+    while snapshot is not None:  # the rest of the ancestry, past an accepted snapshot too
+        ancestry.add(int(snapshot.snapshot_id))
+        parent = snapshot.parent_snapshot_id
+        snapshot = table.metadata.snapshot_by_id(parent) if parent is not None else None
     own = [s for s in table.metadata.snapshots if _is_lakeshift_snapshot(_summary(s))]
     newest = max(own, key=lambda s: s.sequence_number or 0, default=None)
     if newest is not None and int(newest.snapshot_id) not in ancestry:

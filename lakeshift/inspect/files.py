@@ -126,8 +126,6 @@ def list_partition(fs: pafs.FileSystem, root: str) -> Listing:
             if entry.path.startswith(prefix)
             else entry.path.rstrip("/").rsplit("/", 1)[-1]
         )
-        if not relative:  # the partition directory's own marker key (``dt=1/``)
-            relative = root.rstrip("/").rsplit("/", 1)[-1] + "/"
         if in_progress(relative) and len(writing) < EXAMPLES:
             writing.append(relative)
         if not entry.is_file:

@@ -191,7 +191,7 @@ def test_a_commit_right_after_creation_is_refused_in_this_run_and_the_next(
     assert ids == [0, 1, 2, 10, 11, 12, *FOREIGN_IDS]
 
 
-@pytest.mark.parametrize("fmt", _formats("iceberg", "delta"))
+@pytest.mark.parametrize("fmt", _formats("delta"))
 def test_a_commit_between_batches_stops_the_run_before_it_replaces_that_partition(
     spark: Any,
     client: MetastoreClient,
@@ -244,7 +244,7 @@ def test_a_commit_during_validation_keeps_the_switch_from_serving_it(
     assert run.foreign_rows() == [(1000, "9"), (1001, "9")] and run.newest_commit_is_foreign()
 
 
-@pytest.mark.parametrize("fmt", _formats("iceberg", "delta"))
+@pytest.mark.parametrize("fmt", _formats("iceberg"))
 def test_a_commit_during_switch_is_refused_before_the_view_changes(
     spark: Any,
     client: MetastoreClient,
@@ -286,7 +286,7 @@ def test_a_commit_during_switch_is_refused_before_the_view_changes(
     assert run.foreign_rows() == [(1000, "1"), (1001, "1")] and run.newest_commit_is_foreign()
 
 
-@pytest.mark.parametrize("fmt", _formats("iceberg", "delta"))
+@pytest.mark.parametrize("fmt", _formats("iceberg"))
 def test_a_commit_landing_between_the_check_and_the_commit_is_not_replaced(
     spark: Any,
     client: MetastoreClient,
@@ -328,7 +328,7 @@ def test_a_commit_landing_between_the_check_and_the_commit_is_not_replaced(
     assert fmt_object.backfilled(run.target) == {}
 
 
-@pytest.mark.parametrize("fmt", _formats("iceberg", "delta"))
+@pytest.mark.parametrize("fmt", _formats("delta"))
 def test_lakeshifts_own_removal_of_an_emptied_partition_is_not_taken_for_another_writers(
     spark: Any,
     client: MetastoreClient,

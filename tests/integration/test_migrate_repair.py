@@ -17,7 +17,7 @@ from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.cli.main import cli
 from lakeshift.config import Settings
-from lakeshift.errors import EXIT_VALIDATION, RefusedInput, UsageError
+from lakeshift.errors import EXIT_VALIDATION, ConcurrentCommit, RefusedInput, UsageError
 from lakeshift.inspect import inspect_table
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
@@ -266,7 +266,13 @@ def test_rebackfill_invalid_repairs_what_validation_found_wrong(
     assert checked.exit_code == EXIT_VALIDATION, checked.output
     assert "mismatch" in checked.output and "--rebackfill-invalid" in checked.output
 
-    again = _run(spark, client, catalog, settings, journal, b, batch_rows=100)
+    # The DELETE is another writer's commit: a re-run refuses to write on top of it (exit 8)
+    # until told to take the target as it stands.
+    with pytest.raises(ConcurrentCommit):
+        _run(spark, client, catalog, settings, journal, b, batch_rows=100)
+    again = _run(
+        spark, client, catalog, settings, journal, b, batch_rows=100, accept_foreign_commits=True
+    )
     assert again.backfilled == []  # a plain re-run sees nothing changed in the source
     repaired = _run(
         spark, client, catalog, settings, journal, b, batch_rows=100, rebackfill_invalid=True
