@@ -163,7 +163,7 @@ def run_pass(
         if fmt.exists(options.target):
             _prove(ctx, inventory, changes, options, report)
             if options.switch:
-                _switch(ctx, fmt, changes, options, report)
+                _switch(ctx, fmt, inventory, changes, options, report)
             _behind(ctx, fmt, inventory, changes, options, report, now=time.time())
         else:
             report.behind = {p.name: "not copied yet" for p in inventory.partitions}
@@ -247,7 +247,7 @@ def _drop(
 ) -> None:
     """Delete from the lake table the partitions Hive no longer has (one commit)."""
     current = {p.name for p in inventory.partitions}
-    gone = {n: v for n, v in changes.dropped_values.items()}
+    gone = dict(changes.dropped_values)
     for n in fmt.backfilled(options.target):
         if n not in current and n not in gone:
             gone[n] = tuple(v for _, v in parse_partition_name(n))
@@ -371,13 +371,14 @@ def _prove(
 def _switch(
     ctx: Context,
     fmt: TargetFormat,
+    inventory: TableInventory,
     changes: Changes,
     options: FollowOptions,
     report: PassReport,
 ) -> None:
-    """Switch the settled partitions that are proven now (``switch`` checks them again)."""
-    now = _inspect(ctx, report.source, options.target)
-    eligible = eligibility(now, fmt, options.target, ctx.journal)
+    """Switch the settled partitions proven at the pass's listing; ``switch`` lists the source
+    once more and switches only those still switchable then (no view update when none is)."""
+    eligible = eligibility(inventory, fmt, options.target, ctx.journal)
     switched = set(recover(ctx.metastore, ctx.journal, report.source))
     ready = [
         n for n in changes.settled(sorted(eligible)) if eligible[n] is None and n not in switched

@@ -45,10 +45,8 @@ class FooterCache:
         info = read()
         with self._lock:
             self.reads += 1
-            if info.error is None:
-                self._files[key] = info
-                while len(self._files) > self.entries:
-                    self._files.popitem(last=False)
+        if info.error is None:
+            self.put(key, info)
         return info
 
     def put(self, key: Key, info: FileInfo) -> None:

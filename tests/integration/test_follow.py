@@ -18,7 +18,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.orc as orc
 import pytest
 from click.testing import CliRunner
@@ -39,22 +38,11 @@ from lakeshift.validate.validator import validate_table
 from tests.helpers.cli import lakeshift_command
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import read_lake
-from tests.helpers.live_table import LiveTable, Sampler, check_samples
+from tests.helpers.live_table import COLUMNS, LiveTable, Sampler, check_samples, rows
 from tests.helpers.migration import EACH_FORMAT_EXTENDED
 from tests.helpers.source_state import source_snapshot
 
 QUIET = 1.0  # seconds a partition must rest before it is copied and switched
-
-COLUMNS = (("id", "bigint"), ("name", "string"))
-
-
-def rows(start: int, count: int) -> pa.Table:
-    return pa.table(
-        {
-            "id": pa.array(range(start, start + count), pa.int64()),
-            "name": pa.array([f"n{i}" for i in range(start, start + count)]),
-        }
-    )
 
 
 @pytest.fixture
