@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +15,9 @@ from lakeshift.config import OUTPUT_CHOICES, Settings, load_settings, parse_conf
 from lakeshift.context import Context
 from lakeshift.errors import EXIT_INTERNAL, LakeshiftError, from_task
 from lakeshift.logs import configure_file_logging, keep_records_off_the_terminal
+
+if TYPE_CHECKING:
+    from lakeshift.inspect.model import TableInventory
 
 log = logging.getLogger(__name__)
 
@@ -33,14 +36,16 @@ class CliState:
             self._context = Context(self.settings)
         return self._context
 
-    def html_report(self, table: str) -> Path:
-        """Write the table's HTML report from the source as it is now and the journal."""
+    def html_report(self, table: str, inventory: TableInventory | None = None) -> Path:
+        """Write the table's HTML report from the source as it is now (or as ``inventory``,
+        a listing the command just made, shows it) and the journal."""
         from lakeshift.inspect.inspector import inspect_table, save_inventory
         from lakeshift.report.collect import write_table_report
 
         ctx = self.context
-        inventory = inspect_table(ctx.metastore, table, ctx.settings)
-        save_inventory(inventory, ctx.home)
+        if inventory is None:
+            inventory = inspect_table(ctx.metastore, table, ctx.settings)
+            save_inventory(inventory, ctx.home)
         path = write_table_report(ctx.home, inventory, ctx.journal)
         self.output.message(f"[dim]HTML report: {path}[/]")
         return path

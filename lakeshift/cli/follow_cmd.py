@@ -176,7 +176,9 @@ def follow_command(
     if last is not None and last.refused:
         out.table("Not migrated (served from Hive)", ["partition", "why"],
                   sorted(last.refused.items())[:20])  # fmt: skip
-    state.html_report(source)
+    # The last pass's own listing: listing the source again for the report would double
+    # what an unchanged pass costs on an object store.
+    state.html_report(source, last.inventory if last is not None else None)
     out.result(result)
     if last is None:
         return

@@ -92,6 +92,8 @@ class PassReport:
     requests: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     number: int | None = None
+    #: the source as the pass listed it (not in the JSON: ``inspect`` shows it)
+    inventory: TableInventory | None = field(default=None, repr=False, compare=False)
 
     @property
     def in_step(self) -> bool:
@@ -169,11 +171,12 @@ def run_pass(
             report.behind = {p.name: "not copied yet" for p in inventory.partitions}
     report.requests = {
         "notification_log": report.events.requests if report.events else 0,
-        "partition_listings": len(inventory.partitions),
+        "directory_listings": inventory.listings,
         "footer_reads": cache.reads - reads,
         "footers_reused": cache.hits - hits,
     }
     save_inventory(inventory, ctx.home)  # the next process reuses its footers
+    report.inventory = inventory
     report.seconds = time.time() - started
     report.number = state.settle(
         name,

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import pyarrow.fs as pafs
 
 from lakeshift.inspect.model import ArchivedObject
-from lakeshift.storage.objects import list_tree
+from lakeshift.storage.objects import StoredObject, list_tree
 
 
 @dataclass(frozen=True)
@@ -88,15 +88,73 @@ def is_hidden(relative_path: str) -> bool:
     return any(part.startswith(("_", ".")) for part in relative_path.split("/"))
 
 
-def list_partition(fs: pafs.FileSystem, root: str) -> Listing:
+@dataclass(frozen=True)
+class TableTree:
+    """One recursive listing of a table's root, split into its partition-depth directories.
+
+    On an object store a listing is one request per 1,000 keys, while listing each partition
+    alone costs a request per partition even when it holds one file: a table of 10,000
+    one-file partitions lists in 10 requests instead of 10,000. A partition whose directory
+    is not in the tree (a location elsewhere, at another depth, or no object under it) is
+    listed alone, as before.
+
+    Attributes:
+        root: the table root, as the file system names it (no trailing ``/``).
+        directories: every directory ``depth`` levels below the root with something in it,
+            mapped to what is below it (its own marker key left out, as a partition's own
+            listing leaves it out).
+    """
+
+    root: str
+    directories: dict[str, tuple[StoredObject, ...]]
+
+    def entries(self, partition_root: str) -> tuple[StoredObject, ...] | None:
+        """What the tree holds below ``partition_root``; None when it must be listed alone."""
+        return self.directories.get(partition_root.rstrip("/")) or None
+
+
+def list_table_tree(fs: pafs.FileSystem, table_root: str, depth: int) -> TableTree:
+    """List ``table_root`` once, recursively, grouping objects by their directory ``depth``
+    levels down (the partition directories of a table with ``depth`` partition keys).
+
+    Raises:
+        OSError: the store failed the listing (the caller then lists partitions alone).
+    """
+    base = table_root.rstrip("/")
+    return TableTree(base, _group(list_tree(fs, base), base, depth))
+
+
+def _group(
+    entries: Iterable[StoredObject], base: str, depth: int
+) -> dict[str, tuple[StoredObject, ...]]:
+    groups: dict[str, list[StoredObject]] = {}
+    prefix = base + "/"
+    for entry in entries:
+        if not entry.path.startswith(prefix):
+            continue
+        parts = entry.path[len(prefix) :].split("/")
+        if len(parts) <= depth:
+            continue  # at or above the partition directories (a file in the root, a directory)
+        directory = prefix + "/".join(parts[:depth])
+        if len(parts) == depth + 1 and not parts[-1]:
+            groups.setdefault(directory, [])  # the partition directory's own marker key
+            continue
+        groups.setdefault(directory, []).append(entry)
+    return {d: tuple(e) for d, e in groups.items()}
+
+
+def list_partition(
+    fs: pafs.FileSystem, root: str, listed: Sequence[StoredObject] | None = None
+) -> Listing:
     """List ``root`` recursively with Hive's skip rules; never raises for a missing directory.
 
     The listing comes first and the existence check only when it finds nothing: on an object
     store each is a request, and most partitions have files. On S3 the listing names each
     object's storage class, so archived objects are known before any of them is read.
+    ``listed`` is what a :class:`TableTree` already holds below ``root``: no request at all.
     """
     try:
-        entries = list_tree(fs, root)
+        entries = list(listed) if listed else list_tree(fs, root)
         if not entries:
             info = fs.get_file_info(root)
             if info.type == pafs.FileType.NotFound:

@@ -24,7 +24,14 @@ from lakeshift.inspect.anomalies import (
     many_small_files,
     schema_drift,
 )
-from lakeshift.inspect.files import ListedFile, fingerprint, is_hidden, list_partition
+from lakeshift.inspect.files import (
+    ListedFile,
+    TableTree,
+    fingerprint,
+    is_hidden,
+    list_partition,
+    list_table_tree,
+)
 from lakeshift.inspect.footer_cache import FooterCache, Key
 from lakeshift.inspect.footers import TextPartition, read_footer
 from lakeshift.inspect.key_values import key_anomalies
@@ -147,9 +154,10 @@ def _inspect_partition(
     rules: Rules,
     table_parameters: dict[str, str],
     cache: FooterCache | None = None,
+    tree: TableTree | None = None,
 ) -> PartitionInfo:
     fs, root = filesystem_for(sd.location)
-    listing = list_partition(fs, root)
+    listing = list_partition(fs, root, tree.entries(root) if tree else None)
     serde = sd.serdeInfo.serializationLib or "" if sd.serdeInfo else ""
     serde_parameters = dict(sd.serdeInfo.parameters or {}) if sd.serdeInfo else {}
     fmt = storage_format(sd.inputFormat, serde)
@@ -204,11 +212,21 @@ def _partition_values(p: Partition) -> tuple[str | None, ...]:
     return tuple(None if v == DEFAULT_PARTITION_NAME else v for v in p.values)
 
 
-def _unregistered_dirs(table_root: str, depth: int, registered: set[str]) -> list[str]:
+def _unregistered_dirs(
+    table_root: str, depth: int, registered: set[str], tree: TableTree | None = None
+) -> list[str]:
     """Partition-like directories (``k=v`` at each level) under the root that are not registered."""
     if depth == 0:
         return []
     fs, root = filesystem_for(table_root)
+    if tree is not None:  # the table's one listing already holds every directory
+        base = tree.root + "/"
+        return sorted(
+            d[len(base) :]
+            for d in tree.directories
+            if d not in registered
+            and all("=" in part and not is_hidden(part) for part in d[len(base) :].split("/"))
+        )
     level = [root.rstrip("/")]
     for _ in range(depth):
         children: list[str] = []
@@ -227,6 +245,25 @@ def _unregistered_dirs(table_root: str, depth: int, registered: set[str]) -> lis
             )
         level = children
     return sorted(d[len(root.rstrip("/")) + 1 :] for d in level if d not in registered)
+
+
+def _listings(partitions: Sequence[PartitionInfo], tree: TableTree | None) -> int:
+    if tree is None:
+        return len(partitions)
+    alone = sum(1 for p in partitions if tree.entries(filesystem_for(p.location)[1]) is None)
+    return 1 + alone
+
+
+def _table_tree(fs: pafs.FileSystem, root: str, depth: int) -> TableTree | None:
+    """The table root listed once, on an object store (where each listing is a request); on a
+    local disk listing each partition costs the same and holds less in memory."""
+    if isinstance(fs, pafs.LocalFileSystem):
+        return None
+    try:
+        return list_table_tree(fs, root, depth)
+    except OSError as e:  # each partition is then listed alone and reports its own error
+        log.warning("cannot list the table root %s at once (%s): listing each partition", root, e)
+        return None
 
 
 def inspect_table(
@@ -271,13 +308,14 @@ def inspect_table(
             yield partition_name(key_names, values), values, p.sd, dict(p.parameters or {})
 
     table_parameters = dict(table.parameters or {})
+    tree = _table_tree(table_fs, table_root, len(keys)) if keys and wanted.is_everything else None
 
     cache = footer_cache.active()  # read here: the pool's threads do not see the context
 
     def inspect_chunk(chunk: list[Job]) -> list[PartitionInfo]:
         return [
             _inspect_partition(
-                *job, table_root, table_columns, table_format, rules, table_parameters, cache
+                *job, table_root, table_columns, table_format, rules, table_parameters, cache, tree
             )
             for job in chunk
         ]
@@ -305,7 +343,7 @@ def inspect_table(
     table_anomalies += key_anomalies(results, keys, rules.hive.version, rules.hive.jvm_zone)
     if keys and wanted.is_everything:
         registered = {filesystem_for(p.location)[1].rstrip("/") for p in results}
-        for directory in _unregistered_dirs(table.sd.location, len(keys), registered):
+        for directory in _unregistered_dirs(table.sd.location, len(keys), registered, tree):
             table_anomalies.append(
                 Anomaly(
                     code="unregistered-directory",
@@ -336,6 +374,7 @@ def inspect_table(
         metastore_uri=client.uri,
         inspected_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         seconds=round(time.monotonic() - started, 3),
+        listings=_listings(results, tree),
     )
     log.info("inspected %s: %s", inventory.qualified_name, inventory.summary())
     return inventory

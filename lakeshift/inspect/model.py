@@ -205,6 +205,9 @@ class TableInventory:
     inspected_at: str
     seconds: float
     version: int = INVENTORY_VERSION
+    #: directory listings made for the partitions: one for the table root when an object
+    #: store's table was listed at once, one per partition listed alone (``files.TableTree``)
+    listings: int = 0
 
     @property
     def qualified_name(self) -> str:

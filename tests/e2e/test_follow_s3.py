@@ -151,9 +151,16 @@ def test_follow_once_on_s3_keeps_the_lake_in_step(
     assert set(third["last"]["switched"]) == {"dt=1", "dt=4"}
     assert third["last"]["requests"]["footer_reads"] <= 2  # the two new objects only
     assert lake() == expected()
+
+    # Nothing changed: the source is listed in one request, not one per partition.
+    listings = moto.requests("list-type=2", f"prefix={prefix}")
+    code, fourth = _follow(home, *args)
+    assert code == EXIT_OK and not fourth["last"]["backfilled"], fourth
+    assert fourth["last"]["requests"]["directory_listings"] == 1
+    assert moto.requests("list-type=2", f"prefix={prefix}") - listings == 1
     status = CliRunner().invoke(cli, ["--home", str(home), "--output", "json", "status", source])
     document = json.loads(status.output)
-    assert document["follow"]["in_step"] and document["follow"]["passes"] == 3
+    assert document["follow"]["in_step"] and document["follow"]["passes"] == 4
     assert {r["partition"]: r["served_from"] for r in document["rows"]} == {
         "dt=1": "lake",
         "dt=3": "lake",

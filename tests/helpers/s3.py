@@ -29,6 +29,7 @@ BUCKET = "lake"
 class MotoServer:
     endpoint: str
     process: subprocess.Popen[bytes]
+    log_file: Path | None = None
 
     @classmethod
     def start(cls, log_file: Path) -> MotoServer:
@@ -48,11 +49,18 @@ class MotoServer:
                 raise RuntimeError(f"moto_server exited ({process.returncode}); see {log_file}")
             try:
                 urllib.request.urlopen(endpoint + "/moto-api/", timeout=1).close()
-                return cls(endpoint, process)
+                return cls(endpoint, process, log_file)
             except OSError:
                 time.sleep(0.2)
         process.kill()
         raise RuntimeError(f"moto_server did not answer within 60 s; see {log_file}")
+
+    def requests(self, *words: str) -> int:
+        """Requests the server has answered so far whose log line holds every word."""
+        if self.log_file is None:
+            return 0
+        lines = self.log_file.read_text(errors="replace").splitlines()
+        return sum(1 for line in lines if '"' in line and all(w in line for w in words))
 
     def stop(self) -> None:
         self.process.terminate()

@@ -5,7 +5,14 @@ from pathlib import Path
 
 import pyarrow.fs as pafs
 
-from lakeshift.inspect.files import fingerprint, is_hidden, list_partition
+from lakeshift.inspect.files import (
+    _group,
+    fingerprint,
+    is_hidden,
+    list_partition,
+    list_table_tree,
+)
+from lakeshift.storage.objects import StoredObject
 
 
 def _touch(path: Path, data: bytes = b"x") -> None:
@@ -58,3 +65,43 @@ def test_locations_are_hadoop_paths_never_percent_decoded() -> None:
     assert path == "/data/t/dt=it%27s a%2Fb"
     assert filesystem_for("file:///data/x")[1] == "/data/x"
     assert filesystem_for("/plain/path")[1] == "/plain/path"
+
+
+def test_a_table_listed_once_gives_each_partition_what_its_own_listing_gives(
+    tmp_path: Path,
+) -> None:
+    _touch(tmp_path / "d=1" / "h=0" / "000000_0")
+    _touch(tmp_path / "d=1" / "h=0" / "_SUCCESS", b"")
+    _touch(tmp_path / "d=1" / "h=1" / "HIVE_UNION_SUBDIR_1" / "000000_0", b"12")
+    _touch(tmp_path / "d=1" / "h=1" / "_temporary" / "0" / "part-0")
+    _touch(tmp_path / "d=2" / "h=0" / "000000_0", b"")
+    _touch(tmp_path / "stray_file")  # in the root: in no partition
+    (tmp_path / "d=3" / "h=0").mkdir(parents=True)  # empty: listed alone
+    fs = pafs.LocalFileSystem()
+    tree = list_table_tree(fs, str(tmp_path), 2)
+    assert sorted(Path(d).relative_to(tmp_path).as_posix() for d in tree.directories) == [
+        "d=1/h=0",
+        "d=1/h=1",
+        "d=2/h=0",
+    ]
+    for partition in ("d=1/h=0", "d=1/h=1", "d=2/h=0"):
+        root = str(tmp_path / partition)
+        assert list_partition(fs, root, tree.entries(root)) == list_partition(fs, root)
+    assert tree.entries(str(tmp_path / "d=3" / "h=0")) is None
+    assert tree.entries(str(tmp_path / "d=1")) is None  # a location at another depth
+
+
+def test_a_partition_s_own_marker_key_is_left_out_of_the_table_listing() -> None:
+    def obj(key: str, size: int = 1) -> StoredObject:
+        return StoredObject(f"b/t/{key}", size, 0)
+
+    groups = _group(
+        [obj("p=1/"), obj("p=1/000000_0"), obj("p=2/", 0), obj("p=3/sub/"), obj("x")],
+        "b/t",
+        1,
+    )
+    assert groups == {
+        "b/t/p=1": (obj("p=1/000000_0"),),
+        "b/t/p=2": (),
+        "b/t/p=3": (obj("p=3/sub/"),),
+    }
