@@ -19,14 +19,14 @@ from urllib.parse import urlsplit
 import tomllib
 
 from lakeshift.errors import ConfigError
-from lakeshift.metastore.catalog import CATALOG_KINDS
-from lakeshift.platform.ports import LOOPBACK
-from lakeshift.schema_map.hive_semantics import (
+from lakeshift.hive.semantics import (
     DEFAULT_HIVE_VERSION,
     HiveSemantics,
     normalise_version,
     resolve,
 )
+from lakeshift.metastore.catalog import CATALOG_KINDS
+from lakeshift.platform.ports import LOOPBACK
 from lakeshift.storage.options import StorageOptions
 
 ENV_PREFIX = "LAKESHIFT_"
@@ -342,7 +342,7 @@ def check_time_zone(name: str) -> None:
     ``java_zones.JAVA_ZONE_IDS``)."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-    from lakeshift.schema_map.java_zones import JAVA_ZONE_IDS
+    from lakeshift.hive.java_zones import JAVA_ZONE_IDS
 
     try:
         ZoneInfo(name)

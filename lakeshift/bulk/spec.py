@@ -49,12 +49,12 @@ from lakeshift.config import (
     check_time_zone,
 )
 from lakeshift.errors import BulkFileError, ConfigError, LakeshiftError
+from lakeshift.hive.semantics import normalise_version
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.maintain import MaintainOptions
 from lakeshift.migrate.backfill import DEFAULT_BATCH_ROWS
 from lakeshift.migrate.keys import KEY_MODES
-from lakeshift.schema_map.hive_semantics import normalise_version
 from lakeshift.validate.model import LEVELS
 
 FORMATS = FORMAT_CHOICES

@@ -8,11 +8,11 @@ import click
 
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.cli.output import Output
+from lakeshift.hive.projection import file_groups
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.mapping import build_mapping, load_mapping, save_mapping
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.projection import file_groups
 
 
 def render_mapping(out: Output, mapping: FieldMapping, inventory: TableInventory) -> None:

@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.hive.source_frame import TargetType
+from lakeshift.hive.spark_sql import spark_type
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.schema_map.mapping import UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.source_frame import TargetType
-from lakeshift.schema_map.spark_sql import spark_type
 from lakeshift.storage import Store
 
 if TYPE_CHECKING:

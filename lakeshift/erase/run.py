@@ -22,11 +22,11 @@ from lakeshift.erase.audit import audit_files, predicate_hits
 from lakeshift.erase.state import AUDITED, DELETED, PLANNED, PURGED, ErasureState
 from lakeshift.errors import AuditFailed, NotFound, RefusedInput, UsageError
 from lakeshift.formats import FormatServices, TargetFormat, format_of, require_target
+from lakeshift.hive.reader import read_partitions
 from lakeshift.inspect.inspector import inspect_table, split_table_name
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.cutover import is_cut_over
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN, build_mapping
-from lakeshift.schema_map.reader import read_partitions
 from lakeshift.storage import Store
 
 if TYPE_CHECKING:

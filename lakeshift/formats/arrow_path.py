@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.errors import in_task
-from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.partition_values import typed_value
-from lakeshift.schema_map.projection import file_groups
+from lakeshift.hive.partition_values import typed_value
+from lakeshift.hive.projection import file_groups
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.storage import filesystem_for
 
 if TYPE_CHECKING:

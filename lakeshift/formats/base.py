@@ -15,10 +15,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
 from lakeshift.config import Settings
+from lakeshift.hive.semantics import HiveSemantics
+from lakeshift.hive.types import HiveType
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore.catalog import CatalogClient
-from lakeshift.schema_map.hive_semantics import HiveSemantics
-from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.validate.canonical import Fingerprint
 
@@ -353,7 +353,7 @@ class TargetFormat(ABC):
         from pyspark.sql import functions as F
 
         from lakeshift.formats.spark_hash import keys_for_tasks
-        from lakeshift.schema_map.spark_sql import quote, string_literal
+        from lakeshift.hive.spark_sql import quote, string_literal
 
         tasks = self.cluster_tasks(len(values))
         if not self.one_task_each(len(values), key_mode):
@@ -383,10 +383,10 @@ class TargetFormat(ABC):
         from pyspark.sql import Observation
         from pyspark.sql import functions as F
 
+        from lakeshift.hive.source_frame import source_frame
         from lakeshift.migrate import faults
         from lakeshift.migrate.keys import add_record_key
         from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
-        from lakeshift.schema_map.source_frame import source_frame
         from lakeshift.validate.canonical import aggregate_sql, checksum_fields, from_metrics
 
         data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]

@@ -29,15 +29,15 @@ from lakeshift.formats.commit_metadata import (
     is_commit_of,
     latest_backfills,
 )
+from lakeshift.formats.iceberg_schema import stored_mapping
+from lakeshift.formats.iceberg_sync import sync_iceberg_target
+from lakeshift.hive.partition_values import typed_value
+from lakeshift.hive.spark_sql import quote, string_literal
+from lakeshift.hive.types import HiveType, parse_hive_type
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore.glue import GlueCatalog
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
-from lakeshift.schema_map.iceberg_schema import stored_mapping
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.partition_values import typed_value
-from lakeshift.schema_map.spark_sql import quote, string_literal
-from lakeshift.schema_map.sync import sync_iceberg_target
 from lakeshift.storage import StorageOptions, Store
 from lakeshift.validate.counts import counts_by_partition
 

@@ -12,6 +12,11 @@ from statistics import median
 
 from lakeshift.config import CALENDAR_RULES
 from lakeshift.errors import RefusedInput
+from lakeshift.hive import projection
+from lakeshift.hive.conversions import numbers_as_timestamps, unreadable
+from lakeshift.hive.parquet_reading import keys_rebuilt, parquet_unreadable
+from lakeshift.hive.semantics import HiveSemantics
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.inspect.archived import archived_anomaly
 from lakeshift.inspect.codecs import unreadable_codec, unreadable_encoding
 from lakeshift.inspect.model import (
@@ -29,11 +34,6 @@ from lakeshift.inspect.version_sensitivity import version_sensitivity
 from lakeshift.inspect.zone_sensitivity import zone_sensitivity
 from lakeshift.listing import first_few
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME
-from lakeshift.schema_map import projection
-from lakeshift.schema_map.conversions import numbers_as_timestamps, unreadable
-from lakeshift.schema_map.hive_semantics import HiveSemantics
-from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.parquet_reading import keys_rebuilt, parquet_unreadable
 from lakeshift.text.layout import read_as_text
 
 
@@ -609,7 +609,7 @@ def _retyped(
     pairs: Sequence[tuple[str, Column]], *, by_name: bool, case_sensitive: bool, legacy_orc: bool
 ) -> list[tuple[str, str]]:
     """``file-type-differs`` for changes Hive converts; ``file-type-incompatible`` for those
-    its reader cannot (the one rule in ``lakeshift.schema_map.conversions``)."""
+    its reader cannot (the one rule in ``lakeshift.hive.conversions``)."""
     out: list[tuple[str, str]] = []
     changed, broken, finer = [], [], []
     for file_type, column in pairs:

@@ -26,7 +26,7 @@ Hand-written: no library describes which codecs which Hive release opens.
 
 from __future__ import annotations
 
-from lakeshift.schema_map.hive_semantics import HiveSemantics
+from lakeshift.hive.semantics import HiveSemantics
 
 #: pyarrow's names of Parquet's codecs where they differ from Parquet's own: it calls LZ4_RAW
 #: ``LZ4`` and has no name for Hadoop-framed LZ4 (the only codec it shows as ``UNKNOWN``)

@@ -14,17 +14,17 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import LakeshiftError
-from lakeshift.inspect.codecs import PARQUET_NAMES
-from lakeshift.inspect.files import ListedFile
-from lakeshift.inspect.model import Column, FileInfo
-from lakeshift.inspect.orc_tail import OLD_WRITER_VERSIONS, OrcTail, read_tail
-from lakeshift.schema_map.hive_types import (
+from lakeshift.hive.types import (
     ORC_TYPES,
     PARQUET_TYPES,
     SCAN_TYPES,
     from_arrow,
     stored_type,
 )
+from lakeshift.inspect.codecs import PARQUET_NAMES
+from lakeshift.inspect.files import ListedFile
+from lakeshift.inspect.model import Column, FileInfo
+from lakeshift.inspect.orc_tail import OLD_WRITER_VERSIONS, OrcTail, read_tail
 from lakeshift.text.layout import TextLayout
 from lakeshift.text.lines import compression_of, count_records
 

@@ -1,7 +1,7 @@
 """Partition key values Hive shows differently from the metastore's text (pure).
 
 Hive converts each partition's text to the key's type with Java's parsers
-(``lakeshift.schema_map.hive_key_values``), so two partitions can show one value (``05`` and
+(``lakeshift.hive.key_values``), so two partitions can show one value (``05`` and
 ``5`` of an int key, ``1.004`` and ``1.001`` of a decimal(3,2), ``abc`` of an int key and the
 NULL partition), and a timestamp key can hold digits below the microsecond the targets keep.
 The target holds what Hive shows: one value for both partitions, microseconds. People must
@@ -14,11 +14,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from lakeshift.hive.key_values import lost_precision
+from lakeshift.hive.partition_values import typed_value
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
 from lakeshift.listing import first_few
-from lakeshift.schema_map.hive_key_values import lost_precision
-from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.partition_values import typed_value
 
 
 def _shown(values: tuple[object, ...], keys: Sequence[Column]) -> str:
@@ -83,7 +83,7 @@ def key_anomalies(
 
 #: Key types whose text Hive 1.2/2.x, 3.x and 4 convert by different rules (booleans by
 #: HIVE-15939, dates and timestamps by java.sql, lenient or strict java.time:
-#: ``hive_datetime``).
+#: ``hive.datetimes``).
 _SENSITIVE_KEYS = ("boolean", "date", "timestamp")
 #: The readings compared: (label, the hive_version that reads so).
 _GENERATIONS = (("1.2/2.x", "2.3"), ("3.1", "3.1"), ("4", "4"))

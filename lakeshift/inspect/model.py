@@ -54,7 +54,7 @@ class FileInfo:
     # a Parquet file's top-level columns Spark must be asked for as another type than
     # ``columns`` gives (as Hive reads them): UINT_32 and UINT_64 leaves (signed int, bigint
     # there) typed to hold their values (bigint, decimal(20,0)), nanosecond INT64 timestamps
-    # as their bigint count (``hive_types.SCAN_TYPES``)
+    # as their bigint count (``hive.types.SCAN_TYPES``)
     scanned: tuple[Column, ...] = ()
     # a Parquet file's decimals stored as INT32/INT64: (column, path inside it), lower case
     # (``footers.integer_decimals``)

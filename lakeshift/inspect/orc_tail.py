@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from lakeshift.schema_map.hive_datetime import SWITCH_DAY
+from lakeshift.hive.datetimes import SWITCH_DAY
 
 HYBRID = "hybrid"
 PROLEPTIC = "proleptic"

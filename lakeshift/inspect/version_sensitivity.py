@@ -1,7 +1,7 @@
 """Partitions whose rows differ between Hive versions (pure): the plan names them, with the
 columns, so the user chooses ``hive_version`` knowingly.
 
-Three readings of an ORC file are plausible (``lakeshift.schema_map.hive_semantics``): Hive 1.2
+Three readings of an ORC file are plausible (``lakeshift.hive.semantics``): Hive 1.2
 (the partition's columns by position, then the table's by position), Hive 2.x/3.1 (the table's
 columns by name, case-sensitively) and Hive 4 (the table's columns by position). A table column
 differs when the readings take it from different file columns (or one shows NULL), or when
@@ -22,6 +22,16 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from lakeshift.errors import RefusedInput
+from lakeshift.hive.parquet_reading import (
+    built,
+    holds_unsigned,
+    nested_pairs,
+    parquet_unreadable,
+    unsigned_nulls,
+)
+from lakeshift.hive.projection import column_pairs
+from lakeshift.hive.semantics import HIVE_VERSIONS, HiveSemantics
+from lakeshift.hive.types import HiveType, parse_hive_type
 from lakeshift.inspect.model import (
     SEVERITY_WARNING,
     Anomaly,
@@ -30,16 +40,6 @@ from lakeshift.inspect.model import (
     PartitionInfo,
     integer_decimals_of,
 )
-from lakeshift.schema_map.hive_semantics import HIVE_VERSIONS, HiveSemantics
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
-from lakeshift.schema_map.parquet_reading import (
-    built,
-    holds_unsigned,
-    nested_pairs,
-    parquet_unreadable,
-    unsigned_nulls,
-)
-from lakeshift.schema_map.projection import column_pairs
 
 _POSITIONAL = re.compile(r"_col\d+")
 _STRINGS = ("string", "char", "varchar")

@@ -3,11 +3,11 @@ them, with the columns, so the user sets ``hive_time_zone`` knowingly.
 
 lakeshift reads as a Hive in ``hive_time_zone`` (default UTC) shows a table, and nothing in a
 metastore or a file says which zone the user's Hive runs in (its ``user.timezone``). Which
-conversions that zone changes is the readers' own rule, ``hive_types.zone_dependence``, walked
+conversions that zone changes is the readers' own rule, ``hive.types.zone_dependence``, walked
 here over each file's columns as the readers pair them: the file's type read as the
 partition's declared type (or, under ORC's schema evolution, the table's), then the declared
 type read as the table's. Parquet ``INT96`` timestamps that Hive shows in its JVM's zone
-(``hive_semantics.int96_reading``) count too. ORC files naming no writer zone have their own
+(``hive.semantics.int96_reading``) count too. ORC files naming no writer zone have their own
 anomaly (``writer-zone-missing``).
 """
 
@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from lakeshift.errors import RefusedInput
+from lakeshift.hive import projection
+from lakeshift.hive.conversions import primitive_pairs
+from lakeshift.hive.semantics import HiveSemantics, int96_reading
+from lakeshift.hive.types import holds_instant, parse_hive_type, zone_dependence
 from lakeshift.inspect.model import SEVERITY_INFO, SEVERITY_WARNING, Anomaly, Column, PartitionInfo
-from lakeshift.schema_map import projection
-from lakeshift.schema_map.conversions import primitive_pairs
-from lakeshift.schema_map.hive_semantics import HiveSemantics, int96_reading
-from lakeshift.schema_map.hive_types import holds_instant, parse_hive_type, zone_dependence
 from lakeshift.text.fields import text_type
 from lakeshift.text.layout import TEXT_FORMATS
 

@@ -104,7 +104,7 @@ class IcebergLayout(TableLayout):
         return sorted(s.timestamp_ms / 1000 for s in self._table(target).metadata.snapshots)
 
     def compact(self, target: str, partitions: list[str], target_file_size: int) -> None:
-        from lakeshift.schema_map.spark_sql import string_literal
+        from lakeshift.hive.spark_sql import string_literal
 
         db, _, name = target.partition(".")
         # Iceberg picks files under 75% of the target size and rewrites every partition with at

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lakeshift.errors import RefusedInput
 from lakeshift.formats import TargetFormat
+from lakeshift.hive.semantics import HiveSemantics
+from lakeshift.hive.spark_sql import spark_type
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
-from lakeshift.schema_map.hive_semantics import HiveSemantics
-from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.mapping import GENERATED, build_mapping
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.spark_sql import spark_type
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table

@@ -27,6 +27,8 @@ from lakeshift.formats import (
     target_format,
 )
 from lakeshift.formats.arrow_path import plan_notes
+from lakeshift.hive.partition_values import typed_value
+from lakeshift.hive.projection import READABLE_FORMATS
 from lakeshift.inspect.inspector import inspect_table, save_inventory
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
@@ -39,8 +41,6 @@ from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal, Part
 from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan, require_match
 from lakeshift.route.router import withdraw
 from lakeshift.schema_map.mapping import build_mapping
-from lakeshift.schema_map.partition_values import typed_value
-from lakeshift.schema_map.projection import READABLE_FORMATS
 from lakeshift.validate.canonical import EMPTY
 from lakeshift.validate.observed import columns_key
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lakeshift.hive.reader import SOURCE_FILE
+from lakeshift.hive.spark_sql import quote
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
-from lakeshift.schema_map.reader import SOURCE_FILE
-from lakeshift.schema_map.spark_sql import quote
 from lakeshift.validate.canonical import row_hash
 
 if TYPE_CHECKING:

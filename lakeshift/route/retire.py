@@ -212,7 +212,13 @@ def retire(
         if delete_files:
             retire_files.check_outside(listed, fmt.location(source))
         manifest = retire_files.write_manifest(
-            settings.home, plan, inventory, listed, fmt.label, report.to_json()["totals"]
+            settings.home,
+            source,
+            plan.legacy,
+            inventory,
+            listed,
+            fmt.label,
+            report.to_json()["totals"],
         )
         db, name = split_table_name(plan.legacy)
         say(f"dropping the metastore entry of {plan.legacy} (its files are kept)")

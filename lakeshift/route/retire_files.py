@@ -13,16 +13,13 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow.fs as pafs
 
 from lakeshift.errors import RefusedInput
 from lakeshift.inspect.model import TableInventory
 from lakeshift.storage import filesystem_for
-
-if TYPE_CHECKING:
-    from lakeshift.route.retire import RetirePlan
 
 MANIFEST_VERSION = 1
 WRITTEN, DELETING, DELETED = "written", "deleting", "deleted"
@@ -81,22 +78,27 @@ def _write(path: Path, document: dict[str, Any]) -> None:
 
 def write_manifest(
     home: Path,
-    plan: RetirePlan,
+    source: str,
+    legacy: str,
     inventory: TableInventory,
     files: list[dict[str, Any]],
     lake_label: str,
     validation: dict[str, int],
 ) -> Path:
-    """Write the manifest of ``files`` before anything is dropped; returns its path."""
+    """Write the manifest of ``files`` before anything is dropped; returns its path.
+
+    ``source`` is the public name (now the lake table's), ``legacy`` the Hive table about to be
+    dropped.
+    """
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    path = retired_dir(home) / f"{plan.source}-{stamp}-{time.time_ns() % 1_000_000:06d}.json"
+    path = retired_dir(home) / f"{source}-{stamp}-{time.time_ns() % 1_000_000:06d}.json"
     _write(
         path,
         {
             "version": MANIFEST_VERSION,
-            "source": plan.source,
-            "legacy": plan.legacy,
-            "lake_table": f"{lake_label} {plan.source}",
+            "source": source,
+            "legacy": legacy,
+            "lake_table": f"{lake_label} {source}",
             "table_location": inventory.location,
             "partition_locations": [p.location for p in inventory.partitions],
             "written_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

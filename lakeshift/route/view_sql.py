@@ -15,8 +15,8 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from lakeshift.formats.base import LakeSide
-from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.spark_sql import quote, spark_type, string_literal
+from lakeshift.hive.spark_sql import quote, spark_type, string_literal
+from lakeshift.hive.types import parse_hive_type
 
 INTEGER_TYPES = ("tinyint", "smallint", "int", "bigint")
 IN_CHUNK = 500

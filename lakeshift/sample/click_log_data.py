@@ -16,13 +16,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.orc as orc
 
+from lakeshift.hive.types import parse_hive_type, to_arrow
 from lakeshift.sample.click_log_spec import (
     SCHEMA_VERSIONS,
     TABLE_COLUMNS,
     FileSpec,
     PartitionSpec,
 )
-from lakeshift.schema_map.hive_types import parse_hive_type, to_arrow
 
 # Logical columns: `price` and `bid_price` are one column renamed.
 LOGICAL = [name for name, _ in TABLE_COLUMNS]

@@ -1,1 +1,1 @@
-"""Schema mapping: Hive types, stable field IDs, per-file projections."""
+"""Schema mapping: stable field IDs and the target mapping that carries them across changes."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.hive.types import HiveType, parse_hive_type
 from lakeshift.schema_map.iceberg_types import change_allowed, iceberg_kind
 from lakeshift.schema_map.model import TargetField
 

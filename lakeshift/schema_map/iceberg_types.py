@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.hive.types import HiveType
 
 # Hive primitive -> Iceberg primitive name (Iceberg has no 8/16-bit ints, CHAR or VARCHAR).
 ICEBERG_PRIMITIVES = {

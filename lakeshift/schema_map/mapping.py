@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 from lakeshift.errors import SchemaMappingError
+from lakeshift.hive.semantics import HiveSemantics
+from lakeshift.hive.types import HiveType, parse_hive_type
 from lakeshift.inspect.model import TableInventory
 from lakeshift.listing import first_few
 from lakeshift.platform.state_dir import write_json
@@ -16,8 +18,6 @@ from lakeshift.schema_map.field_ids import (
     fresh_fields,
     with_lineage,
 )
-from lakeshift.schema_map.hive_semantics import HiveSemantics
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping, TargetField
 
 UUID_COLUMN = "uuid"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lakeshift.schema_map.hive_semantics import HiveSemantics
+from lakeshift.hive.semantics import HiveSemantics
 
 MAPPING_VERSION = 1
 

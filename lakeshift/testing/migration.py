@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from lakeshift.config import load_settings
 from lakeshift.formats import FormatServices, TargetFormat, require_target
+from lakeshift.hive.source_frame import source_frame
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping
-from lakeshift.schema_map.source_frame import source_frame
 from lakeshift.validate.drilldown import row_diff
 from lakeshift.validate.fingerprints import GENERATED, source_fingerprints, target_fingerprints
 

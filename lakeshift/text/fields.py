@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeshift.errors import RefusedInput
-from lakeshift.schema_map.hive_types import HiveType, to_arrow
+from lakeshift.hive.types import HiveType, to_arrow
 from lakeshift.text.layout import TextLayout
 from lakeshift.text.timestamps import rewrite
 

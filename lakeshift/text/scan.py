@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from lakeshift.errors import in_task
+from lakeshift.hive.spark_sql import quote, spark_type
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.inspect.model import Column
-from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.spark_sql import quote, spark_type
 from lakeshift.storage import filesystem_for
 from lakeshift.text.fields import RecordParser, text_type
 from lakeshift.text.layout import TextLayout

@@ -26,7 +26,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from lakeshift.schema_map.spark_sql import quote
+from lakeshift.hive.spark_sql import quote
 
 SALTS = (0x1A2B3C4D, 0x5E6F7A8B)
 

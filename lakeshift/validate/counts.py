@@ -11,10 +11,10 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
+from lakeshift.hive.partition_values import comparable, typed_value
+from lakeshift.hive.semantics import HiveSemantics
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore.partition_names import partition_name
-from lakeshift.schema_map.hive_semantics import HiveSemantics
-from lakeshift.schema_map.partition_values import comparable, typed_value
 
 
 def _hive_text(value: Any) -> str | None:

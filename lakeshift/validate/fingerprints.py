@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lakeshift.hive.source_frame import TargetType, source_frame
 from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.source_frame import TargetType, source_frame
 from lakeshift.validate.canonical import (
     EMPTY,
     Fingerprint,

@@ -31,10 +31,10 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import LakeshiftError, in_task
+from lakeshift.hive.projection import file_groups
+from lakeshift.hive.types import holds_kind, parse_hive_type
 from lakeshift.inspect.model import FileInfo, TableInventory
-from lakeshift.schema_map.hive_types import holds_kind, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.projection import file_groups
 from lakeshift.storage import filesystem_for
 from lakeshift.validate.independent.int96 import int96_finer
 from lakeshift.validate.independent.orc_wide import beyond_nanoseconds, finer_in_wide_orc

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from lakeshift import profiling
 from lakeshift.config import Settings
 from lakeshift.formats import Backfilled, FormatServices, TargetFormat, require_target
+from lakeshift.hive.nulled import TRUNCATED, describe, nulled_by_conversion
+from lakeshift.hive.source_frame import source_frame
 from lakeshift.inspect.archived import skipped_archives
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.inspect.model import PartitionInfo, TableInventory
@@ -27,8 +29,6 @@ from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.migrate.journal import BACKFILLED, ROLLED_BACK, VALIDATED, Journal, PartitionRecord
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.nulled import TRUNCATED, describe, nulled_by_conversion
-from lakeshift.schema_map.source_frame import source_frame
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.drilldown import partition_diff
 from lakeshift.validate.fingerprints import (

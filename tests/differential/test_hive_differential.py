@@ -26,9 +26,9 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
+from lakeshift.hive.conversions import unreadable
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.schema_map.conversions import unreadable
-from lakeshift.schema_map.hive_types import parse_hive_type
 from tests.helpers.hive_oracle import hive_answers
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.readers import both_readers, finer_counts
@@ -498,7 +498,7 @@ def test_conversions_in_new_york_read_as_hive_2_3_9_there_shows(
     expectations for Hive 2.3; its ORC partition is read here by ORC 1.9 without
     ``useUTCTimestamp`` (which Hive 2.3.9 does not know), whose conversions count a timestamp's
     seconds and parse text in the JVM's zone but read numbers as in UTC
-    (``hive_types.zone_rule``), and both readers read it so with ``hive_time_zone`` set to New
+    (``hive.types.zone_rule``), and both readers read it so with ``hive_time_zone`` set to New
     York."""
     table = build_zone_table(client, tables_root)
     (hive,) = hive_answers(metastore_uri, [(f"select * from {table}", {})], HIVE_ZONE)

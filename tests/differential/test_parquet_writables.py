@@ -2,7 +2,7 @@
 (``make differential``, not in ``make test``).
 
 Hive's Parquet reader builds each value for the table's type and the partition's declared type
-then reads it (``lakeshift.schema_map.parquet_reading``): for every pair of primitive types,
+then reads it (``lakeshift.hive.parquet_reading``): for every pair of primitive types,
 and for files that hold another type than the partition declares (a ``CASCADE`` after the file
 was written), the partitions Hive refuses are exactly those lakeshift refuses, and the rows of
 the others are what Hive shows.

@@ -7,11 +7,11 @@ from typing import Any
 
 from lakeshift.config import Settings
 from lakeshift.formats.iceberg import iceberg_hive_type
+from lakeshift.hive.nulled import nulled_by_conversion
+from lakeshift.hive.reader import read_partitions
 from lakeshift.inspect.inspector import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.schema_map.mapping import build_mapping
-from lakeshift.schema_map.nulled import nulled_by_conversion
-from lakeshift.schema_map.reader import read_partitions
 from lakeshift.validate.independent import independent_frame, independent_reading
 
 

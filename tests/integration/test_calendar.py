@@ -15,10 +15,10 @@ import pytest
 from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
+from lakeshift.hive.calendar_sql import julian_label_date
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
-from lakeshift.schema_map.calendar_sql import julian_label_date
 from lakeshift.validate.independent.calendar import julian_label_to_proleptic
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, mark_proleptic, unique_name

@@ -1,4 +1,4 @@
-"""Text read as a decimal as each Hive version reads it (``lakeshift.schema_map.hive_decimal``):
+"""Text read as a decimal as each Hive version reads it (``lakeshift.hive.decimals``):
 a text file's own decimal field (``LazyHiveDecimal``), a string partition column and a double
 one read as the table's decimal (Hive's converter: ``HiveDecimal.create`` of the string, of
 ``Double.toString``), and ORC's schema evolution (``HiveDecimal.create`` too, in ORC 1.3-1.5).
@@ -21,9 +21,10 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
+from lakeshift.hive import decimals as hive_decimal
+from lakeshift.hive import spark_sql
+from lakeshift.hive.types import HiveType, parse_hive_type
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.schema_map import hive_decimal, spark_sql
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.validate.independent.casts import convert_primitive
 from tests.helpers.hive_oracle import hive_answers
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name

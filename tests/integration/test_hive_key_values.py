@@ -13,8 +13,8 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
+from lakeshift.hive.partition_values import typed_value
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.schema_map.partition_values import typed_value
 from lakeshift.validate.independent.java_float_text import java_float_text
 from lakeshift.validate.model import EQUAL
 from tests.helpers.hive_oracle import hive_answers

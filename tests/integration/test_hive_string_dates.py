@@ -1,7 +1,7 @@
 """Text read as dates and timestamps by Hive's converters (a partition's string column that
 the table declares a date or timestamp; partition keys) and by its text SerDe (a text file's
 date and timestamp fields): the Spark reader's SQL (``datetime_sql``) and the independent
-reader's Python (``hive_datetime``) are written separately and must agree value by value, for
+reader's Python (``hive.datetimes``) are written separately and must agree value by value, for
 Hive 2's parsers and Hive 3's, on every form the rules treat differently. Hive's own answers:
 ``tests/unit/test_hive_datetime.py`` (Hive 3.1.3's and 2.3.7's parsing code) and
 ``test_orc_conversions`` (Hive 2.3.9 reading files)."""
@@ -19,9 +19,9 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
+from lakeshift.hive.spark_sql import convert as spark_convert
+from lakeshift.hive.types import HiveType
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.schema_map.hive_types import HiveType
-from lakeshift.schema_map.spark_sql import convert as spark_convert
 from lakeshift.validate.independent.convert import convert as arrow_convert
 from tests.helpers.hive_oracle import hive_answers
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
@@ -191,13 +191,13 @@ def test_text_fields_read_as_hive_4_reads_them(
 
 def _shown_text(text: str, kind: str) -> str | None:
     """A text field as Hive 4.0 shows it: the HIVE4 table's LazyDate/LazyTimestamp answers
-    where it has the text, else Hive 4's rules in ``hive_datetime``."""
+    where it has the text, else Hive 4's rules in ``hive.datetimes``."""
     from tests.unit.test_hive_datetime import HIVE4
 
     answers = dict(HIVE4)
     if text in answers:
         return answers[text][2 if kind == "date" else 3]
-    from lakeshift.schema_map import hive_datetime as hd
+    from lakeshift.hive import datetimes as hd
 
     found = hd.text_field(text, kind, True, True)
     if found is None:

@@ -1,5 +1,5 @@
 """What a Hive whose JVMs run in a zone other than UTC shows for conversions between
-timestamps and numbers, text and dates (``hive_time_zone``; ``hive_types.zone_rule``).
+timestamps and numbers, text and dates (``hive_time_zone``; ``hive.types.zone_rule``).
 
 Hive 1.2 and 2.x hold timestamps as ``java.sql.Timestamp``, an instant shown in the JVM's
 zone: a number read as a timestamp is an instant (``TimestampWritable.doubleToTimestamp``,
@@ -307,7 +307,7 @@ def test_both_readers_resolve_wall_clocks_alike_in_many_zones(spark: Any) -> Non
     ``instant_of``/``wall_clock`` (itself checked by brute force in ``tests/unit/test_zones``):
     around every change of seven zones, far back and far ahead (past Arrow's zone files, and
     past year 9999, where both follow the zone's rule)."""
-    from lakeshift.schema_map.spark_sql import zone_instant, zone_wall_clock
+    from lakeshift.hive.spark_sql import zone_instant, zone_wall_clock
     from lakeshift.validate.independent.zones import instant_of, wall_clock
     from tests.unit.test_zones import ZONES, _walls
 
@@ -347,8 +347,8 @@ RAW_OFFSET_EXCEPTIONS = frozenset(
 
 def test_the_raw_offset_is_the_one_java_util_gives_before_1900(spark: Any) -> None:
     """``java_raw_offset`` against the JVM's own ``TimeZone`` for every zone id Java knows."""
-    from lakeshift.schema_map.hive_datetime import JAVA_ZONE_TABLE_START, java_raw_offset
-    from lakeshift.schema_map.java_zones import JAVA_ZONE_IDS
+    from lakeshift.hive.datetimes import JAVA_ZONE_TABLE_START, java_raw_offset
+    from lakeshift.hive.java_zones import JAVA_ZONE_IDS
 
     zones = spark._jvm.java.util.TimeZone
     before = JAVA_ZONE_TABLE_START * 1000 - 1

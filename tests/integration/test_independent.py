@@ -306,7 +306,7 @@ def test_a_planted_reader_bug_is_caught_by_independent_not_by_checksum(
 ) -> None:
     """A test-only fault in the Spark reader (one partition's ``note`` read upper-cased) is
     written, observed and scanned consistently: only the second reader can see it."""
-    import lakeshift.schema_map.source_frame as source_frame_module
+    import lakeshift.hive.source_frame as source_frame_module
 
     read_batch = source_frame_module.read_batch
 

@@ -13,13 +13,13 @@ from pyiceberg.catalog.hive import HiveCatalog
 from lakeshift.config import Settings
 from lakeshift.errors import LeaseHeld, RefusedInput
 from lakeshift.formats.iceberg import iceberg_hive_type
+from lakeshift.formats.iceberg_schema import stored_mapping
 from lakeshift.inspect import inspect_table
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
 from lakeshift.sample.load import LoadResult
-from lakeshift.schema_map.iceberg_schema import stored_mapping
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.fingerprints import combined, source_fingerprints, target_fingerprints
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name

@@ -18,8 +18,8 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.config import Settings
+from lakeshift.hive.datetimes import UNIX_JDN, day_number
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.schema_map.hive_datetime import UNIX_JDN, day_number
 from tests.helpers.hive_oracle import hive_answers, hive_text
 from tests.helpers.hive_tables import HiveTableBuilder, mark_proleptic, unique_name
 from tests.helpers.readers import both_readers

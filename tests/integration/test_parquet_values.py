@@ -1,6 +1,6 @@
 """Values Hive's Parquet reader changes on the way: it builds each value for the *table's*
 type (``ETypeConverter``) before the partition's declared type reads it, and how it builds
-them differs by version (``lakeshift.schema_map.parquet_reading.built``).
+them differs by version (``lakeshift.hive.parquet_reading.built``).
 
 Expected rows from the source of ``ETypeConverter`` (2.3.7, 3.1.3, 4.0.1; cited per
 partition); Hive 2.3.9 itself agrees on the ``float`` partition and the ``2.3`` rows of the
@@ -151,8 +151,8 @@ def test_an_int_read_as_a_float_stays_rounded_on_its_way_to_a_double(
     """Every reading of an int as a float (a partition declaring ``float`` under a ``double``
     table, in any file format) keeps the float's rounding through the second step: Spark's
     optimizer folds CAST(CAST(int AS FLOAT) AS DOUBLE) into an exact cast."""
-    from lakeshift.schema_map.hive_types import parse_hive_type
-    from lakeshift.schema_map.spark_sql import convert
+    from lakeshift.hive.spark_sql import convert
+    from lakeshift.hive.types import parse_hive_type
 
     src, mid, dst = (parse_hive_type(t) for t in ("int", "float", "double"))
     as_float = convert("x", src, mid, by_name=False, **options)

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.partition_values import canonical_value, comparable, typed_value
-from lakeshift.schema_map.spark_sql import spark_type
+from lakeshift.hive.partition_values import canonical_value, comparable, typed_value
+from lakeshift.hive.spark_sql import spark_type
+from lakeshift.hive.types import parse_hive_type
 
 pytestmark = pytest.mark.slow
 

@@ -13,14 +13,14 @@ import pytest
 from chispa import assert_df_equality
 
 from lakeshift.config import CALENDAR_RULES, Settings
+from lakeshift.hive.reader import output_schema_ddl, read_partitions
+from lakeshift.hive.semantics import HiveSemantics
 from lakeshift.inspect import inspect_table
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.sample.click_log_data import hive_view_rows
 from lakeshift.sample.click_log_spec import partitions as sample_partitions
 from lakeshift.sample.load import LoadResult
-from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.mapping import build_mapping
-from lakeshift.schema_map.reader import output_schema_ddl, read_partitions
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 
 SAMPLE_CASES = [
@@ -606,7 +606,7 @@ def test_dates_before_1582_read_as_java_orc_readers_read_them(
     independent = independent_fingerprints(spark, inventory, mapping, ["dt=hole"], lambda t: t)
     assert independent == source_fingerprints(spark, inventory, mapping, ["dt=hole"], lambda t: t)
     if calendar == "hive2":
-        from lakeshift.schema_map.calendar_sql import hybrid_label
+        from lakeshift.hive.calendar_sql import hybrid_label
 
         stamp = hybrid_label("TIMESTAMP'1000-01-01 10:30:00.5'", "timestamp")
         later = hybrid_label("TIMESTAMP'1582-10-15 00:00:00'", "timestamp")

@@ -12,11 +12,11 @@ from hive_metastore.ttypes import FieldSchema
 from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
+from lakeshift.formats.iceberg_schema import NAME_MAPPING_PROPERTY, create_table, evolve_table
+from lakeshift.formats.iceberg_sync import sync_iceberg_target
+from lakeshift.hive.reader import read_partitions
 from lakeshift.inspect import inspect_table
 from lakeshift.metastore.client import MetastoreClient
-from lakeshift.schema_map.iceberg_schema import NAME_MAPPING_PROPERTY, create_table, evolve_table
-from lakeshift.schema_map.reader import read_partitions
-from lakeshift.schema_map.sync import sync_iceberg_target
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.unit.test_field_ids import build, inventory
 

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 from hive_metastore.ttypes import Table
 
+from lakeshift.hive.semantics import HiveSemantics, version_defaults
 from lakeshift.inspect.anomalies import Rules, classify_partition, many_small_files, schema_drift
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo
 from lakeshift.inspect.table_checks import table_warnings
-from lakeshift.schema_map.hive_semantics import HiveSemantics, version_defaults
 
 TABLE = (Column("id", "bigint"), Column("name", "string"), Column("amount", "double"))
 
@@ -271,7 +271,7 @@ def test_managed_tables_are_warned_about_before_cutover_refuses_them() -> None:
 
 
 def test_a_file_type_hive_cannot_read_refuses_only_its_partition() -> None:
-    # One rule (lakeshift.schema_map.conversions): Hive's ORC reader fails on array<int> read
+    # One rule (lakeshift.hive.conversions): Hive's ORC reader fails on array<int> read
     # as int, so the partition is an error, as `migrate` then treats it; 'abc' -> int is a
     # value-by-value conversion (NULL), a warning.
     arrays = (Column("id", "array<int>"), *TABLE[1:])

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from lakeshift.hive.semantics import HiveSemantics
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.migrate.backfill import DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS
@@ -16,7 +17,6 @@ from lakeshift.migrate.batching import (
     make_batches,
 )
 from lakeshift.migrate.planner import build_plan
-from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.mapping import build_mapping
 
 GB = 1024**3

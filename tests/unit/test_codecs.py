@@ -10,9 +10,9 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 import pytest
 
+from lakeshift.hive.semantics import HiveSemantics
 from lakeshift.inspect.codecs import unreadable_codec
 from lakeshift.inspect.footers import parquet_codecs
-from lakeshift.schema_map.hive_semantics import HiveSemantics
 
 
 def test_a_parquet_files_codecs_are_named_as_parquet_names_them(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.conversions import unreadable
-from lakeshift.schema_map.hive_types import parse_hive_type as t
-from lakeshift.schema_map.spark_sql import convert
+from lakeshift.hive.conversions import unreadable
+from lakeshift.hive.spark_sql import convert
+from lakeshift.hive.types import parse_hive_type as t
 from lakeshift.validate.independent.casts import convert_primitive
 
 

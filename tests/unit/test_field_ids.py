@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from lakeshift.errors import SchemaMappingError
+from lakeshift.hive.semantics import HiveSemantics
 from lakeshift.inspect.model import Column, PartitionInfo, TableInventory
-from lakeshift.schema_map.hive_semantics import HiveSemantics
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.schema_map.model import FieldMapping
 

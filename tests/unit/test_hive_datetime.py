@@ -1,5 +1,5 @@
 # ruff: noqa: E501 - one row per text of Hive's answers
-"""Java's date and time parsers as Hive calls them (``hive_datetime``), for the four places Hive
+"""Java's date and time parsers as Hive calls them (``hive.datetimes``), for the four places Hive
 reads text as a date or timestamp: its converter (``getDate``, ``getTimestampFromString``) and its
 text SerDe (``LazyDate``, ``LazyTimestamp``), each under Hive 2's java.sql parsers and Hive 3's
 java.time ones.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakeshift.schema_map import hive_datetime as hd
+from lakeshift.hive import datetimes as hd
 
 # text -> (getDate, getTimestamp) under Hive 2.3, the same under 3.1, then (LazyDate,
 # LazyTimestamp) under 2.3 and under 3.1
@@ -172,8 +172,8 @@ def test_hive4_parsers_read_text_as_hive_4_does(text: str, expected: list[str | 
 def test_hive4_keys_read_as_hive_4_does() -> None:
     import datetime as dt
 
-    from lakeshift.schema_map.hive_key_values import hive_value
-    from lakeshift.schema_map.hive_types import HiveType
+    from lakeshift.hive.key_values import hive_value
+    from lakeshift.hive.types import HiveType
 
     date, stamp = HiveType("date"), HiveType("timestamp")
     # strict where Hive 3 carried over; a date prefix where Hive 3 refused the rest
@@ -207,7 +207,7 @@ def test_hive4_keys_read_as_hive_4_does() -> None:
 def test_hive2_timestamp_keys_are_parsed_in_the_jvm_zone(text: str, zone: str, shown: str) -> None:
     import datetime as dt
 
-    from lakeshift.schema_map.partition_values import typed_value
+    from lakeshift.hive.partition_values import typed_value
 
     assert typed_value(text, "timestamp", "2.3", zone) == dt.datetime.fromisoformat(shown)
     assert typed_value(text, "timestamp", "1.2", zone) == dt.datetime.fromisoformat(shown)

@@ -16,8 +16,8 @@ from decimal import Decimal
 
 import pytest
 
-from lakeshift.schema_map.hive_key_values import hive_value
-from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.hive.key_values import hive_value
+from lakeshift.hive.types import parse_hive_type
 
 D42 = parse_hive_type("decimal(4,2)")
 CASES = [

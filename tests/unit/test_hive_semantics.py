@@ -10,7 +10,7 @@ import pytest
 from lakeshift.bulk.spec import load_bulk_spec
 from lakeshift.config import load_settings
 from lakeshift.errors import BulkFileError, ConfigError
-from lakeshift.schema_map.hive_semantics import (
+from lakeshift.hive.semantics import (
     HiveSemantics,
     normalise_version,
     read_hive_site,

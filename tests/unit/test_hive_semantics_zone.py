@@ -5,7 +5,7 @@ rules are read in Hive 2.3.7's, 3.1.3's and 4.0's ``ParquetRecordReaderBase``,
 
 from __future__ import annotations
 
-from lakeshift.schema_map.hive_semantics import Int96Reading, int96_reading
+from lakeshift.hive.semantics import Int96Reading, int96_reading
 
 SPARK = "parquet-mr version 1.13.1 (build db4183109d5b734ec5930d870cdae161e408ddba)"
 NY, BERLIN = "America/New_York", "Europe/Berlin"

@@ -5,7 +5,7 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.errors import RefusedInput
-from lakeshift.schema_map.hive_types import from_arrow, names_asked, parse_hive_type, to_arrow
+from lakeshift.hive.types import from_arrow, names_asked, parse_hive_type, to_arrow
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_names_asked_are_the_tables_at_every_depth_with_the_partitions_types() -
 def test_a_parquet_files_unsigned_integers_are_typed_as_asked() -> None:
     """As Hive reads them (the physical INT32/INT64), as Spark must scan them (wide enough for
     their values), and refused where no unsigned type can come (ORC files, lake tables)."""
-    from lakeshift.schema_map.hive_types import PARQUET_TYPES, SCAN_TYPES
+    from lakeshift.hive.types import PARQUET_TYPES, SCAN_TYPES
 
     arrow = pa.struct([("a", pa.uint8()), ("b", pa.uint16()), ("c", pa.list_(pa.uint32())),
                        ("d", pa.map_(pa.uint32(), pa.uint64()))])  # fmt: skip
@@ -99,7 +99,7 @@ def test_arrow_only_types_from_a_writers_stored_schema_are_the_parquet_columns()
     """pyarrow gives back a dictionary (pandas' category), a duration (timedelta64), a
     fixed-size list and a string view from the Arrow schema a writer keeps in the footer;
     Hive and Spark read the Parquet column itself, at any depth."""
-    from lakeshift.schema_map.hive_types import stored_type
+    from lakeshift.hive.types import stored_type
 
     spans = pa.large_list(pa.duration("us"))
     kind = pa.struct([("c", pa.dictionary(pa.int8(), pa.string())), ("d", pa.duration("ns")),
@@ -123,7 +123,7 @@ def test_arrow_only_types_from_a_writers_stored_schema_are_the_parquet_columns()
 def test_nanosecond_timestamps_are_scanned_as_numbers_from_parquet_only() -> None:
     """Spark reads a Parquet INT64 nanosecond timestamp only as a bigint; an ORC file's
     timestamps (pyarrow's nanoseconds too) are timestamps."""
-    from lakeshift.schema_map.hive_types import PARQUET_TYPES, SCAN_TYPES
+    from lakeshift.hive.types import PARQUET_TYPES, SCAN_TYPES
 
     kind = pa.struct([("t", pa.timestamp("ns", tz="UTC")), ("u", pa.timestamp("us"))])
     assert str(from_arrow(kind, SCAN_TYPES)) == "struct<t:bigint,u:timestamp>"

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.hive.types import HiveType, parse_hive_type
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import exact_sum, fingerprint
 from lakeshift.validate.independent.arrow_types import arrow_type

@@ -15,9 +15,8 @@ import pyarrow as pa
 import pytest
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
-from lakeshift.schema_map.hive_semantics import HiveSemantics, version_defaults
-from lakeshift.schema_map.hive_types import (
+from lakeshift.hive.semantics import HiveSemantics, version_defaults
+from lakeshift.hive.types import (
     HiveType,
     digits_counted,
     keys_may_merge,
@@ -25,6 +24,7 @@ from lakeshift.schema_map.hive_types import (
     parse_hive_type,
     text_counted,
 )
+from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.validate.independent import text_rules as rules
 from lakeshift.validate.independent.arrow_types import arrow_type
@@ -72,7 +72,7 @@ CASES = [
     # Hive's converters: false/off/no/0/"" in any case are false, every other string true
     (["T", "yes", "0", "maybe", " false ", "OFF", "No", ""], "string", "boolean",
      [True, True, False, True, True, False, False, False]),
-    # Hive 3's converters (java.time, lenient, proleptic; hive_datetime): Feb 30 is March 2 in
+    # Hive 3's converters (java.time, lenient, proleptic; hive.datetimes): Feb 30 is March 2 in
     # 2022, the date before a space is read alone, an ISO 'T' needs two-digit fields
     (["2022-04-01", "2022-4-1 garbage", "2022-02-30", "2022", " 2022-13-01 "], "string", "date",
      [dt.date(2022, 4, 1), dt.date(2022, 4, 1), dt.date(2022, 3, 2), None, dt.date(2023, 1, 1)]),
@@ -364,14 +364,14 @@ def test_verdict_names_the_two_that_agree(
 
 
 FORBIDDEN = (
-    "lakeshift.schema_map.reader",
-    "lakeshift.schema_map.projection",
-    "lakeshift.schema_map.spark_sql",
-    "lakeshift.schema_map.source_frame",
-    "lakeshift.schema_map.conversions",
-    "lakeshift.schema_map.nulled",
-    "lakeshift.schema_map.calendar_sql",
-    "lakeshift.schema_map.datetime_sql",
+    "lakeshift.hive.reader",
+    "lakeshift.hive.projection",
+    "lakeshift.hive.spark_sql",
+    "lakeshift.hive.source_frame",
+    "lakeshift.hive.conversions",
+    "lakeshift.hive.nulled",
+    "lakeshift.hive.calendar_sql",
+    "lakeshift.hive.datetime_sql",
     # the Spark reader's text parsing (the SequenceFile container decoding is shared)
     "lakeshift.text.fields",
     "lakeshift.text.layout",

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
+from lakeshift.hive.types import HiveType, parse_hive_type
 from lakeshift.validate.independent.casts import convert_primitive
 from lakeshift.validate.independent.java_float_text import java_float_text
 

@@ -10,8 +10,7 @@ import numpy
 import pyarrow as pa
 import pytest
 
-from lakeshift.schema_map.hive_types import parse_hive_type
-from lakeshift.schema_map.parquet_reading import (
+from lakeshift.hive.parquet_reading import (
     FLOAT_MAX,
     built,
     built_type,
@@ -19,7 +18,8 @@ from lakeshift.schema_map.parquet_reading import (
     rebuilds,
     writable,
 )
-from lakeshift.schema_map.spark_sql import convert
+from lakeshift.hive.spark_sql import convert
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.validate.independent.casts import convert_primitive
 from lakeshift.validate.independent.parquet_values import built_values
 
@@ -196,8 +196,8 @@ def test_unsigned_integers_are_taken_signed_and_from_3_1_null_where_negative() -
     """Hive 1.2/2.x read a UINT_32/UINT_64 as its physical INT32/INT64 (4294967295 is -1; Hive
     2.3.9 agrees in tests/differential); 3.1 and 4 read a negative one as NULL
     (``getMinValue``: 0); map keys stay signed. Both readers, at every depth."""
-    from lakeshift.schema_map.parquet_reading import unsigned_nulls
-    from lakeshift.schema_map.spark_sql import scanned_sql
+    from lakeshift.hive.parquet_reading import unsigned_nulls
+    from lakeshift.hive.spark_sql import scanned_sql
     from lakeshift.validate.independent.parquet_values import hive_leaves
 
     assert [unsigned_nulls(v) for v in ("1.2", "2.3", "3.1", "4")] == [False, False, True, True]
@@ -276,7 +276,7 @@ def test_decimals_stored_as_integers_are_read_by_hive_4_only(tmp_path: Any) -> N
 def test_map_keys_hive_would_build_for_the_tables_key_type_are_found() -> None:
     """lakeshift reads Parquet map keys as the file holds them; ``keys_rebuilt`` names the
     maps whose keys Hive's reader would build otherwise (inspect warns of them)."""
-    from lakeshift.schema_map.parquet_reading import keys_rebuilt
+    from lakeshift.hive.parquet_reading import keys_rebuilt
 
     def found(file: str, table: str, version: str, wide: str | None = None) -> list[str]:
         return keys_rebuilt(parse_hive_type(file), parse_hive_type(table), version,
@@ -308,10 +308,10 @@ def test_nanosecond_timestamps_are_scanned_as_numbers_and_floored_to_microsecond
     import pyarrow.fs as pafs
     import pyarrow.parquet as pq
 
+    from lakeshift.hive.parquet_reading import holds_unsigned
+    from lakeshift.hive.spark_sql import scanned_sql
     from lakeshift.inspect.files import ListedFile
     from lakeshift.inspect.footers import parquet_leaves, parquet_sub_micros, read_footer
-    from lakeshift.schema_map.parquet_reading import holds_unsigned
-    from lakeshift.schema_map.spark_sql import scanned_sql
 
     def _sub_micros(path: Any) -> bool | None:
         parquet = pq.ParquetFile(path)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.hive_types import parse_hive_type as t
-from lakeshift.schema_map.spark_sql import convert, quote, spark_type, string_literal
+from lakeshift.hive.spark_sql import convert, quote, spark_type, string_literal
+from lakeshift.hive.types import parse_hive_type as t
 
 
 def test_identifiers_and_literals_are_escaped() -> None:
@@ -59,7 +59,7 @@ def test_kind_changes_are_refused_naming_the_column() -> None:
 
 def test_metastore_refusal_behind_pyiceberg_typeerror_is_explained() -> None:
     from lakeshift.errors import EnvironmentProblem
-    from lakeshift.schema_map.iceberg_schema import _commit_error
+    from lakeshift.formats.iceberg_schema import _commit_error
 
     try:
         try:

@@ -15,7 +15,7 @@ import pyarrow.fs as pafs
 import pytest
 
 from lakeshift.errors import RefusedInput
-from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.text.fields import RecordParser, lazy_binary, text_type
 from lakeshift.text.layout import TextLayout, hive_byte
 from lakeshift.text.lines import count_records, records

@@ -1,5 +1,5 @@
 """`hive-zone-sensitive`: the columns whose rows depend on the zone Hive's JVMs run in, on
-hand-made records; the rules are ``hive_types.zone_dependence``'s, which the readers follow
+hand-made records; the rules are ``hive.types.zone_dependence``'s, which the readers follow
 (``tests/integration/test_hive_zone.py`` checks those against Hive 2.3.9 in New York)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
+from lakeshift.hive.semantics import version_defaults
 from lakeshift.inspect.anomalies import Rules, classify_partition
 from lakeshift.inspect.model import Anomaly, Column, FileInfo, PartitionInfo
 from lakeshift.inspect.zone_sensitivity import EFFECTS
-from lakeshift.schema_map.hive_semantics import version_defaults
 
 TABLE = (Column("id", "bigint"), Column("ts", "timestamp"))
 

@@ -53,10 +53,13 @@ from lakeshift.formats.delta.types import (
     physical_name,
     physical_spark_type,
 )
+from lakeshift.hive.partition_values import typed_value
+from lakeshift.hive.reader import DECODED_FILE_PATH, glob_escaped, spark_file_path
+from lakeshift.hive.semantics import HiveSemantics
+from lakeshift.hive.spark_sql import quote
+from lakeshift.hive.types import HiveType
 from lakeshift.inspect.model import TableInventory
 from lakeshift.migrate import faults
-from lakeshift.schema_map.hive_semantics import HiveSemantics
-from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.schema_map.mapping import (
     PARTITIONPATH_COLUMN,
     UUID_COLUMN,
@@ -64,9 +67,6 @@ from lakeshift.schema_map.mapping import (
     save_mapping,
 )
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.partition_values import typed_value
-from lakeshift.schema_map.reader import DECODED_FILE_PATH, glob_escaped, spark_file_path
-from lakeshift.schema_map.spark_sql import quote
 from lakeshift.storage import Store
 from lakeshift.validate.counts import counts_by_partition
 

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from lakeshift.errors import RefusedInput, SchemaMappingError
-from lakeshift.schema_map.hive_types import DECIMAL_38, HiveType, parse_hive_type
+from lakeshift.hive.types import DECIMAL_38, HiveType, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping, TargetField
 
 #: Table property (``metaData.configuration``) holding ``FieldMapping.to_json()`` as JSON.

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lakeshift.schema_map.hive_types import HiveType
-from lakeshift.schema_map.spark_sql import quote
+from lakeshift.hive.spark_sql import quote
+from lakeshift.hive.types import HiveType
 
 PHYSICAL_NAME = "delta.columnMapping.physicalName"
 COLUMN_ID = "delta.columnMapping.id"

@@ -69,10 +69,10 @@ from lakeshift.formats.hudi.timeline import (
     Timeline,
     marker_dir,
 )
+from lakeshift.hive.types import HiveType
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore import ddl
 from lakeshift.metastore.partition_names import parse_partition_name
-from lakeshift.schema_map.hive_types import HiveType
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping, save_mapping
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.storage import Store
@@ -592,7 +592,7 @@ class HudiFormat(TargetFormat):
 
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         """Exactly the latest file slices; Hive column names as written (no meta columns)."""
-        from lakeshift.schema_map.reader import glob_escaped
+        from lakeshift.hive.reader import glob_escaped
 
         mapping = self.stored_mapping(target)
         paths = self._current_paths(target)
@@ -757,8 +757,8 @@ class HudiFormat(TargetFormat):
         without those rows (same file group, rows keep their commit time and seqno)."""
         from pyspark.sql import functions as F
 
+        from lakeshift.hive.reader import glob_escaped
         from lakeshift.schema_map.mapping import UUID_COLUMN
-        from lakeshift.schema_map.reader import glob_escaped
 
         self._rollback_pending(target)
         root = self.root(target)
@@ -853,7 +853,7 @@ def _drop_unreported(
 
 
 def _hive(text: str) -> HiveType:
-    from lakeshift.schema_map.hive_types import parse_hive_type
+    from lakeshift.hive.types import parse_hive_type
 
     return parse_hive_type(text)
 

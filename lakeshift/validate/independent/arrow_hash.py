@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.hive.types import HiveType
 from lakeshift.validate.canonical import SALTS, Fingerprint
 from lakeshift.validate.independent.xxh64 import (
     SPARK_SEED,

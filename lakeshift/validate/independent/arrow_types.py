@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.hive.types import HiveType
 
 _ARROW: dict[str, pa.DataType] = {
     "boolean": pa.bool_(),

@@ -15,8 +15,8 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
-from lakeshift.schema_map.hive_datetime import SWITCH_DAY as GREGORIAN_START
-from lakeshift.schema_map.hive_datetime import UNIX_JDN as _EPOCH_JDN
+from lakeshift.hive.datetimes import SWITCH_DAY as GREGORIAN_START
+from lakeshift.hive.datetimes import UNIX_JDN as _EPOCH_JDN
 
 
 def julian_label_to_proleptic(days: np.ndarray) -> np.ndarray:

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map import hive_datetime
-from lakeshift.schema_map.hive_types import INTEGER_BITS, NUMBER_KINDS, HiveType
+from lakeshift.hive import datetimes
+from lakeshift.hive.types import INTEGER_BITS, NUMBER_KINDS, HiveType
 from lakeshift.validate.independent import text_rules as rules
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.calendar import (
@@ -280,14 +280,14 @@ def _string_days(
 ) -> pa.Array:
     """Strings read as dates or timestamps: ``rule`` ``orc`` (ORC's schema evolution),
     ``converter`` (Hive's converter) or ``text`` (Hive's text SerDe), by Hive 3.0+'s parsers
-    when ``hive3`` (``hive_datetime``). Day numbers of java.sql's hybrid calendar are shown by
+    when ``hive3`` (``hive.datetimes``). Day numbers of java.sql's hybrid calendar are shown by
     their Julian label before 1582-10-15, as the reader shows such days of ORC files, or with
     ``stored_days`` as they are (Apache Hive 3.1 and ORC 1.5's java.sql parsers)."""
     if rule == "orc":
         parse = rules.orc_date_days if kind == "date" else rules.orc_timestamp_micros
         out = _each(array, parse, pa.int32() if kind == "date" else pa.int64())
         return out.view(pa.date32() if kind == "date" else pa.timestamp("us"))
-    read = hive_datetime.converted if rule == "converter" else hive_datetime.text_field
+    read = datetimes.converted if rule == "converter" else datetimes.text_field
     found = [None if v is None else read(v, kind, hive3, hive4) for v in array.to_pylist()]
     mask = np.array([f is None for f in found], bool)
     days = np.array([f[0] if f else 0 for f in found], np.int64)

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.hive_types import (
+from lakeshift.hive.types import (
     SECONDS_COUNTED,
     HiveType,
     field_index,

@@ -14,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from lakeshift.schema_map.hive_types import HiveType, field_index, stored_type
-from lakeshift.schema_map.parquet_reading import INTEGER_RANGE, Built, built, rebuilds
+from lakeshift.hive.parquet_reading import INTEGER_RANGE, Built, built, rebuilds
+from lakeshift.hive.types import HiveType, field_index, stored_type
 from lakeshift.validate.independent.arrow_hash import compact
 from lakeshift.validate.independent.arrow_types import arrow_type
 from lakeshift.validate.independent.convert import convert, null_mask, offsets_of
@@ -99,7 +99,7 @@ def _primitive(array: pa.Array, file: HiveType, change: Built) -> pa.Array:
 def hive_leaves(table: pa.Table, nulls: bool) -> pa.Table:
     """``table`` (columns of a Parquet file) with its values as Hive's Parquet reader takes
     them, at any depth: an Arrow-only type pyarrow restores from the writer's stored Arrow
-    schema as the column Parquet holds (``hive_types.stored_type``: a dictionary's values, a
+    schema as the column Parquet holds (``hive.types.stored_type``: a dictionary's values, a
     duration's int64); an unsigned integer as the physical ``INT32``/``INT64``, signed
     (4294967295 in a ``UINT_32`` is -1), or with ``nulls`` NULL where that is negative
     (``parquet_reading.unsigned_nulls``), map keys signed, never NULL; a fixed-size binary (an

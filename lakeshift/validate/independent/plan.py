@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from lakeshift.hive.partition_values import typed_value
+from lakeshift.hive.semantics import DEFAULT_HIVE_VERSION
+from lakeshift.hive.types import HiveType, names_asked, parse_hive_type
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
-from lakeshift.schema_map.hive_semantics import DEFAULT_HIVE_VERSION
-from lakeshift.schema_map.hive_types import HiveType, names_asked, parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.partition_values import typed_value
 
 _POSITIONAL = re.compile(r"_col\d+")
 TEXT_FILES = ("text", "sequence")  # lines of text, or SequenceFile values
@@ -76,7 +76,7 @@ class FileTask:
     stored_days: bool = False
     # An ORC file naming no writer zone: the zone Hive reads its timestamps in (its JVM's)
     time_zone: str | None = None
-    # The zone Hive's JVMs run in where not UTC (conversions: hive_types.zone_rule)
+    # The zone Hive's JVMs run in where not UTC (conversions: hive.types.zone_rule)
     hive_zone: str | None = None
     hive_version: str = DEFAULT_HIVE_VERSION  # the user's Hive (INT96: int96_reading)
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from lakeshift.errors import LakeshiftError, RefusedInput, in_task
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.inspect.model import TableInventory
-from lakeshift.schema_map.hive_types import parse_hive_type
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.validate.canonical import EMPTY, Fingerprint
 from lakeshift.validate.independent.arrow_types import schema_ddl

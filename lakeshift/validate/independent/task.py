@@ -11,15 +11,9 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from lakeshift.errors import CorruptFile, LakeshiftError, RefusedInput
-from lakeshift.inspect.footers import (
-    int64_timestamps,
-    int96_columns,
-    parquet_leaves,
-    writer_zone,
-    zone_legacy,
-)
-from lakeshift.schema_map.hive_semantics import int96_reading
-from lakeshift.schema_map.hive_types import (
+from lakeshift.hive.parquet_reading import built_type, unsigned_nulls
+from lakeshift.hive.semantics import int96_reading
+from lakeshift.hive.types import (
     HiveType,
     Step,
     child_type,
@@ -32,7 +26,13 @@ from lakeshift.schema_map.hive_types import (
     second_step,
     text_counted,
 )
-from lakeshift.schema_map.parquet_reading import built_type, unsigned_nulls
+from lakeshift.inspect.footers import (
+    int64_timestamps,
+    int96_columns,
+    parquet_leaves,
+    writer_zone,
+    zone_legacy,
+)
 from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.independent.arrow_hash import compact, fingerprint

@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from lakeshift.errors import RefusedInput
-from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.hive.types import HiveType
 from lakeshift.storage import filesystem_for
 from lakeshift.text.sequence import sequence_values
 from lakeshift.validate.independent.arrow_types import arrow_type

@@ -4,7 +4,7 @@ These are the rules lakeshift's reader is specified to follow (README "Type chan
 reader's tests): text that does not convert reads as NULL; whitespace and control characters
 around a number are ignored; an integer may carry a fraction, which is dropped; decimals round
 half up. Dates and timestamps from text follow Java's parsers as Hive calls them
-(``lakeshift.schema_map.hive_datetime``); ORC's own string-to-date rules are here. Written
+(``lakeshift.hive.datetimes``); ORC's own string-to-date rules are here. Written
 again from those rules, not from the Spark reader's code.
 """
 
@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from lakeshift.schema_map import hive_decimal
-from lakeshift.schema_map.hive_datetime import JAVA_DIGITS, SWITCH_DAY, java_trim, label
-from lakeshift.schema_map.hive_decimal import enforce as fit_decimal
-from lakeshift.schema_map.hive_types import DECIMAL_38
+from lakeshift.hive import decimals
+from lakeshift.hive.datetimes import JAVA_DIGITS, SWITCH_DAY, java_trim, label
+from lakeshift.hive.decimals import enforce as fit_decimal
+from lakeshift.hive.types import DECIMAL_38
 from lakeshift.validate.independent.java_float_text import java_float_text
 
 _EDGES = "".join(chr(c) for c in range(0x21)) + "\x7f"  # whitespace and ISO control bytes
@@ -142,7 +142,7 @@ def parse_decimal(
     """``HiveDecimal.create(text)`` (``big_decimal``: Hive 1.2's; ``trim_blanks``: spaces
     around it allowed, as everywhere but a text file's own field since Hive 2.2), then rounded
     half up to ``scale`` and NULL past ``precision``."""
-    value = hive_decimal.create(text, big_decimal, trim_blanks)
+    value = decimals.create(text, big_decimal, trim_blanks)
     return None if value is None else fit_decimal(value, precision, scale)
 
 

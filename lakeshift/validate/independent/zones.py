@@ -1,7 +1,7 @@
 """Timestamps as a Hive whose JVMs run in a zone other than UTC shows them: those of ORC files
 that name no writer time zone (writers before Hive 1.0), and the instants Hive 1.2/2.x and
 ORC 1.3-1.5 take in that zone when they convert (``wall_clock``, ``instant_of``;
-``hive_types.zone_rule``).
+``hive.types.zone_rule``).
 
 Every ORC reader takes such a file's seconds as counted from 2015-01-01 00:00 in its own
 process's zone and shows the instant's wall clock in its reader zone (Java's
@@ -24,8 +24,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from lakeshift.schema_map.hive_datetime import JAVA_ZONE_TABLE_START, java_raw_offset
-from lakeshift.schema_map.hive_semantics import UTC_ZONES as _UTC
+from lakeshift.hive.datetimes import JAVA_ZONE_TABLE_START, java_raw_offset
+from lakeshift.hive.semantics import UTC_ZONES as _UTC
 from lakeshift.validate.independent.calendar import holds
 
 _BASE = dt.datetime(2015, 1, 1)  # ORC's timestamp epoch, in the writer's zone
@@ -81,7 +81,7 @@ def int96_shown(array: pa.Array | pa.ChunkedArray, zone: str, java_util: bool) -
     clock Hive shows for it in ``zone``: by java.util's zones (``java_util``: Hive 1.2/2.x's
     ``java.sql.Timestamp``, Hive 4's legacy conversion) or by java.time's
     (``TimestampTZUtil.convertTimestampToZone``: local mean time before 1900), as
-    ``hive_semantics.int96_reading`` decides."""
+    ``hive.semantics.int96_reading`` decides."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     return _each_timestamp(array, lambda leaf: wall_clock(leaf, zone, java_util))

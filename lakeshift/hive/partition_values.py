@@ -1,5 +1,5 @@
 """Partition values: a partition's metastore text as the user's Hive shows it (``typed_value``,
-by ``hive_key_values``), and a target's stored value in the same form (``comparable``).
+by ``hive.key_values``), and a target's stored value in the same form (``comparable``).
 
 A target's values come back typed (Iceberg, Hudi) or as the canonical text lakeshift wrote
 (Delta); ``canonical_value`` reads such text with Spark's ``CAST(text AS type)`` rules, restated
@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from lakeshift.schema_map.hive_datetime import java_trim
-from lakeshift.schema_map.hive_key_values import hive_value
-from lakeshift.schema_map.hive_types import DECIMAL_38, INTEGER_BITS, parse_hive_type
+from lakeshift.hive.datetimes import java_trim
+from lakeshift.hive.key_values import hive_value
+from lakeshift.hive.types import DECIMAL_38, INTEGER_BITS, parse_hive_type
 
 _EDGES = "".join(chr(c) for c in range(0x21)) + "\x7f"  # UTF8String.trimAll: blanks, controls
 _TRUE = frozenset({"t", "true", "y", "yes", "1"})

@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
-from lakeshift.schema_map.hive_datetime import JAVA_DIGITS, java_trim
-from lakeshift.schema_map.hive_types import DECIMAL_38
+from lakeshift.hive.datetimes import JAVA_DIGITS, java_trim
+from lakeshift.hive.types import DECIMAL_38
 
 # FastHiveDecimalImpl.fastSetFromBytes, as a grammar: integer digits, an optional dot and
 # fraction digits, an optional exponent of at most two digits past its zeros (with blanks

@@ -5,7 +5,7 @@ string column that the table declares a date or timestamp: model A) and with its
 text file's date and timestamp fields), by Java's parsers rather than SQL's CAST, and those
 changed in Hive 3.0 (``java.sql`` in the hybrid calendar before, Hive's ``java.time`` classes
 in the proleptic one after). The rules, with the Hive source they restate, are in
-``hive_datetime``, which the partition keys and the independent reader use; this is the same
+``hive.datetimes``, which the partition keys and the independent reader use; this is the same
 rules written again for the Spark reader (``tests/integration/test_hive_string_dates.py``
 compares the two value by value). Each parser gives the fields as written (a struct) or NULL;
 ``_shown`` resolves them leniently and counts the days in the version's calendar.
@@ -18,8 +18,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
-from lakeshift.schema_map.calendar_sql import bind, julian_label_date
-from lakeshift.schema_map.hive_datetime import (
+from lakeshift.hive.calendar_sql import bind, julian_label_date
+from lakeshift.hive.datetimes import (
     BARE_ZONES,
     FIRST_DAY,
     JAVA_DIGITS,
@@ -107,7 +107,7 @@ def _month_days(y: str, mo: str) -> str:
 
 def ascii_digits(text: str) -> str:
     """SQL: ``text`` with every digit ``Integer.parseInt`` reads (any decimal digit of the
-    Basic Multilingual Plane, ``hive_datetime.JAVA_DIGITS``) as its ASCII digit, so that the
+    Basic Multilingual Plane, ``hive.datetimes.JAVA_DIGITS``) as its ASCII digit, so that the
     patterns and casts below, which know ASCII digits only, read them as java.sql does."""
     return f"translate({text}, '{JAVA_DIGITS}', '{_AS_ASCII}')"
 
@@ -251,7 +251,7 @@ def _zoned(text: str) -> str:
 
 
 def _gap_seconds(y: str, mo: str, d: str, seconds: str, zone: str) -> str:
-    """SQL: ``hive_datetime._gap_seconds`` with the JVM's time-zone rules: a wall clock in a
+    """SQL: ``hive.datetimes._gap_seconds`` with the JVM's time-zone rules: a wall clock in a
     daylight-saving gap of a region ``zone`` moves later by the gap's length, as
     ``ZonedDateTime.of`` moves it (Spark's ``to_utc_timestamp`` resolves a wall clock the same
     way, and ``from_utc_timestamp`` shows the instant's wall clock again)."""
@@ -266,7 +266,7 @@ def _gap_seconds(y: str, mo: str, d: str, seconds: str, zone: str) -> str:
 
 
 def _zone_known(zone: str) -> str:
-    """SQL: ``hive_datetime.zone_known`` (an offset of at most 18 hours, minutes and seconds
+    """SQL: ``hive.datetimes.zone_known`` (an offset of at most 18 hours, minutes and seconds
     under 60)."""
 
     def known(z: str) -> str:

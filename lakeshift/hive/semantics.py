@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakeshift.errors import ConfigError
-from lakeshift.schema_map.java_zones import JAVA_ZONE_IDS
+from lakeshift.hive.java_zones import JAVA_ZONE_IDS
 
 #: The Hive versions whose reading lakeshift reproduces (normalised labels).
 HIVE_VERSIONS = ("1.2", "2.3", "3.1", "4")
@@ -91,8 +91,8 @@ class HiveSemantics:
             from its own JVM's zone (``TimestampTreeReader``); Hive 1.2/2.x show numbers read
             as timestamps (and count timestamps read as numbers) as instants there, and ORC
             1.5 under Hive 3.1 reads text and dates as timestamps and timestamps as text and
-            dates there (``hive_types.zone_rule``); Hive 1.2/2.x parse timestamp partition
-            keys there (``hive_key_values``); Parquet INT96 instants are shown there
+            dates there (``hive.types.zone_rule``); Hive 1.2/2.x parse timestamp partition
+            keys there (``hive.key_values``); Parquet INT96 instants are shown there
             (``int96_reading``).
     """
 
@@ -115,19 +115,19 @@ class HiveSemantics:
     @property
     def jvm_zone(self) -> str | None:
         """``time_zone`` where it is not UTC: the zone in which Hive 1.2/2.x's timestamps and
-        ORC 1.3-1.5's conversions count instants (``hive_types.zone_rule``)."""
+        ORC 1.3-1.5's conversions count instants (``hive.types.zone_rule``)."""
         return None if self.time_zone in UTC_ZONES else self.time_zone
 
     @property
     def hive1_decimals(self) -> bool:
         """Whether text is read as a decimal by Hive 1.2's ``HiveDecimal.create`` (Java's
-        ``BigDecimal`` of the trimmed text) rather than Hive 2.2+'s (``hive_decimal``)."""
+        ``BigDecimal`` of the trimmed text) rather than Hive 2.2+'s (``hive.decimals``)."""
         return self.version == "1.2"
 
     @property
     def hive4_dates(self) -> bool:
         """Whether text is read as dates and timestamps by Hive 4's strict ``java.time``
-        classes (``hive_datetime.hive4_date``/``hive4_timestamp``) rather than Hive 3's."""
+        classes (``hive.datetimes.hive4_date``/``hive4_timestamp``) rather than Hive 3's."""
         return self.version == "4"
 
     @property

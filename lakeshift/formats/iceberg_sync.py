@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lakeshift.formats.iceberg_schema import create_table, evolve_table, stored_mapping
+from lakeshift.hive.semantics import HiveSemantics
 from lakeshift.inspect.model import TableInventory
-from lakeshift.schema_map.hive_semantics import HiveSemantics
-from lakeshift.schema_map.iceberg_schema import create_table, evolve_table, stored_mapping
 from lakeshift.schema_map.mapping import build_mapping, save_mapping
 from lakeshift.schema_map.model import FieldMapping
 

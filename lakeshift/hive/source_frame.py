@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from lakeshift.hive.reader import SOURCE_FILE, read_batch
+from lakeshift.hive.spark_sql import quote, spark_type
+from lakeshift.hive.types import HiveType, parse_hive_type
 from lakeshift.inspect.model import TableInventory
-from lakeshift.schema_map.hive_types import HiveType, parse_hive_type
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.reader import SOURCE_FILE, read_batch
-from lakeshift.schema_map.spark_sql import quote, spark_type
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from lakeshift.errors import EnvironmentProblem, SchemaMappingError
-from lakeshift.schema_map.hive_types import parse_hive_type
+from lakeshift.hive.types import parse_hive_type
 from lakeshift.schema_map.model import FieldMapping, TargetField
 
 if TYPE_CHECKING:

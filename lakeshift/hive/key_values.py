@@ -8,7 +8,7 @@ point by
 ``Double.parseDouble``/``Float.parseFloat`` (blanks trimmed, ``NaN``/``Infinity``), decimals by
 ``HiveDecimal`` (spaces trimmed, ASCII digits; Hive 1.2's: every blank trimmed, any digit;
 HALF_UP to the scale, NULL past the precision), dates and timestamps by
-``getDate``/``getTimestampFromString`` (``hive_datetime``: java.sql's parsers in the hybrid
+``getDate``/``getTimestampFromString`` (``hive.datetimes``: java.sql's parsers in the hybrid
 calendar before Hive 3, Hive's java.time ones after), booleans by HIVE-15939's rule in 3.0+
 (``false``, ``off``, ``no``, ``0`` and the empty string are false) and before it any non-empty
 text is true; CHAR is padded and cut to its length, VARCHAR cut. Hand-written: no library
@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from lakeshift.schema_map import hive_datetime, hive_decimal
-from lakeshift.schema_map.hive_types import INTEGER_BITS, HiveType
+from lakeshift.hive import datetimes, decimals
+from lakeshift.hive.types import INTEGER_BITS, HiveType
 
-_JAVA_INT = re.compile(f"[+-]?[{hive_datetime.JAVA_DIGITS}]+")  # any decimal digit of the BMP
+_JAVA_INT = re.compile(f"[+-]?[{datetimes.JAVA_DIGITS}]+")  # any decimal digit of the BMP
 # Double.parseDouble: NaN and Infinity exactly (no suffix), or a number with an optional suffix
 _JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
 _JAVA_HEX = re.compile(
@@ -57,7 +57,7 @@ def _java_integer(text: str, bits: int) -> int | None:
 
 
 def _java_floating(text: str, single: bool) -> float | None:
-    stripped = hive_datetime.java_trim(text)
+    stripped = datetimes.java_trim(text)
     body = stripped[:-1] if stripped[-1:] in ("f", "F", "d", "D") else stripped
     if _JAVA_HEX.fullmatch(stripped):
         value = float.fromhex(body)
@@ -77,18 +77,18 @@ def _key_datetime(
     """A key's text as Hive's converter reads it, shown by its label (a Julian-only day such
     as 1500-02-29 has no proleptic label: None). ``zone``: Hive 1.2/2.x's JVM zone (not UTC),
     in which ``Timestamp.valueOf`` moves a wall clock the clocks skip past the gap."""
-    parse = hive_datetime.converter_date if kind == "date" else hive_datetime.converter_timestamp
-    found = hive_datetime.instant(parse(text, hive3, hive4), hybrid=not hive3, bounded=False)
+    parse = datetimes.converter_date if kind == "date" else datetimes.converter_timestamp
+    found = datetimes.instant(parse(text, hive3, hive4), hybrid=not hive3, bounded=False)
     if found is None:
         return None
     days, micros = found
     if zone and kind == "timestamp" and not hive3:  # the wall clock after lenient overflow
-        year, month, day = hive_datetime.label(days, hybrid=True)
+        year, month, day = datetimes.label(days, hybrid=True)
         seconds, fraction = divmod(micros, 1_000_000)
         wall = (year, month, day, seconds // 3600, seconds % 3600 // 60, seconds % 60, fraction)
-        micros += 1_000_000 * hive_datetime.sql_gap_seconds(wall, zone)
+        micros += 1_000_000 * datetimes.sql_gap_seconds(wall, zone)
         days, micros = days + micros // 86_400_000_000, micros % 86_400_000_000
-    year, month, day = hive_datetime.label(days, hybrid=not hive3)
+    year, month, day = datetimes.label(days, hybrid=not hive3)
     seconds, fraction = divmod(micros, 1_000_000)
     try:
         return dt.datetime(
@@ -115,8 +115,8 @@ def hive_value(text: str, hive: HiveType, version: str, zone: str | None = None)
     if kind in _BITS:
         return _java_integer(text, _BITS[kind])
     if kind == "decimal":
-        value = hive_decimal.create(text, big_decimal=version == "1.2")
-        return None if value is None else hive_decimal.enforce(value, *hive.params)
+        value = decimals.create(text, big_decimal=version == "1.2")
+        return None if value is None else decimals.enforce(value, *hive.params)
     if kind in ("float", "double"):
         return _java_floating(text, kind == "float")
     if kind == "date":
@@ -131,6 +131,6 @@ def lost_precision(text: str, hive: HiveType) -> bool:
     """Whether a timestamp key's text holds digits below a microsecond that are not zero."""
     if hive.kind != "timestamp" or "." not in text:
         return False
-    fraction = re.match(r"\d*", hive_datetime.java_trim(text).rpartition(".")[2])
+    fraction = re.match(r"\d*", datetimes.java_trim(text).rpartition(".")[2])
     digits = fraction.group(0)[:9] if fraction else ""
     return digits[6:].strip("0") != ""

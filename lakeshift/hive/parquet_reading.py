@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from lakeshift.schema_map.hive_types import HiveType, field_index
+from lakeshift.hive.types import HiveType, field_index
 
 _INT32 = frozenset({"tinyint", "smallint", "int"})
 _STRINGS = frozenset({"string", "char", "varchar"})
@@ -92,7 +92,7 @@ def parquet_unreadable(
     """Why every Hive query of a Parquet partition fails on this column, or Hive shows other
     values than it holds, or ``None``:
     ``declared`` is the partition's type as the reader asks for it (the table's names,
-    ``hive_types.names_asked``), matched to the table's by position and found in ``file`` by
+    ``hive.types.names_asked``), matched to the table's by position and found in ``file`` by
     name, ignoring case; ``int96``: the file's timestamps are ``INT96``."""
     if declared.is_primitive:
         if not (file.is_primitive and table.is_primitive):

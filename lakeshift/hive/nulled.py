@@ -16,8 +16,25 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from lakeshift.inspect.model import TableInventory
-from lakeshift.schema_map.hive_types import (
+from lakeshift.hive.projection import FileGroup, file_groups
+from lakeshift.hive.reader import (
+    FILE_KEY,
+    column_conversions,
+    column_steps,
+    first_step,
+    physical_type,
+    scan_groups,
+    signature,
+    spark_file_path,
+)
+from lakeshift.hive.spark_sql import (
+    convert,
+    kept_entries,
+    number_finer,
+    quote,
+    spark_type,
+)
+from lakeshift.hive.types import (
     HiveType,
     Step,
     child_type,
@@ -28,25 +45,8 @@ from lakeshift.schema_map.hive_types import (
     second_step,
     text_counted,
 )
+from lakeshift.inspect.model import TableInventory
 from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.projection import FileGroup, file_groups
-from lakeshift.schema_map.reader import (
-    FILE_KEY,
-    column_conversions,
-    column_steps,
-    first_step,
-    physical_type,
-    scan_groups,
-    signature,
-    spark_file_path,
-)
-from lakeshift.schema_map.spark_sql import (
-    convert,
-    kept_entries,
-    number_finer,
-    quote,
-    spark_type,
-)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

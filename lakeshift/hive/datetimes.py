@@ -34,7 +34,7 @@ from functools import cache
 from importlib import resources
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from lakeshift.schema_map.java_zones import JAVA_ZONE_IDS
+from lakeshift.hive.java_zones import JAVA_ZONE_IDS
 
 #: (year, month, day, hour, minute, second, nanosecond) as written, before resolution.
 Fields = tuple[int, int, int, int, int, int, int]

@@ -1,6 +1,6 @@
 """How each group of files (one partition, one physical schema) maps onto the target (pure).
 
-Which rule applies is the table's Hive semantics (``hive_semantics``):
+Which rule applies is the table's Hive semantics (``hive.semantics``):
 
 - **Model B** (ORC partitions, Hive 2.1+): the file is read straight into the **table's**
   columns; a table column is the file column of the same name (case-sensitively unless
@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lakeshift.errors import RefusedInput
-from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
-from lakeshift.schema_map.hive_semantics import (
+from lakeshift.hive.semantics import (
     DEFAULT_HIVE_VERSION,
     HiveSemantics,
     Int96Reading,
     int96_reading,
 )
-from lakeshift.schema_map.hive_types import names_asked, parse_hive_type
+from lakeshift.hive.types import names_asked, parse_hive_type
+from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, TableInventory
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.text.layout import TEXT_FORMATS, TextLayout
 
@@ -77,10 +77,10 @@ class FileGroup:
     # zone (not UTC), where lakeshift's UTC readers read them otherwise (see file_zone())
     time_zone: str | None = None
     # The zone Hive's JVMs run in where not UTC: its conversions between timestamps and
-    # numbers, text and dates take instants there (hive_types.zone_rule)
+    # numbers, text and dates take instants there (hive.types.zone_rule)
     hive_zone: str | None = None
     # Parquet files whose INT96 columns hold UTC instants Hive shows in a zone (not UTC):
-    # how and those columns (hive_semantics.int96_reading)
+    # how and those columns (hive.semantics.int96_reading)
     int96: Int96Reading | None = None
     int96_columns: tuple[str, ...] = ()
     # Parquet columns of INT64 timestamps adjusted to UTC, shown in ``hive_zone`` (Hive 4:
@@ -156,7 +156,7 @@ def parquet_zone(
     file: FileInfo, semantics: HiveSemantics
 ) -> tuple[Int96Reading | None, tuple[str, ...]]:
     """How Hive shows a Parquet file's INT96 timestamps (in a zone not UTC) and the columns
-    holding them, or ``(None, ())`` (``hive_semantics.int96_reading``)."""
+    holding them, or ``(None, ())`` (``hive.semantics.int96_reading``)."""
     if file.format != "parquet" or not file.int96:
         return None, ()
     reading = int96_reading(
@@ -223,7 +223,7 @@ def column_pairs(
     column that reads it: the table's under model B (``into_table``), else the partition's at
     the same position (None past the partition's columns). ``table_names`` (Parquet files,
     ``asks_table_names``): the file column is found by the table's name, and struct fields
-    inside by the table's (``hive_types.names_asked``), read as the partition declares."""
+    inside by the table's (``hive.types.names_asked``), read as the partition declares."""
     out: list[tuple[int | None, Column | None]] = []
     for position, table_column in enumerate(table_columns):
         if into_table:
@@ -245,7 +245,7 @@ def column_pairs(
 
 def asked(declared: Column, table_column: Column) -> Column:
     """The partition's ``declared`` column as Hive's Parquet reader asks a file for it: by
-    the table's name, struct fields inside by the table's (``hive_types.names_asked``)."""
+    the table's name, struct fields inside by the table's (``hive.types.names_asked``)."""
     return Column(table_column.name, _names_asked(declared.type, table_column.type))
 
 

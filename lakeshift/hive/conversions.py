@@ -16,7 +16,7 @@ strings; ``timestamp`` to anything but ``binary``; strings to anything.
 
 from __future__ import annotations
 
-from lakeshift.schema_map.hive_types import HiveType
+from lakeshift.hive.types import HiveType
 
 _NUMERIC = frozenset(
     {"boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal"}

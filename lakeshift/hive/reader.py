@@ -13,20 +13,11 @@ from dataclasses import replace
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
-from lakeshift.inspect.model import Column, TableInventory
-from lakeshift.schema_map.calendar_sql import hybrid_text_as_stored
-from lakeshift.schema_map.hive_types import (
-    HiveType,
-    counts_instants,
-    holds_instant,
-    parse_hive_type,
-    second_step,
-)
-from lakeshift.schema_map.model import FieldMapping
-from lakeshift.schema_map.parquet_reading import built_type, unsigned_nulls
-from lakeshift.schema_map.partition_values import typed_value
-from lakeshift.schema_map.projection import FileGroup, file_groups
-from lakeshift.schema_map.spark_sql import (
+from lakeshift.hive.calendar_sql import hybrid_text_as_stored
+from lakeshift.hive.parquet_reading import built_type, unsigned_nulls
+from lakeshift.hive.partition_values import typed_value
+from lakeshift.hive.projection import FileGroup, file_groups
+from lakeshift.hive.spark_sql import (
     convert,
     java_maps,
     nested_sql,
@@ -37,6 +28,15 @@ from lakeshift.schema_map.spark_sql import (
     zoned_instants,
     zoned_read,
 )
+from lakeshift.hive.types import (
+    HiveType,
+    counts_instants,
+    holds_instant,
+    parse_hive_type,
+    second_step,
+)
+from lakeshift.inspect.model import Column, TableInventory
+from lakeshift.schema_map.model import FieldMapping
 from lakeshift.text.fields import text_type
 from lakeshift.text.scan import text_frame
 

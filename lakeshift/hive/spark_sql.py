@@ -14,11 +14,12 @@ from itertools import count
 from typing import Any
 
 from lakeshift.errors import SchemaMappingError
-from lakeshift.schema_map.calendar_sql import bind, hybrid_instant, hybrid_label, java_sql_text
-from lakeshift.schema_map.conversions import unreadable
-from lakeshift.schema_map.datetime_sql import ascii_digits, hive_string_to, hive_text_field
-from lakeshift.schema_map.hive_datetime import JAVA_ZONE_TABLE_START, java_raw_offset
-from lakeshift.schema_map.hive_types import (
+from lakeshift.hive.calendar_sql import bind, hybrid_instant, hybrid_label, java_sql_text
+from lakeshift.hive.conversions import unreadable
+from lakeshift.hive.datetime_sql import ascii_digits, hive_string_to, hive_text_field
+from lakeshift.hive.datetimes import JAVA_ZONE_TABLE_START, java_raw_offset
+from lakeshift.hive.parquet_reading import Built, built, rebuilds
+from lakeshift.hive.types import (
     INTEGER_BITS,
     NUMBER_KINDS,
     SECONDS_COUNTED,
@@ -28,7 +29,6 @@ from lakeshift.schema_map.hive_types import (
     keys_may_merge,
     zone_rule,
 )
-from lakeshift.schema_map.parquet_reading import Built, built, rebuilds
 
 _SIMPLE = {
     "tinyint": "TINYINT",
@@ -323,7 +323,7 @@ def _decimal_text(expr: str, src: HiveType) -> str:
     return f"regexp_replace(regexp_replace({text}, '0+{_END}', ''), '[.]{_END}', '')"
 
 
-#: HiveDecimal's text (FastHiveDecimalImpl.fastSetFromBytes, ``hive_decimal``): integer digits,
+#: HiveDecimal's text (FastHiveDecimalImpl.fastSetFromBytes, ``hive.decimals``): integer digits,
 #: an optional dot and fraction, an exponent of at most two digits past its zeros; or a dot and
 #: fraction digits alone. With trimBlanks, spaces (only) around it, and an exponent without
 #: digits before a blank counts as 0.
@@ -375,7 +375,7 @@ def _first_rounding(number: str) -> str:
     """SQL: a decimal text of FastHiveDecimal's grammar with its digits before the exponent
     (the integer's without leading zeros, then the fraction's) rounded half up to 38, as
     ``fastSetFromBytes`` does before it applies the exponent and the type rounds again
-    (``hive_decimal``): Spark's CAST alone rounds once, so ``0.4`` and forty 9s would read as
+    (``hive.decimals``): Spark's CAST alone rounds once, so ``0.4`` and forty 9s would read as
     0 for ``decimal(38,0)`` where Hive shows 1. The digits are read as one fraction (``0.``
     and the digits, ``DECIMAL(38,38)``: rounded at the 38th) and the exponent moved by the
     integer's length (NULL past 38 integer digits, whatever the exponent); all 38 rounded up
@@ -870,7 +870,7 @@ def zoned_read(expr: str, hive: HiveType, zone: str) -> str:
 def zoned_instants(expr: str, hive: HiveType, zone: str, java_util: bool) -> str:
     """SQL giving every timestamp in ``expr`` (UTC instants, e.g. a Parquet file's INT96) as
     the wall clock Hive shows in ``zone``, at any depth: by java.util's zones
-    (``zone_wall_clock``) or by java.time's, as ``hive_semantics.int96_reading`` decides per
+    (``zone_wall_clock``) or by java.time's, as ``hive.semantics.int96_reading`` decides per
     version and file; a TIMESTAMP, as the scan reads it."""
     if java_util:
         return each_timestamp(
