@@ -17,6 +17,7 @@ if str(REPO) not in sys.path:
 
 from mkdocs.structure.files import File, Files  # noqa: E402
 
+from docsite.markdown import table_code_pipes  # noqa: E402
 from docsite.pages import generate  # noqa: E402
 
 
@@ -28,3 +29,8 @@ def on_files(files: Files, config: Any) -> Files:
             files.remove(existing)
         files.append(File.generated(config, path, content=markdown))
     return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """Pipes in table cells' code spans as GitHub writes them (``\\|``) read as ``|``."""
+    return table_code_pipes(markdown)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-_SPECIAL = re.compile(r"([\\|*<>\[\]])")
+_SPECIAL = re.compile(r"([\\|*\[\]])")
+_ENTITIES = {"<": "&lt;", ">": "&gt;"}  # Markdown has no backslash escape for "<"
 
 
 def cell(text: str) -> str:
@@ -15,9 +16,13 @@ def cell(text: str) -> str:
     parts = flat.split("`")
     # Outside code spans escape Markdown's specials; inside, only the table's pipe matters.
     return "`".join(
-        _SPECIAL.sub(r"\\\1", part) if i % 2 == 0 else part.replace("|", "\\|")
-        for i, part in enumerate(parts)
+        _escape(part) if i % 2 == 0 else part.replace("|", "\\|") for i, part in enumerate(parts)
     )
+
+
+def _escape(text: str) -> str:
+    text = _SPECIAL.sub(r"\\\1", text)
+    return re.sub("[<>]", lambda m: _ENTITIES[m.group(0)], text)
 
 
 def code(text: str) -> str:
@@ -37,3 +42,20 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
 def slug(*parts: str) -> str:
     """An explicit heading id, stable whatever the heading's text."""
     return "-".join(re.sub(r"[^a-z0-9]+", "-", p.lower()).strip("-") for p in parts if p)
+
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def table_code_pipes(markdown: str) -> str:
+    """GitHub's tables want ``\\|`` for a pipe even inside a code span (and show ``|``);
+    Python-Markdown's show the backslash. Table rows' code spans lose it, so ``docs/`` reads
+    right in both (fenced code blocks are left alone)."""
+    out, fenced = [], False
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and line.lstrip().startswith("|") and "\\|" in line:
+            line = _CODE_SPAN.sub(lambda m: m.group(0).replace("\\|", "|"), line)
+        out.append(line)
+    return "\n".join(out)
