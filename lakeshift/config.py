@@ -1,6 +1,7 @@
 """Typed, frozen settings merged in one place: defaults < config file < environment < flags.
 
-Every key is a named constant below and documented in README ("Configuration").
+Every key is a named constant below and documented in the manual (docs/reference/configuration.md;
+its generated settings page is read from ``Settings`` and its docstring).
 The config file is TOML: top-level keys of the same names, plus a ``[spark_conf]`` table.
 """
 

@@ -1,6 +1,7 @@
 """One exception tree for lakeshift; every error carries its process exit code.
 
-Exit codes are part of the public interface (README "Exit codes"):
+Exit codes are part of the public interface (the manual: docs/reference/exit-codes.md; its
+generated exit-code page is read from the constants and classes below):
 
 =====  ==========================================================================
 0      success
@@ -14,6 +15,7 @@ Exit codes are part of the public interface (README "Exit codes"):
 8      conflict (another migrator holds the table's lease, another writer committed to the
        target, a catalog entry changed under lakeshift)
 9      erasure audit failed (erased keys or values still found in a file of the table)
+10     behind (``follow`` ended with partitions the lake table has not caught up with yet)
 130    interrupted (Ctrl-C); re-run the same command to resume
 =====  ==========================================================================
 """
@@ -71,7 +73,8 @@ class ConfigError(UsageError):
     """A configuration file, environment variable or flag has a bad value."""
 
     default_hint = (
-        'README "Configuration" lists every key, its values and where it can be set '
+        "docs/reference/configuration.md (the manual) lists every key, its values and where "
+        "it can be set "
         "(HOME/lakeshift.toml, LAKESHIFT_* variables, flags)."
     )
 
@@ -82,7 +85,9 @@ class ConfigError(UsageError):
 class BulkFileError(ConfigError):
     """A bulk file is missing, unreadable or holds bad sections, keys or values."""
 
-    default_hint = 'README "Bulk files" lists the sections, keys and values a bulk file takes.'
+    default_hint = (
+        "docs/guide/bulk.md (the manual) lists the sections, keys and values a bulk file takes."
+    )
 
 
 class EnvironmentProblem(LakeshiftError):

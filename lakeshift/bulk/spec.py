@@ -94,7 +94,8 @@ class TableSpec:
         hive_time_zone: the zone that cluster's Hive runs in (ORC files without a writer zone,
             and conversions between timestamps and numbers, text or dates).
         hudi_table_version: 6 or 8 for a new Hudi target; ``None`` keeps the global setting.
-        partitions: partition filter (README "Partition filters"); ``None`` = all.
+        partitions: partition filter (docs/reference/commands.md, "Partition filters");
+            ``None`` = all.
         batch_rows: rows per batch (one Spark job, one commit).
         key: ``uuid`` or ``deterministic`` record keys.
         validate: ``count``, ``checksum``, ``deep`` or ``independent``.

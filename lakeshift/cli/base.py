@@ -53,6 +53,13 @@ class CliState:
 
 pass_state = click.make_pass_decorator(CliState)
 
+#: ``--partitions``' help wherever it takes a filter (the rules: docs/reference/commands.md).
+PARTITIONS_HELP = (
+    "Partition filter: comma-separated terms, each a glob on the partition name "
+    "(yyyymmdd=202204*), an inclusive range on the last key (yyyymmdd=20220401..20220410) or "
+    "NULL (docs/reference/commands.md, 'Partition filters')."
+)
+
 
 class LakeshiftGroup(click.Group):
     """Turns lakeshift errors into their exit codes and a one-paragraph message."""

@@ -9,7 +9,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from lakeshift.cli.base import CliState, pass_state
+from lakeshift.cli.base import PARTITIONS_HELP, CliState, pass_state
 from lakeshift.cli.interrupts import stop_on_interrupt
 from lakeshift.cli.output import Output
 from lakeshift.cli.profile_view import profile_run
@@ -47,7 +47,7 @@ def migration_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help="Target format of a new target (default: the `format` setting, iceberg). "
             "An existing target keeps its own.",
         ),
-        click.option("--partitions", default=None, help="Partition filter (see README)."),
+        click.option("--partitions", default=None, help=PARTITIONS_HELP),
         click.option(
             "--batch-rows",
             type=click.IntRange(min=1),

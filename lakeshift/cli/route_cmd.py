@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from lakeshift.cli.base import CliState, pass_state
+from lakeshift.cli.base import PARTITIONS_HELP, CliState, pass_state
 from lakeshift.cli.follow_cmd import pass_line
 from lakeshift.errors import PartialFailure, UsageError
 from lakeshift.follow.loop import catch_up
@@ -36,7 +36,7 @@ def _target(state: CliState, table: str, target: str | None) -> str:
 @click.argument("table")
 @_TARGET
 @_VIEW
-@click.option("--partitions", default=None, help="Partition filter (see README).")
+@click.option("--partitions", default=None, help=PARTITIONS_HELP)
 @click.option("--all-validated", is_flag=True, help="Switch every partition that is switchable.")
 @pass_state
 def switch_command(
@@ -94,7 +94,7 @@ def switch_command(
 @click.argument("table")
 @_TARGET
 @_VIEW
-@click.option("--partitions", required=True, help="Partition filter (see README).")
+@click.option("--partitions", required=True, help=PARTITIONS_HELP)
 @pass_state
 def rollback_command(
     state: CliState, table: str, target: str | None, view: str | None, partitions: str

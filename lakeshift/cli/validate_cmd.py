@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from lakeshift.cli.base import CliState, pass_state
+from lakeshift.cli.base import PARTITIONS_HELP, CliState, pass_state
 from lakeshift.cli.output import Output
 from lakeshift.cli.profile_view import profile_run
 from lakeshift.errors import PartialFailure, ValidationMismatch
@@ -126,7 +126,7 @@ def _markdown(report: ValidationReport) -> str:
     help="count: metadata only; checksum: + one target scan; deep: + differing rows; "
     "independent: + a second reader of the source that must agree with both sides.",
 )
-@click.option("--partitions", default=None, help="Partition filter (see README).")
+@click.option("--partitions", default=None, help=PARTITIONS_HELP)
 @click.option("--all", "show_all", is_flag=True, help="List equal partitions too.")
 @click.option(
     "--profile",

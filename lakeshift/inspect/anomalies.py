@@ -60,7 +60,7 @@ _FINER_ACTION = (
     "Migrated at microseconds. Both validation levels count the values with digits past a "
     "microsecond in top-level columns and report their partitions as differing unless "
     "timestamp_precision = truncate; inside a struct, array or map they are not counted: "
-    "check such fields (README, 'Timestamps finer than a microsecond')."
+    "check such fields (docs/guide/hive-versions.md, 'Timestamps finer than a microsecond')."
 )
 
 
@@ -228,7 +228,8 @@ def _precision_anomalies(p: PartitionInfo) -> list[Anomaly]:
             "say so; Hive shows the nanoseconds), which Iceberg, Delta and Hudi tables cannot "
             "keep.",
             "Migrated truncated to microseconds; validation reports the partition as differing "
-            "until you accept it (README, 'Timestamps finer than a microsecond').",
+            "until you accept it (docs/guide/hive-versions.md, 'Timestamps finer than a "
+            "microsecond').",
             files=[f.path for f in finer],
         )
     ]
@@ -499,7 +500,7 @@ def _stale_array_tails(
     rows, whose list inspector never shrinks a list (``OrcStruct.OrcListObjectInspector
     .resize``, the same in Hive 2.3.7, 3.1.3 and 4.0.1): a row whose array is shorter than an
     earlier row's shows that row's extra elements in Hive (seen in Hive 2.3.9). lakeshift
-    writes each row's own elements (README "Limits"). The converter runs for every non-ORC
+    writes each row's own elements (docs/guide/limits.md). The converter runs for every non-ORC
     partition of an ORC table, and for an ORC partition read with its declared columns (Hive
     1.2, or schema evolution off) whose declared type differs from the table's."""
     if table_format != "orc" or not readable_format(p) or not p.files:
@@ -682,7 +683,7 @@ def _declared_columns_ignored(
             f"{rules.hive.version} reads its ORC files with the table's columns "
             "(hive.exec.schema.evolution).",
             "Read with the table's columns, as Hive does; set hive_version if your Hive "
-            'is older (README "Which Hive are you migrating from?").',
+            "is older (docs/guide/hive-versions.md).",
         )
     ]
 
@@ -730,8 +731,7 @@ def _partition_vs_table(p: PartitionInfo, table_columns: Sequence[Column]) -> li
                 + ", ".join(f"{a} -> {b}" for a, b in renamed)
                 + "; Hive's Parquet reader looks each up by the table's new name, so files "
                 "that hold the old name show NULL there.",
-                "Read by the table's names, as Hive does (README \"Which Hive are you "
-                'migrating from?").',
+                "Read by the table's names, as Hive does (docs/guide/hive-versions.md).",
                 renames=[list(r) for r in renamed],
             )
         )

@@ -115,8 +115,7 @@ def _version_sensitive(
             severity=SEVERITY_WARNING,
             message=f"{len(differ)} partition(s) show their key differently in Hive 1.2/2.x, "
             f"3.1 and 4, e.g. {name}: {shown}; {first_few([d[0] for d in differ])}.",
-            action='Check hive_version matches your Hive (README "Which Hive are you migrating '
-            'from?").',
+            action="Check hive_version matches your Hive (docs/guide/hive-versions.md).",
             partition=None,
             details={
                 "partitions": [d[0] for d in differ],

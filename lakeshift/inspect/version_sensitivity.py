@@ -332,8 +332,8 @@ def version_sensitivity(
             code="hive-version-sensitive",
             severity=SEVERITY_WARNING,
             message=f"Hive versions show this partition's rows differently: {shown}.",
-            action=f"Read as {hive.label}; if your Hive differs, set hive_version (README "
-            '"Which Hive are you migrating from?").',
+            action=f"Read as {hive.label}; if your Hive differs, set hive_version "
+            "(docs/guide/hive-versions.md).",
             partition=p.name,
             details={"columns": details},
         )

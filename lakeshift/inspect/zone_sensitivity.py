@@ -152,8 +152,8 @@ def zone_sensitivity(
             message=f"What Hive {hive.version} shows of this partition depends on the time "
             f"zone its JVMs run in: {shown_text}.",
             action=f"Read as a Hive running in {hive.time_zone} shows it; set hive_time_zone "
-            "to your Hive's JVM zone (user.timezone) if it differs (README, 'Conversions in "
-            "Hive's time zone').",
+            "to your Hive's JVM zone (user.timezone) if it differs (docs/guide/hive-versions.md, "
+            "'Conversions in Hive's time zone').",
             partition=p.name,
             details={"columns": columns},
         )

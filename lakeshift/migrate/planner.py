@@ -142,7 +142,8 @@ def require_match(inventory: TableInventory, wanted: PartitionFilter) -> None:
             f"{inventory.database}.{inventory.table}"
             + (f" (its partitions look like {examples})." if examples else "."),
             hint="Filters are globs or key=FROM..TO ranges over partition names "
-            '(README "Partition filters"); `lakeshift inspect TABLE` lists them.',
+            '(docs/reference/commands.md, "Partition filters"); `lakeshift inspect TABLE` '
+            "lists them.",
         )
 
 

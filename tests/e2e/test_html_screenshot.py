@@ -8,33 +8,21 @@ so there this test fails rather than skips without a browser.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from PIL import Image
 
 from lakeshift.cli.main import cli
 from lakeshift.report import palette
 from lakeshift.sample.load import LoadResult
+from tests.helpers.browser import browser
 
 
 def _rgb(color: str) -> tuple[int, int, int]:
     return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
-
-
-def _browser() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    if os.environ.get("LAKESHIFT_REQUIRE_BROWSER") == "1":
-        pytest.fail("no chromium on PATH (make test installs Debian's chromium package)")
-    pytest.skip("no chromium on PATH; `make test` installs it")
 
 
 def test_report_renders_in_headless_chromium(
@@ -47,7 +35,7 @@ def test_report_renders_in_headless_chromium(
     shot = tmp_path / "report.png"
     completed = subprocess.run(
         [
-            _browser(),
+            browser(),
             "--headless",
             "--no-sandbox",
             "--disable-gpu",

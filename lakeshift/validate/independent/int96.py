@@ -2,7 +2,8 @@
 targets cannot keep: the independent reader reads ``INT96`` at microseconds (nanoseconds end
 in 1677 and 2262), so it reads such columns a second time, at nanoseconds, to count the
 values finer than a microsecond. Parquet defines no statistics for ``INT96``: the checksum
-level cannot see them (README "Timestamps finer than a microsecond").
+level cannot see them (docs/guide/hive-versions.md,
+"Timestamps finer than a microsecond").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A text partition's file, read a second way: the whole file at once, split by a byte mask.
 
-The rules are LazySimpleSerDe's (README "Text partitions"), restated from Hive's classes and
+The rules are LazySimpleSerDe's (docs/concepts.md), restated from Hive's classes and
 written without the Spark reader's parser: a file is decompressed whole and cut at LF, CR and
 CR LF; one pass marks the bytes an escape byte protects; a value is then cut at the unprotected
 separator bytes of its nesting level. Leaves stay text (booleans and binary excepted, whose text

@@ -1,6 +1,6 @@
 """How Hive's read path turns text into values, and values into text (one value at a time).
 
-These are the rules lakeshift's reader is specified to follow (README "Type changes"; the
+These are the rules lakeshift's reader is specified to follow (docs/concepts.md; the
 reader's tests): text that does not convert reads as NULL; whitespace and control characters
 around a number are ignored; an integer may carry a fraction, which is dropped; decimals round
 half up. Dates and timestamps from text follow Java's parsers as Hive calls them
