@@ -37,6 +37,7 @@ from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.partition_names import parse_partition_name
 from lakeshift.migrate.backfill import MigrateOptions, migrate, open_target
 from lakeshift.route.router import eligibility, needs_validation, recover, switch, withdraw
+from lakeshift.storage.store import StorageUnavailable
 from lakeshift.validate.validator import validate_table
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ def run_pass(
 
 def _inspect(ctx: Context, name: str, target: str) -> TableInventory:
     try:
-        return inspect_table(ctx.metastore, name, ctx.settings)
+        inventory = inspect_table(ctx.metastore, name, ctx.settings)
     except NotFound as e:
         raise SourceGone(
             f"the Hive table {name} is gone (dropped or renamed while lakeshift followed it); "
@@ -202,6 +203,31 @@ def _inspect(ctx: Context, name: str, target: str) -> TableInventory:
             hint=f"Recreate {name} (or its partitions) and run follow again, or, if the "
             f"drop was meant, point readers at {target} yourself; nothing was changed.",
         ) from e
+    _refuse_unlisted(inventory)
+    return inventory
+
+
+def _refuse_unlisted(inventory: TableInventory) -> None:
+    """A store that failed to list a directory (not a refusal: the network, the endpoint, a
+    throttle outlasting the retries) fails the pass before it acts: read as empty, the
+    partition would look changed, be served from Hive and copied again once the store is
+    back. The next pass lists again (``loop.TRANSIENT``)."""
+    failed = [
+        a
+        for p in inventory.partitions
+        for a in p.anomalies
+        if a.code == "unreadable-directory" and not any(word in a.message for word in _REFUSALS)
+    ]
+    if failed:
+        raise StorageUnavailable(
+            f"the store did not list {len(failed)} partition directory(ies) of "
+            f"{inventory.qualified_name} ({failed[0].message}); this pass changed nothing.",
+            hint="Check the store's endpoint and network; the next pass lists them again.",
+        )
+
+
+#: How a listing the store refused reads (``files.list_partition``): an error only a person fixes.
+_REFUSALS = ("permission denied", "is not a directory")
 
 
 def _last_listing(state: FollowState, name: str) -> float | None:

@@ -49,6 +49,7 @@ from lakeshift.inspect.table_checks import check_supported, storage_format, tabl
 from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
 from lakeshift.storage import filesystem_for
+from lakeshift.storage.store import StorageUnavailable, translate, unreachable
 from lakeshift.text.layout import read_as_text
 
 if TYPE_CHECKING:
@@ -261,7 +262,13 @@ def _table_tree(fs: pafs.FileSystem, root: str, depth: int) -> TableTree | None:
         return None
     try:
         return list_table_tree(fs, root, depth)
-    except OSError as e:  # each partition is then listed alone and reports its own error
+    except OSError as e:
+        if not isinstance(e, PermissionError) and unreachable(e):
+            # The store is down: listing each partition would wait out the retries again
+            # for every one of them.
+            raise translate(e) or StorageUnavailable(str(e)) from e
+        # Refused at the root (a policy scoped to prefixes): each partition is listed alone
+        # and reports its own result.
         log.warning("cannot list the table root %s at once (%s): listing each partition", root, e)
         return None
 

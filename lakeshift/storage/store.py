@@ -358,6 +358,13 @@ _UNREACHABLE = (
 _MISSING = ("NoSuchBucket", "UnknownStoreException", "NO_SUCH_BUCKET")
 
 
+def unreachable(error: BaseException) -> bool:
+    """Whether a client's failure says the store could not be reached or failed on its side
+    (a later attempt may succeed), rather than refused or did not find what was asked."""
+    text = str(error)
+    return any(word in text for word in _UNREACHABLE) or "HTTP status 5" in text
+
+
 def translate(error: BaseException) -> LakeshiftError | None:
     """An object-store failure from any client as lakeshift's error (None: not one).
 
@@ -377,7 +384,7 @@ def translate(error: BaseException) -> LakeshiftError | None:
             "spark.hadoop.fs.s3a.* settings) and the identity's permissions on the location; "
             "an archived object (Glacier) must be restored first.",
         )
-    if any(word in text for word in _UNREACHABLE) or "HTTP status 5" in text:
+    if unreachable(error):
         return StorageUnavailable(
             f"the object store did not answer properly: {first}",
             hint="Check spark.hadoop.fs.s3a.endpoint (and the region), the network, and the "

@@ -22,13 +22,14 @@ from click.testing import CliRunner
 from lakeshift.cli.main import cli
 from lakeshift.config import load_settings
 from lakeshift.context import Context
-from lakeshift.errors import EXIT_BEHIND, EXIT_NOT_FOUND, EXIT_OK
+from lakeshift.errors import EXIT_BEHIND, EXIT_ENVIRONMENT, EXIT_NOT_FOUND, EXIT_OK
 from lakeshift.metastore import ddl
 from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.storage import StorageOptions
 from tests.helpers import glue, s3
 from tests.helpers.lake import read_lake
 from tests.helpers.s3 import MotoServer
+from tests.helpers.tcp_gate import TcpGate
 
 pytestmark = pytest.mark.slow
 QUIET = 1.0
@@ -60,6 +61,21 @@ def _put(moto: MotoServer, key: str, ids: range) -> None:
     sink = pa.BufferOutputStream()
     orc.write_table(pa.table({"id": pa.array(list(ids), pa.int64())}), sink)
     moto.client().put_object(Bucket=s3.BUCKET, Key=key, Body=sink.getvalue().to_pybytes())
+
+
+def _endpoint_down_for_a_pass(home: Path, moto: MotoServer, args: tuple[str, ...]) -> None:
+    """A pass while the S3 endpoint refuses connections fails as unreachable (exit 5) before
+    it acts: nothing is withdrawn, copied or recorded as a pass."""
+    gate = TcpGate("127.0.0.1", int(moto.endpoint.rsplit(":", 1)[1])).open()
+    gate.shut()
+    settings_file = home / "lakeshift.toml"
+    reachable = settings_file.read_text()
+    settings_file.write_text(reachable.replace(moto.endpoint, f"http://127.0.0.1:{gate.port}"))
+    try:
+        code, down = _follow(home, *args)
+    finally:
+        settings_file.write_text(reachable)
+    assert code == EXIT_ENVIRONMENT and "did not answer" in down["error"]["message"], down
 
 
 def _follow(home: Path, *args: str) -> tuple[int, dict[str, Any]]:
@@ -158,6 +174,9 @@ def test_follow_once_on_s3_keeps_the_lake_in_step(
     assert code == EXIT_OK and not fourth["last"]["backfilled"], fourth
     assert fourth["last"]["requests"]["directory_listings"] == 1
     assert moto.requests("list-type=2", f"prefix={prefix}") - listings == 1
+    if catalog == "hive":  # (with Glue the catalog is the same endpoint: that is the metastore's)
+        _endpoint_down_for_a_pass(home, moto, args)
+        assert lake() == expected()
     status = CliRunner().invoke(cli, ["--home", str(home), "--output", "json", "status", source])
     document = json.loads(status.output)
     assert document["follow"]["in_step"] and document["follow"]["passes"] == 4

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pyarrow.orc as orc
 import pytest
@@ -41,6 +42,7 @@ from tests.helpers.lake import read_lake
 from tests.helpers.live_table import COLUMNS, LiveTable, Sampler, check_samples, rows
 from tests.helpers.migration import EACH_FORMAT_EXTENDED
 from tests.helpers.source_state import source_snapshot
+from tests.helpers.tcp_gate import TcpGate
 
 QUIET = 1.0  # seconds a partition must rest before it is copied and switched
 
@@ -184,15 +186,28 @@ def run_live(
     fmt: str,
     *,
     kill_mid_pass: bool = False,
+    outage_seconds: float = 0.0,
 ) -> None:
     """``lakeshift follow`` as a user runs it (a process of its own) while this test writes
-    to the table and reads its routing view; then the checks of issue #54's done-when."""
+    to the table and reads its routing view; then the checks of issue #54's done-when.
+
+    ``outage_seconds``: follow reaches the metastore through a gate that is shut that long
+    while changes wait (the metastore restarting, as follow sees it; the test's own reader
+    keeps reaching it): passes fail and are retried, and the staleness allowed grows by the
+    outage (no view update can be made while the metastore cannot be reached).
+    """
     name = unique_name(f"writers_{fmt}")
     source, target, view = f"follow.{name}", f"follow.{name}_lake", f"follow.{name}_routed"
     live = LiveTable.create(client, tables_root, "follow", name, days=4)
     interval = 3.0
+    gate = None
+    follow_uri = metastore_uri
+    if outage_seconds:
+        address = urlsplit(metastore_uri)
+        gate = TcpGate(address.hostname or "127.0.0.1", address.port or 9083).open()
+        follow_uri = f"thrift://127.0.0.1:{gate.port}"
     command = lakeshift_command(
-        home, metastore_uri, "follow", source, "--target", target, "--format", fmt,
+        home, follow_uri, "follow", source, "--target", target, "--format", fmt,
         "--interval", str(interval), "--quiet-seconds", "1",
     )  # fmt: skip
     journal = home / "journal.sqlite"
@@ -210,6 +225,10 @@ def run_live(
         live.drop("2024-03-03")
         if kill_mid_pass:
             process = _kill_mid_pass_and_restart(process, command, journal, source)
+        if gate is not None:
+            gate.shut()
+            time.sleep(outage_seconds)
+            gate.open()
         time.sleep(interval)
         live.upload("2024-03-05", 2)  # unswitched, or switched a moment ago
         add_column(client, "follow", name, "note", "string")
@@ -220,10 +239,15 @@ def run_live(
     finally:
         process.terminate()
         output = process.communicate(timeout=120)[0]
+        if gate is not None:
+            gate.shut()
     assert process.returncode in (0, 10), output[-3000:]
+    if gate is not None:  # the outage was met, reported and outlived
+        assert "pass failed" in output and "trying again" in output, output[-3000:]
     assert len(sampler.samples) >= 3, sampler.errors
     longest = max(p["seconds"] for p in _pass_rows(journal, source))
-    checked = check_samples(live, sampler.samples, tolerance=interval + longest + 1.0)
+    tolerance = interval + longest + 1.0 + outage_seconds
+    checked = check_samples(live, sampler.samples, tolerance=tolerance)
     assert checked["current"] > 0 and checked["states"] > 0
     # The lake table, read by the format's own reader, holds exactly Hive's rows now.
     lake = read_lake(client, target).to_pylist()
