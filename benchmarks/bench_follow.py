@@ -10,7 +10,10 @@ of each pass are counted from the server's access log, as ``bench_s3`` does.
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -108,7 +111,10 @@ def run_s3(home: Path, sizes: list[int]) -> dict[str, Any]:
     try:
         moto.client().create_bucket(Bucket=s3.BUCKET)
         conf = s3.spark_conf(moto.endpoint, jars)
-        settings = load_settings({"home": home, "spark_conf": conf}, env={})
+        settings = load_settings(
+            {"home": home, "spark_conf": conf, "spark_master": "local[2]", "shuffle_partitions": 4},
+            env={},
+        )
         ctx = Context(settings)
         for size in sizes:
             table = _build(moto, ctx, size)
@@ -147,3 +153,19 @@ def run_s3(home: Path, sizes: list[int]) -> dict[str, Any]:
     finally:
         moto.stop()
     return result
+
+
+def run_s3_process(home: Path, sizes: list[int]) -> dict[str, Any]:
+    """:func:`run_s3` in a process of its own: its Spark session needs the S3A connector and its
+    own metastore, and the bench's session (started without them) is the process's only one."""
+    out = home.with_name(home.name + ".json")
+    out.unlink(missing_ok=True)
+    command = [sys.executable, "-m", "benchmarks.bench_follow", str(home), str(out)]
+    subprocess.run([*command, *map(str, sizes)], check=True)
+    result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
+if __name__ == "__main__":
+    _home, _out, *_sizes = sys.argv[1:]
+    Path(_out).write_text(json.dumps(run_s3(Path(_home), [int(n) for n in _sizes])))

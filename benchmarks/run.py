@@ -272,7 +272,7 @@ def main() -> None:
         print(json.dumps(results[-1], indent=1))
     if "s3follow" in scenarios:
         sizes = [int(n) for n in os.environ.get("BENCH_S3FOLLOW_SIZES", "1000,10000").split(",")]
-        results.append(bench_follow.run_s3(home.with_name(home.name + "-s3follow"), sizes))
+        results.append(bench_follow.run_s3_process(home.with_name(home.name + "-s3follow"), sizes))
         print(json.dumps(results[-1], indent=1))
     if "s3inspect" in scenarios:
         results.append(bench_s3.run(home.with_name(home.name + "-s3")))
