@@ -15,6 +15,7 @@ from lakeshift.config import OUTPUT_CHOICES, Settings, load_settings, parse_conf
 from lakeshift.context import Context
 from lakeshift.errors import EXIT_INTERNAL, LakeshiftError, from_task
 from lakeshift.logs import configure_file_logging, keep_records_off_the_terminal
+from lakeshift.metastore.client import lost_metastore
 
 if TYPE_CHECKING:
     from lakeshift.inspect.model import TableInventory
@@ -80,6 +81,9 @@ class LakeshiftGroup(click.Group):
             stored = storage.translate(e)  # an object store refused, or has no such bucket
             if stored is not None:
                 _fail(ctx, stored.message, stored.exit_code, e, stored.hint)
+            lost = lost_metastore(e)  # pyiceberg's or Spark's Hive client lost the metastore
+            if lost is not None:
+                _fail(ctx, lost.message, lost.exit_code, e, lost.hint)
             _fail(
                 ctx,
                 f"internal error: {e!r}. This is a bug; please report it with the log.",

@@ -21,7 +21,8 @@ from lakeshift.follow.state import FollowState
 from lakeshift.formats import format_of
 from lakeshift.inspect.footer_cache import FooterCache
 from lakeshift.inspect.inspector import load_inventory, seed_footers, split_table_name
-from lakeshift.storage.store import StorageUnavailable
+from lakeshift.metastore.client import lost_metastore
+from lakeshift.storage.store import StorageUnavailable, translate, unreachable
 
 if TYPE_CHECKING:
     from lakeshift.context import Context
@@ -30,6 +31,18 @@ log = logging.getLogger(__name__)
 #: Failures a later pass can get past by itself: the service is back by then.
 TRANSIENT = (MetastoreUnreachable, StorageUnavailable)
 _TICK = 0.2  # seconds between looks at ``stop`` while waiting
+
+
+def _transient(error: BaseException) -> Exception | None:
+    """A failure another client met (pyiceberg's catalog, Spark's Hive client, an object-store
+    SDK) as the transient lakeshift error it is, or None."""
+    if isinstance(error, TRANSIENT):
+        return error
+    lost = lost_metastore(error)
+    if lost is not None:
+        return lost
+    stored = translate(error)
+    return stored if isinstance(stored, StorageUnavailable) and unreachable(error) else None
 
 
 @dataclass
@@ -95,14 +108,19 @@ def follow(
                 break
             try:
                 report = run_pass(ctx, name, options, state, cache)
-            except TRANSIENT as e:
-                if once:
+            except Exception as e:
+                problem = _transient(e)
+                if problem is None:
                     raise
+                if once:
+                    if problem is e:
+                        raise
+                    raise problem from e
                 result.failed += 1
-                result.errors.append(str(e))
-                log.warning("follow %s: pass failed, trying again next interval: %s", name, e)
+                result.errors.append(str(problem))
+                log.warning("follow %s: pass failed, trying again next interval: %s", name, problem)
                 if on_error:
-                    on_error(e)
+                    on_error(problem)
             else:
                 result.passes += 1
                 result.last = report

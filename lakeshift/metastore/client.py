@@ -264,3 +264,38 @@ class MetastoreClient:
             f"partition {values} of {db}.{table}",
             lambda c: c.drop_partition(db, table, list(values), False),
         )
+
+
+#: How a lost metastore reads when another client met it (pyiceberg's and Spark's Hive clients
+#: reach the same metastore without this module): Thrift's transport errors in Python, and
+#: Hive's own client's words in Java (``HiveMetaStoreClient``, ``RetryingMetaStoreClient``).
+_LOST_IN_JAVA = (
+    "org.apache.thrift.transport.TTransportException",
+    "Could not connect to meta store using any of the URIs",
+    "Unable to instantiate org.apache.hadoop.hive.metastore",
+)
+
+
+def lost_metastore(error: BaseException) -> MetastoreUnreachable | None:
+    """``error``, or one of its causes, as the metastore gone away (None: something else).
+
+    This module's own calls already raise :class:`MetastoreUnreachable`; this finds the same
+    fault where pyiceberg's catalog or Spark's session met it first.
+    """
+    current: BaseException | None = error
+    seen: set[int] = set()
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, MetastoreUnreachable):
+            return current
+        text = str(current)
+        if isinstance(current, TTransport.TTransportException) or any(
+            words in text for words in _LOST_IN_JAVA
+        ):
+            first = text.strip().splitlines()[0][:300] if text.strip() else type(current).__name__
+            return MetastoreUnreachable(
+                f"lost the Hive Metastore ({first}).",
+                hint="Check the metastore and re-run; lakeshift resumes safely.",
+            )
+        current = current.__cause__ or current.__context__
+    return None

@@ -225,3 +225,25 @@ def test_follow_state_keeps_the_last_pass_and_prunes(tmp_path: Path) -> None:
     state.forget("db.t")
     assert state.table("db.t") is None and state.summary("db.t") is None
     state.close()
+
+
+def test_a_metastore_lost_by_another_client_is_told_from_other_failures() -> None:
+    from thrift.transport.TTransport import TTransportException
+
+    from lakeshift.errors import EXIT_ENVIRONMENT
+    from lakeshift.follow.loop import _transient
+    from lakeshift.metastore.client import lost_metastore
+
+    try:
+        try:
+            raise TTransportException(message="TSocket read 0 bytes")
+        except TTransportException as inner:
+            raise RuntimeError("pyiceberg could not load the table") from inner
+    except RuntimeError as outer:
+        lost = lost_metastore(outer)
+    assert lost is not None and "TSocket read 0 bytes" in lost.message
+    assert lost.exit_code == EXIT_ENVIRONMENT
+    java = Exception("MetaException(message:Could not connect to meta store using any of the URIs)")
+    assert _transient(java) is not None
+    assert lost_metastore(ValueError("a bad partition value")) is None
+    assert _transient(ConnectionRefusedError("py4j gateway")) is None  # not the metastore's
