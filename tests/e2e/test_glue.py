@@ -160,7 +160,11 @@ def _check_registered(fmt: str, entry: dict[str, Any], endpoint: str) -> None:
         )
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+@pytest.mark.parametrize(
+    "fmt",
+    # make test: Iceberg here, Hudi in test_follow_s3's Glue case; make extended: all three
+    ["iceberg", *(pytest.param(f, marks=pytest.mark.extended) for f in ("delta", "hudi"))],
+)
 def test_every_command_on_glue(
     fmt: str,
     glue_home: Path,

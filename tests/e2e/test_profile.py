@@ -65,7 +65,10 @@ def _write_operators(profile: dict[str, Any], fmt: str) -> list[list[str]]:
     ]
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+@pytest.mark.parametrize(
+    "fmt",  # make test: Iceberg; make extended: Delta and Hudi
+    ["iceberg", *(pytest.param(f, marks=pytest.mark.extended) for f in ("delta", "hudi"))],
+)
 def test_profile_breaks_down_migrate_and_validate(
     fmt: str, client: MetastoreClient, tables_root: Path, metastore_uri: str, tmp_path: Path
 ) -> None:

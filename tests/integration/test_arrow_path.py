@@ -96,7 +96,10 @@ def _content(client: MetastoreClient, target: str) -> Counter[tuple[Any, ...]]:
     return Counter(tuple(sorted(r.items())) for r in rows.to_pylist())
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+@pytest.mark.parametrize(
+    "fmt",
+    ["iceberg", pytest.param("delta", marks=pytest.mark.extended)],  # (make extended)
+)
 def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
     fmt: str,
     spark: Any,

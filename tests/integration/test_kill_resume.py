@@ -95,11 +95,10 @@ FAULTS = {
     "hudi-v8": ["before-commit:2", "before-log-commit:2", "after-commit:2", "between-batches:1"],
 }
 # Each case costs two JVM starts (~30 s); `make test` runs one per format (committed but not yet
-# journaled; files landed but not yet committed) and the Arrow path's once, `make faults` runs
-# them all (the Arrow path on Delta and Hudi's table version 8 among them).
+# journaled; files landed but not yet committed), `make faults` runs them all (the Arrow path
+# and Hudi's table version 8 among them).
 FAST = {
     ("iceberg", "after-commit:2"),
-    ("iceberg-arrow", "before-log-commit:2"),
     ("delta", "before-log-commit:2"),
     ("hudi", "before-log-commit:2"),
 }

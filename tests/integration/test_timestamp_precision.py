@@ -102,7 +102,10 @@ def test_inspect_flags_files_whose_statistics_show_nanoseconds(
     assert "timestamp-nanoseconds" not in codes["dt=coarse"] | codes["dt=middle"]
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+@pytest.mark.parametrize(
+    "fmt",  # make test: Iceberg; make extended: Delta and Hudi
+    ["iceberg", *(pytest.param(f, marks=pytest.mark.extended) for f in ("delta", "hudi"))],
+)
 def test_both_levels_see_truncated_nanoseconds(
     fmt: str,
     stamped: str,
