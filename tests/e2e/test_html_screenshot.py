@@ -18,7 +18,7 @@ from PIL import Image
 from lakeshift.cli.main import cli
 from lakeshift.report import palette
 from lakeshift.sample.load import LoadResult
-from tests.helpers.browser import browser
+from tests.helpers.browser import HEADLESS, browser
 
 
 def _rgb(color: str) -> tuple[int, int, int]:
@@ -36,16 +36,7 @@ def test_report_renders_in_headless_chromium(
     completed = subprocess.run(
         [
             browser(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
+            *HEADLESS,
             "--virtual-time-budget=10000",
             f"--user-data-dir={tmp_path / 'profile'}",
             "--window-size=1000,2000",
