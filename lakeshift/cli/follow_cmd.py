@@ -12,7 +12,7 @@ import click
 
 from lakeshift.cli.base import CliState, pass_state
 from lakeshift.config import FORMAT_CHOICES
-from lakeshift.errors import Behind, PartialFailure
+from lakeshift.errors import Behind, LakeshiftError, PartialFailure
 from lakeshift.follow.loop import follow
 from lakeshift.follow.passes import FollowOptions, PassReport
 from lakeshift.inspect.inspector import source_table, split_table_name
@@ -177,8 +177,13 @@ def follow_command(
         out.table("Not migrated (served from Hive)", ["partition", "why"],
                   sorted(last.refused.items())[:20])  # fmt: skip
     # The last pass's own listing: listing the source again for the report would double
-    # what an unchanged pass costs on an object store.
-    state.html_report(source, last.inventory if last is not None else None)
+    # what an unchanged pass costs on an object store. After a failed pass, the source as it
+    # is now; a report that cannot be written (the service still away) does not hide the run.
+    listed = last.inventory if last is not None and not result.last_failed else None
+    try:
+        state.html_report(source, listed)
+    except LakeshiftError as e:
+        out.message(f"[yellow]HTML report not written[/]: {e}")
     out.result(result)
     if last is None:
         return

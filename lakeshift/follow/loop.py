@@ -53,12 +53,14 @@ class FollowResult:
         passes: passes that finished.
         failed: passes that failed on an unreachable service (retried).
         last: the last finished pass.
+        last_failed: the run's last pass failed (``last``, if any, is older than that).
         ended: ``once``, ``stopped``, ``cut over`` or ``passes`` (the ``max_passes`` bound).
     """
 
     passes: int = 0
     failed: int = 0
     last: PassReport | None = None
+    last_failed: bool = False
     ended: str = "stopped"
     errors: list[str] = field(default_factory=list)
 
@@ -117,6 +119,7 @@ def follow(
                         raise
                     raise problem from e
                 result.failed += 1
+                result.last_failed = True
                 result.errors.append(str(problem))
                 log.warning("follow %s: pass failed, trying again next interval: %s", name, problem)
                 if on_error:
@@ -124,6 +127,7 @@ def follow(
             else:
                 result.passes += 1
                 result.last = report
+                result.last_failed = False
                 if on_pass:
                     on_pass(report)
             if once:

@@ -37,7 +37,7 @@ from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.partition_names import parse_partition_name
 from lakeshift.migrate.backfill import MigrateOptions, migrate, open_target
 from lakeshift.route.router import eligibility, needs_validation, recover, switch, withdraw
-from lakeshift.storage.store import StorageUnavailable
+from lakeshift.storage.store import StorageUnavailable, unreachable
 from lakeshift.validate.validator import validate_table
 
 if TYPE_CHECKING:
@@ -208,15 +208,17 @@ def _inspect(ctx: Context, name: str, target: str) -> TableInventory:
 
 
 def _refuse_unlisted(inventory: TableInventory) -> None:
-    """A store that failed to list a directory (not a refusal: the network, the endpoint, a
-    throttle outlasting the retries) fails the pass before it acts: read as empty, the
-    partition would look changed, be served from Hive and copied again once the store is
-    back. The next pass lists again (``loop.TRANSIENT``)."""
+    """A store that could not be reached while listing a directory (the network, the
+    endpoint, a throttle outlasting the retries: ``store.unreachable``) fails the pass before
+    it acts: read as empty, the partition would look changed, be served from Hive and copied
+    again once the store is back. The next pass lists again (``loop.TRANSIENT``). Any other
+    listing error (access denied, no such bucket, not a directory) stays the partition's
+    own, as ``inspect`` reports it: a person fixes it, and follow serves it from Hive."""
     failed = [
         a
         for p in inventory.partitions
         for a in p.anomalies
-        if a.code == "unreadable-directory" and not any(word in a.message for word in _REFUSALS)
+        if a.code == "unreadable-directory" and unreachable(Exception(a.message))
     ]
     if failed:
         raise StorageUnavailable(
@@ -224,10 +226,6 @@ def _refuse_unlisted(inventory: TableInventory) -> None:
             f"{inventory.qualified_name} ({failed[0].message}); this pass changed nothing.",
             hint="Check the store's endpoint and network; the next pass lists them again.",
         )
-
-
-#: How a listing the store refused reads (``files.list_partition``): an error only a person fixes.
-_REFUSALS = ("permission denied", "is not a directory")
 
 
 def _last_listing(state: FollowState, name: str) -> float | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pyarrow.fs as pafs
 
 from lakeshift.inspect.model import ArchivedObject
-from lakeshift.storage.objects import StoredObject, list_tree
+from lakeshift.storage.objects import StoredObject, list_tree, with_restore_status
 
 
 @dataclass(frozen=True)
@@ -107,10 +107,20 @@ class TableTree:
 
     root: str
     directories: dict[str, tuple[StoredObject, ...]]
+    #: the file system's kind (``s3``, ``gcs``...): a partition on another store is not in it
+    store: str = ""
 
-    def entries(self, partition_root: str) -> tuple[StoredObject, ...] | None:
-        """What the tree holds below ``partition_root``; None when it must be listed alone."""
-        return self.directories.get(partition_root.rstrip("/")) or None
+    def entries(self, fs: pafs.FileSystem, partition_root: str) -> tuple[StoredObject, ...] | None:
+        """What the tree holds below ``partition_root``; None when it must be listed alone.
+
+        An archived object's restore status costs a request (a HEAD), so the tree asks it only
+        for the objects of a partition that is read, not for every object under the root."""
+        if fs.type_name != self.store:
+            return None
+        found = self.directories.get(partition_root.rstrip("/")) or None
+        if found and any(e.archived for e in found):
+            found = tuple(with_restore_status(e) if e.archived else e for e in found)
+        return found
 
 
 def list_table_tree(fs: pafs.FileSystem, table_root: str, depth: int) -> TableTree:
@@ -121,7 +131,8 @@ def list_table_tree(fs: pafs.FileSystem, table_root: str, depth: int) -> TableTr
         OSError: the store failed the listing (the caller then lists partitions alone).
     """
     base = table_root.rstrip("/")
-    return TableTree(base, _group(list_tree(fs, base), base, depth))
+    entries = list_tree(fs, base, restore_status=False)
+    return TableTree(base, _group(entries, base, depth), fs.type_name)
 
 
 def _group(
@@ -133,6 +144,9 @@ def _group(
         if not entry.path.startswith(prefix):
             continue
         parts = entry.path[len(prefix) :].split("/")
+        if len(parts) == depth and not entry.is_file:
+            groups.setdefault(prefix + "/".join(parts), [])  # an (empty) directory, not a key
+            continue
         if len(parts) <= depth:
             continue  # at or above the partition directories (a file in the root, a directory)
         directory = prefix + "/".join(parts[:depth])

@@ -158,7 +158,7 @@ def _inspect_partition(
     tree: TableTree | None = None,
 ) -> PartitionInfo:
     fs, root = filesystem_for(sd.location)
-    listing = list_partition(fs, root, tree.entries(root) if tree else None)
+    listing = list_partition(fs, root, tree.entries(fs, root) if tree else None)
     serde = sd.serdeInfo.serializationLib or "" if sd.serdeInfo else ""
     serde_parameters = dict(sd.serdeInfo.parameters or {}) if sd.serdeInfo else {}
     fmt = storage_format(sd.inputFormat, serde)
@@ -248,10 +248,14 @@ def _unregistered_dirs(
     return sorted(d[len(root.rstrip("/")) + 1 :] for d in level if d not in registered)
 
 
+#: Partitions from which the table root is listed at once on an object store (fewer: each alone).
+TREE_MIN_PARTITIONS = 3
+
+
 def _listings(partitions: Sequence[PartitionInfo], tree: TableTree | None) -> int:
     if tree is None:
         return len(partitions)
-    alone = sum(1 for p in partitions if tree.entries(filesystem_for(p.location)[1]) is None)
+    alone = sum(1 for p in partitions if tree.entries(*filesystem_for(p.location)) is None)
     return 1 + alone
 
 
@@ -304,18 +308,22 @@ def inspect_table(
     )
     wanted = partition_filter or PartitionFilter(())
 
+    names = wanted.select(client.partition_names(db, name)) if keys else []
+
     def jobs() -> Iterator[Job]:
         if not keys:
             yield "", (), table.sd, dict(table.parameters or {})
             return
-        names = wanted.select(client.partition_names(db, name))
         for p in client.partitions_by_names(db, name, names, settings.partition_batch):
             values = _partition_values(p)
             key_names = [k.name for k in keys]
             yield partition_name(key_names, values), values, p.sd, dict(p.parameters or {})
 
     table_parameters = dict(table.parameters or {})
-    tree = _table_tree(table_fs, table_root, len(keys)) if keys and wanted.is_everything else None
+    # The whole table listed at once pays when most of what is under the root is read: every
+    # partition wanted, and enough of them that one listing each would cost more.
+    listed_at_once = keys and wanted.is_everything and len(names) >= TREE_MIN_PARTITIONS
+    tree = _table_tree(table_fs, table_root, len(keys)) if listed_at_once else None
 
     cache = footer_cache.active()  # read here: the pool's threads do not see the context
 

@@ -272,7 +272,6 @@ class MetastoreClient:
 _LOST_IN_JAVA = (
     "org.apache.thrift.transport.TTransportException",
     "Could not connect to meta store using any of the URIs",
-    "Unable to instantiate org.apache.hadoop.hive.metastore",
 )
 
 

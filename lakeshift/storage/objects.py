@@ -58,16 +58,23 @@ class StoredObject:
 
 
 def list_tree(
-    fs: pafs.FileSystem, root: str, options: StorageOptions | None = None
+    fs: pafs.FileSystem,
+    root: str,
+    options: StorageOptions | None = None,
+    *,
+    restore_status: bool = True,
 ) -> list[StoredObject]:
     """Everything below ``root`` (recursively); an absent directory lists as empty.
+
+    ``restore_status=False`` leaves archived objects' restore status unasked (they list as
+    not restored): :func:`with_restore_status` asks it for the ones that are used.
 
     Raises:
         PermissionError: the store refused the listing.
         OSError: any other failure of the store.
     """
     if fs.type_name == "s3":
-        return list(_s3_objects(root, options or current()))
+        return list(_s3_objects(root, options or current(), restore_status))
     entries = fs.get_file_info(pafs.FileSelector(root, recursive=True, allow_not_found=True))
     return [
         StoredObject(
@@ -80,7 +87,20 @@ def list_tree(
     ]
 
 
-def _s3_objects(root: str, options: StorageOptions) -> Iterator[StoredObject]:
+def with_restore_status(entry: StoredObject, options: StorageOptions | None = None) -> StoredObject:
+    """``entry`` with its restore status asked (one HEAD; S3 archived objects only)."""
+    if entry.storage_class not in ARCHIVE_CLASSES:
+        return entry
+    bucket, _, key = entry.path.partition("/")
+    restored = _restored(s3_client(options or current()), bucket, key)
+    return StoredObject(
+        entry.path, entry.size, entry.mtime_ns, entry.is_file, entry.storage_class, restored
+    )
+
+
+def _s3_objects(
+    root: str, options: StorageOptions, restore_status: bool = True
+) -> Iterator[StoredObject]:
     from botocore.exceptions import BotoCoreError, ClientError
 
     bucket, _, key = root.rstrip("/").partition("/")
@@ -94,7 +114,11 @@ def _s3_objects(root: str, options: StorageOptions) -> Iterator[StoredObject]:
                 if name == prefix:
                     continue  # the directory's own marker
                 storage_class = item.get("StorageClass") or "STANDARD"
-                restored = storage_class in ARCHIVE_CLASSES and _restored(client, bucket, name)
+                restored = (
+                    restore_status
+                    and storage_class in ARCHIVE_CLASSES
+                    and _restored(client, bucket, name)
+                )
                 yield StoredObject(
                     f"{bucket}/{name}",
                     int(item.get("Size", 0)),

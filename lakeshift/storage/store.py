@@ -353,7 +353,17 @@ _UNREACHABLE = (
     "NETWORK_CONNECTION",
     "Could not resolve host",
     "Connection refused",
-    "Could not connect to the endpoint URL",  # botocore's (lakeshift's S3 listing)
+    # botocore's (lakeshift's S3 listing): EndpointConnectionError, ConnectTimeoutError,
+    # ReadTimeoutError, ConnectionClosedError
+    "Could not connect to the endpoint URL",
+    "Connect timeout on endpoint URL",
+    "Read timeout on endpoint URL",
+    "Connection was closed before we received a valid response",
+    # S3's own answers that a later attempt may not get (after the SDK's retries)
+    "AWS Error SlowDown",
+    "AWS Error InternalError",
+    "AWS Error ServiceUnavailable",
+    "AWS Error RequestTimeout",
 )
 _MISSING = ("NoSuchBucket", "UnknownStoreException", "NO_SUCH_BUCKET")
 

@@ -162,7 +162,7 @@ def _check_registered(fmt: str, entry: dict[str, Any], endpoint: str) -> None:
 
 @pytest.mark.parametrize(
     "fmt",
-    # make test: Iceberg here, Hudi in test_follow_s3's Glue case; make extended: all three
+    # make test: Iceberg here, Delta in test_follow_s3's Glue case; make extended: all three
     ["iceberg", *(pytest.param(f, marks=pytest.mark.extended) for f in ("delta", "hudi"))],
 )
 def test_every_command_on_glue(

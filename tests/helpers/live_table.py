@@ -159,8 +159,11 @@ def check_samples(live: LiveTable, samples: list[Sample], tolerance: float) -> d
             seen = sample.partitions.get(partition)
             shown = [rows_then for at, rows_then in states if at <= sample.done]
             # A state this sample may show: any Hive showed up to its end, and the one
-            # before the first change during it.
-            allowed = [r or None for r in shown] or [None]
+            # before the first change during it (for a partition added during the sample:
+            # none at all, as Hive showed before the add).
+            allowed = [r or None for r in shown]
+            if not shown or states[0][0] > sample.at:
+                allowed.append(None)
             got = seen if seen else None
             assert got in allowed, (
                 f"{partition} at {sample.at:.2f}: the view served {_brief(got)}, never Hive's "

@@ -30,6 +30,7 @@ class TcpGate:
     _pairs: list[tuple[socket.socket, socket.socket]] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _stopping: threading.Event = field(default_factory=threading.Event, repr=False)
+    _acceptor: threading.Thread = field(default_factory=threading.Thread, repr=False)
 
     def open(self) -> TcpGate:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -39,14 +40,22 @@ class TcpGate:
         self.port = listener.getsockname()[1]
         self._listener = listener
         self._stopping = threading.Event()
-        threading.Thread(target=self._accept, args=(listener, self._stopping), daemon=True).start()
+        self._acceptor = threading.Thread(
+            target=self._accept, args=(listener, self._stopping), daemon=True
+        )
+        self._acceptor.start()
         return self
 
     def shut(self) -> None:
         self._stopping.set()
         if self._listener is not None:
+            # close() alone does not wake a thread blocked in accept() on Linux (close(2));
+            # shutdown() does, and the port stops listening at once.
+            with contextlib.suppress(OSError):
+                self._listener.shutdown(socket.SHUT_RDWR)
             self._listener.close()
             self._listener = None
+            self._acceptor.join(timeout=10)
         with self._lock:
             pairs, self._pairs = self._pairs, []
         for a, b in pairs:
@@ -60,6 +69,9 @@ class TcpGate:
             try:
                 client, _ = listener.accept()
             except OSError:
+                return
+            if stopping.is_set():  # accepted while shutting: refused after all
+                client.close()
                 return
             try:
                 upstream = socket.create_connection((self.target_host, self.target_port), 10)

@@ -96,12 +96,7 @@ def _fragment_iceberg(spark: Any, target: str) -> None:
     frame.repartition(FILES).sortWithinPartitions("dt").writeTo(target).overwritePartitions()
 
 
-@pytest.mark.parametrize(
-    ("fmt", "hudi_version"),
-    # Hudi's table version 8 in make extended (make test erases from it: test_erase)
-    [c if c.id != "hudi-v8" else pytest.param(*c.values, id=c.id, marks=pytest.mark.extended)
-     for c in FORMAT_CASES],
-)  # fmt: skip
+@pytest.mark.parametrize(("fmt", "hudi_version"), FORMAT_CASES)
 def test_compact_expire_orphans_keep_rows_and_the_view(
     fmt: str,
     hudi_version: int,

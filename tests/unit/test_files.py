@@ -79,16 +79,20 @@ def test_a_table_listed_once_gives_each_partition_what_its_own_listing_gives(
     (tmp_path / "d=3" / "h=0").mkdir(parents=True)  # empty: listed alone
     fs = pafs.LocalFileSystem()
     tree = list_table_tree(fs, str(tmp_path), 2)
+    # Every directory at partition depth, the empty one too (unregistered directories).
     assert sorted(Path(d).relative_to(tmp_path).as_posix() for d in tree.directories) == [
         "d=1/h=0",
         "d=1/h=1",
         "d=2/h=0",
+        "d=3/h=0",
     ]
     for partition in ("d=1/h=0", "d=1/h=1", "d=2/h=0"):
         root = str(tmp_path / partition)
-        assert list_partition(fs, root, tree.entries(root)) == list_partition(fs, root)
-    assert tree.entries(str(tmp_path / "d=3" / "h=0")) is None
-    assert tree.entries(str(tmp_path / "d=1")) is None  # a location at another depth
+        assert list_partition(fs, root, tree.entries(fs, root)) == list_partition(fs, root)
+    assert tree.entries(fs, str(tmp_path / "d=3" / "h=0")) is None  # empty: listed alone
+    assert tree.entries(fs, str(tmp_path / "d=1")) is None  # a location at another depth
+    other = pafs.SubTreeFileSystem("/", fs)  # another kind of store: never from this tree
+    assert tree.entries(other, str(tmp_path / "d=1" / "h=0")) is None
 
 
 def test_a_partition_s_own_marker_key_is_left_out_of_the_table_listing() -> None:

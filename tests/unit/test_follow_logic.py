@@ -247,3 +247,23 @@ def test_a_metastore_lost_by_another_client_is_told_from_other_failures() -> Non
     assert _transient(java) is not None
     assert lost_metastore(ValueError("a bad partition value")) is None
     assert _transient(ConnectionRefusedError("py4j gateway")) is None  # not the metastore's
+
+
+def test_only_a_store_that_did_not_answer_fails_the_pass_before_it_acts() -> None:
+    from lakeshift.follow.passes import _refuse_unlisted
+    from lakeshift.inspect.model import Anomaly
+    from lakeshift.storage.store import StorageUnavailable
+
+    def unlisted(name: str, why: str) -> PartitionInfo:
+        found = Anomaly("unreadable-directory", "error", f"cannot list s3://b/t/{name}: {why}", "")
+        return partition(name, anomalies=(found,))
+
+    down = "listing s3://b/t/dt=1/: Could not connect to the endpoint URL: http://127.0.0.1:9"
+    with pytest.raises(StorageUnavailable, match="did not list 1 partition"):
+        _refuse_unlisted(inventory(unlisted("dt=1", down), partition("dt=2")))
+    throttled = "AWS Error SlowDown listing s3://b/t/dt=1/: Please reduce your request rate"
+    with pytest.raises(StorageUnavailable):
+        _refuse_unlisted(inventory(unlisted("dt=1", throttled)))
+    # Errors a person fixes stay the partition's own (served from Hive): follow goes on.
+    for why in ("permission denied: AWS Error AccessDenied", "bucket 'b' does not exist"):
+        _refuse_unlisted(inventory(unlisted("dt=1", why), partition("dt=2")))
