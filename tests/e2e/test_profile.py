@@ -126,7 +126,10 @@ def _data_files(location: str) -> list[Path]:
     ]
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta", "hudi"])
+@pytest.mark.parametrize(
+    "fmt",  # make test: Iceberg; make extended: Delta and Hudi
+    ["iceberg", *(pytest.param(f, marks=pytest.mark.extended) for f in ("delta", "hudi"))],
+)
 def test_deterministic_keys_are_stable_and_each_small_partition_is_one_file(
     fmt: str, client: MetastoreClient, tables_root: Path, metastore_uri: str, tmp_path: Path
 ) -> None:

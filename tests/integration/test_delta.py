@@ -45,6 +45,9 @@ def _hive_rows(value: str | None) -> list[dict[str, Any]]:
     return [row for f in spec.files for row in hive_view_rows(spec, f)]
 
 
+# make extended (make test's budget): make test takes Delta through cutover in test_erase and
+# test_maintain, and the same story for Iceberg in test_route and test_migrate.
+@pytest.mark.extended
 def test_sample_migrates_to_delta_validates_switches_and_cuts_over(
     spark: Any,
     client: MetastoreClient,

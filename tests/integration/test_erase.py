@@ -81,7 +81,12 @@ def _independent_scan(root: Path) -> tuple[list[str], list[str]]:
     return uuids, customers
 
 
-@pytest.mark.parametrize(("fmt", "hudi_version"), FORMAT_CASES)
+@pytest.mark.parametrize(
+    ("fmt", "hudi_version"),
+    # Hudi's table version 8 in make extended (make test maintains it: test_maintain)
+    [c if c.id != "hudi-v8" else pytest.param(*c.values, id=c.id, marks=pytest.mark.extended)
+     for c in FORMAT_CASES],
+)  # fmt: skip
 def test_erase_a_customer_after_cutover(
     fmt: str,
     hudi_version: int,
