@@ -46,7 +46,8 @@ class TcpGate:
         self._acceptor.start()
         return self
 
-    def shut(self) -> None:
+    def shut(self) -> int:
+        """Refuse from now on and cut the open connections; returns how many were cut."""
         self._stopping.set()
         if self._listener is not None:
             # close() alone does not wake a thread blocked in accept() on Linux (close(2));
@@ -58,11 +59,13 @@ class TcpGate:
             self._acceptor.join(timeout=10)
         with self._lock:
             pairs, self._pairs = self._pairs, []
+        live = sum(1 for a, _ in pairs if a.fileno() != -1)  # (ended ones are closed)
         for a, b in pairs:
             for s in (a, b):
                 with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
                 s.close()
+        return live
 
     def _accept(self, listener: socket.socket, stopping: threading.Event) -> None:
         while not stopping.is_set():

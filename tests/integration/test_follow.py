@@ -226,7 +226,8 @@ def run_live(
         if kill_mid_pass:
             process = _kill_mid_pass_and_restart(process, command, journal, source)
         if gate is not None:
-            gate.shut()
+            cut = gate.shut()
+            assert cut > 0, "follow held no metastore connection through the gate"
             time.sleep(outage_seconds)
             gate.open()
         time.sleep(interval)
@@ -242,8 +243,8 @@ def run_live(
         if gate is not None:
             gate.shut()
     assert process.returncode in (0, 10), output[-3000:]
-    if gate is not None:  # the outage was met, reported and outlived
-        assert "pass failed" in output and "trying again" in output, output[-3000:]
+    # (Met by a pass, the outage either fails it, "pass failed ... trying again", or is
+    # waited out by the clients' own retries: both are fine, what follows must hold.)
     assert len(sampler.samples) >= 3, sampler.errors
     longest = max(p["seconds"] for p in _pass_rows(journal, source))
     tolerance = interval + longest + 1.0 + outage_seconds
