@@ -248,13 +248,27 @@ def _error_class(kind: str) -> type[LakeshiftError] | None:
     return None
 
 
-def from_task(error: BaseException) -> LakeshiftError | None:
-    """The LakeshiftError a Spark task raised, found in ``error`` or its causes (None when the
-    failure did not come from one)."""
+def causes(error: BaseException) -> Iterator[BaseException]:
+    """``error``, then what it was raised from or during, each once (a chain may loop)."""
     current: BaseException | None = error
     seen: set[int] = set()
     while current is not None and id(current) not in seen:
         seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def first_line(error: BaseException, limit: int) -> str:
+    """The first line of ``error``'s message (at most ``limit`` characters), or its type's
+    name when it has none: what a one-paragraph message quotes of a client's failure."""
+    text = str(error).strip()
+    return text.splitlines()[0][:limit] if text else type(error).__name__
+
+
+def from_task(error: BaseException) -> LakeshiftError | None:
+    """The LakeshiftError a Spark task raised, found in ``error`` or its causes (None when the
+    failure did not come from one)."""
+    for current in causes(error):
         if isinstance(current, LakeshiftError):
             return current
         match = _TASK_PAYLOAD.search(str(current))
@@ -267,5 +281,4 @@ def from_task(error: BaseException) -> LakeshiftError | None:
             if found.exit_code != payload["exit_code"]:
                 found.exit_code = payload["exit_code"]
             return found
-        current = current.__cause__ or current.__context__
     return None

@@ -218,7 +218,7 @@ def _refuse_unlisted(inventory: TableInventory) -> None:
         a
         for p in inventory.partitions
         for a in p.anomalies
-        if a.code == "unreadable-directory" and unreachable(Exception(a.message))
+        if a.code == "unreadable-directory" and unreachable(a.message)
     ]
     if failed:
         raise StorageUnavailable(

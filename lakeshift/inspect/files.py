@@ -100,9 +100,9 @@ class TableTree:
 
     Attributes:
         root: the table root, as the file system names it (no trailing ``/``).
-        directories: every directory ``depth`` levels below the root with something in it,
-            mapped to what is below it (its own marker key left out, as a partition's own
-            listing leaves it out).
+        directories: every directory ``depth`` levels below the root, mapped to what is
+            below it (its own marker key left out, as a partition's own listing leaves it out;
+            empty for an empty directory, which a partition then lists alone).
     """
 
     root: str
@@ -115,12 +115,19 @@ class TableTree:
 
         An archived object's restore status costs a request (a HEAD), so the tree asks it only
         for the objects of a partition that is read, not for every object under the root."""
-        if fs.type_name != self.store:
-            return None
-        found = self.directories.get(partition_root.rstrip("/")) or None
+        found = self._found(fs, partition_root)
         if found and any(e.archived for e in found):
             found = tuple(with_restore_status(e) if e.archived else e for e in found)
         return found
+
+    def holds(self, fs: pafs.FileSystem, partition_root: str) -> bool:
+        """Whether :meth:`entries` gives ``partition_root`` its listing (no request made)."""
+        return self._found(fs, partition_root) is not None
+
+    def _found(self, fs: pafs.FileSystem, partition_root: str) -> tuple[StoredObject, ...] | None:
+        if fs.type_name != self.store:
+            return None
+        return self.directories.get(partition_root.rstrip("/")) or None
 
 
 def list_table_tree(fs: pafs.FileSystem, table_root: str, depth: int) -> TableTree:

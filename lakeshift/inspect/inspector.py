@@ -255,7 +255,7 @@ TREE_MIN_PARTITIONS = 3
 def _listings(partitions: Sequence[PartitionInfo], tree: TableTree | None) -> int:
     if tree is None:
         return len(partitions)
-    alone = sum(1 for p in partitions if tree.entries(*filesystem_for(p.location)) is None)
+    alone = sum(1 for p in partitions if not tree.holds(*filesystem_for(p.location)))
     return 1 + alone
 
 

@@ -18,7 +18,14 @@ from thrift.protocol import TBinaryProtocol
 from thrift.Thrift import TException
 from thrift.transport import TSocket, TTransport
 
-from lakeshift.errors import MetastoreRefused, MetastoreUnreachable, NotFound, UsageError
+from lakeshift.errors import (
+    MetastoreRefused,
+    MetastoreUnreachable,
+    NotFound,
+    UsageError,
+    causes,
+    first_line,
+)
 from lakeshift.metastore.catalog import Notification, NotificationBatch
 
 if TYPE_CHECKING:
@@ -281,20 +288,14 @@ def lost_metastore(error: BaseException) -> MetastoreUnreachable | None:
     This module's own calls already raise :class:`MetastoreUnreachable`; this finds the same
     fault where pyiceberg's catalog or Spark's session met it first.
     """
-    current: BaseException | None = error
-    seen: set[int] = set()
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in causes(error):
         if isinstance(current, MetastoreUnreachable):
             return current
-        text = str(current)
         if isinstance(current, TTransport.TTransportException) or any(
-            words in text for words in _LOST_IN_JAVA
+            words in str(current) for words in _LOST_IN_JAVA
         ):
-            first = text.strip().splitlines()[0][:300] if text.strip() else type(current).__name__
             return MetastoreUnreachable(
-                f"lost the Hive Metastore ({first}).",
+                f"lost the Hive Metastore ({first_line(current, 300)}).",
                 hint="Check the metastore and re-run; lakeshift resumes safely.",
             )
-        current = current.__cause__ or current.__context__
     return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import calendar
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -92,10 +92,7 @@ def with_restore_status(entry: StoredObject, options: StorageOptions | None = No
     if entry.storage_class not in ARCHIVE_CLASSES:
         return entry
     bucket, _, key = entry.path.partition("/")
-    restored = _restored(s3_client(options or current()), bucket, key)
-    return StoredObject(
-        entry.path, entry.size, entry.mtime_ns, entry.is_file, entry.storage_class, restored
-    )
+    return replace(entry, restored=_restored(s3_client(options or current()), bucket, key))
 
 
 def _s3_objects(

@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from lakeshift.errors import EnvironmentProblem, LakeshiftError, NotFound
+from lakeshift.errors import EnvironmentProblem, LakeshiftError, NotFound, first_line
 from lakeshift.storage.location import Location, filesystem_for, parse
 from lakeshift.storage.options import StorageOptions, current
 
@@ -368,9 +368,10 @@ _UNREACHABLE = (
 _MISSING = ("NoSuchBucket", "UnknownStoreException", "NO_SUCH_BUCKET")
 
 
-def unreachable(error: BaseException) -> bool:
-    """Whether a client's failure says the store could not be reached or failed on its side
-    (a later attempt may succeed), rather than refused or did not find what was asked."""
+def unreachable(error: BaseException | str) -> bool:
+    """Whether a client's failure (or a message quoting it) says the store could not be
+    reached or failed on its side (a later attempt may succeed), rather than refused or did
+    not find what was asked."""
     text = str(error)
     return any(word in text for word in _UNREACHABLE) or "HTTP status 5" in text
 
@@ -381,7 +382,7 @@ def translate(error: BaseException) -> LakeshiftError | None:
     The clients' own messages name the bucket and key; credentials never appear in them.
     """
     text = str(error)
-    first = text.strip().splitlines()[0][:600] if text.strip() else type(error).__name__
+    first = first_line(error, 600)
     if any(word in text for word in _MISSING):
         return NotFound(
             f"an object store has no such bucket: {first}",
