@@ -225,6 +225,7 @@ def interactive_command(
     batch_rows: int,
     key_mode: str,
     adopt: bool,
+    adopt_files: str,
 ) -> None:
     """Migrate one table step by step: inspect, plan, backfill, validate, switch, cut over.
 
@@ -243,7 +244,15 @@ def interactive_command(
             hint="Use the per-step commands (migrate, validate, switch) with --output json.",
         )
     options = options_from_flags(
-        state, table, target, target_format, partitions, batch_rows, key_mode, adopt
+        state,
+        table,
+        target,
+        target_format,
+        partitions,
+        batch_rows,
+        key_mode,
+        adopt,
+        adopt_files=adopt_files,
     )
     session = Session(state, table, options)
     stopped = f"stopped; what is done stays done. Run `lakeshift interactive {table}` to continue."

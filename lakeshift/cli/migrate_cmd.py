@@ -24,6 +24,7 @@ from lakeshift.inspect.inspector import (
     split_table_name,
 )
 from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.migrate.adoption import ADOPT_FILES, ADOPT_NEVER
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration, resolve_target
 from lakeshift.migrate.keys import KEY_MODES
 from lakeshift.migrate.planner import MigrationPlan
@@ -67,6 +68,15 @@ def migration_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--adopt", is_flag=True, help="Migrate into an existing table lakeshift did not create."
         ),
+        click.option(
+            "--adopt-files",
+            type=click.Choice(ADOPT_FILES),
+            default=ADOPT_NEVER,
+            show_default=True,
+            help="Iceberg: register the source's own ORC files where Iceberg provably reads "
+            "them as Hive does, copying nothing (auto: copy the rest; require: exit 7 "
+            "instead of copying).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -105,6 +115,7 @@ def options_from_flags(
     adopt: bool,
     break_lease: bool = False,
     *,
+    adopt_files: str = ADOPT_NEVER,
     rebackfill_invalid: bool = False,
     force: bool = False,
     quarantine: bool = False,
@@ -123,6 +134,7 @@ def options_from_flags(
         rebackfill_invalid=rebackfill_invalid,
         force=force,
         quarantine=quarantine,
+        adopt_files=adopt_files,
     )
 
 
@@ -183,10 +195,29 @@ def render_plan(out: Output, plan: MigrationPlan, limit: int = 20) -> None:
         if plan.anomalies.get(code):
             out.message(f"[yellow]{plan.anomalies[code]} {what} (anomaly {code})[/]")
     shown = [p for p in plan.partitions if p.state != "unchanged"][: max(limit, 0) or None]
+    how = {d.partition: "adopt" if d.adopt else f"copy: {d.reason}" for d in plan.adoption}
+    columns = ["partition", "state", "rows", "files", "reason"]
+    if how:
+        adopted = len(plan.adopted)
+        out.message(
+            f"adopt_files: {adopted} partition(s) adopted in place (the source's own ORC "
+            f"files, then proven), {len(how) - adopted} copied"
+        )
+        columns.append("adopt or copy")
     out.table(
         "Partitions",
-        ["partition", "state", "rows", "files", "reason"],
-        [(p.name, p.state, f"{p.rows:,}", p.files, p.reason) for p in shown],
+        columns,
+        [
+            (
+                p.name,
+                p.state,
+                f"{p.rows:,}",
+                p.files,
+                p.reason,
+                *([how.get(p.name, "")] if how else []),
+            )
+            for p in shown
+        ],
     )
 
 
@@ -204,6 +235,7 @@ def plan_command(
     batch_rows: int,
     key_mode: str,
     adopt: bool,
+    adopt_files: str,
     rebackfill_invalid: bool,
     force: bool,
 ) -> None:
@@ -226,6 +258,7 @@ def plan_command(
         batch_rows,
         key_mode,
         adopt,
+        adopt_files=adopt_files,
         rebackfill_invalid=rebackfill_invalid,
         force=force,
     )
@@ -280,6 +313,7 @@ def migrate_command(
     batch_rows: int,
     key_mode: str,
     adopt: bool,
+    adopt_files: str,
     rebackfill_invalid: bool,
     force: bool,
     quarantine: bool,
@@ -316,6 +350,7 @@ def migrate_command(
             batch_rows=batch_rows,
             key_mode=key_mode,
             adopt=adopt,
+            adopt_files=adopt_files,
             rebackfill_invalid=rebackfill_invalid,
             force=force,
         )
@@ -332,6 +367,7 @@ def migrate_command(
         key_mode,
         adopt,
         break_lease,
+        adopt_files=adopt_files,
         rebackfill_invalid=rebackfill_invalid,
         force=force,
         quarantine=quarantine,
@@ -371,6 +407,12 @@ def migrate_command(
         f"{len(summary['unchanged'])} unchanged, {len(result.failed)} failed, "
         f"{len(result.refused)} refused"
         + (f", {len(result.partial)} partial" if result.partial else "")
+        + (
+            f"; {len(result.adoption.proven)} adopted in place and proven, "
+            f"{len(result.adoption.copied)} copied"
+            if result.adoption
+            else ""
+        )
     )
     note = skipped_note(result.plan.archived_skipped)
     if note:

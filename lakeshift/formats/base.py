@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
     from pyspark.sql import DataFrame, SparkSession
 
+    from lakeshift.migrate.adoption import AdoptionDecision
+
 
 #: Spark never splits a file this small between tasks: a split holds at least
 #: ``spark.sql.files.openCostInBytes`` (4 MB unless lowered; a lower setting only makes a
@@ -149,6 +151,9 @@ class TargetFormat(ABC):
     files_hold_field_ids: ClassVar[bool] = True
     #: Whether ``write_path = "arrow"`` gives its backfill an Arrow path (``arrow_path``).
     has_arrow_path: ClassVar[bool] = False
+    #: Why the format cannot hold the source's own files (``adopt_files``), or ``""`` when
+    #: it implements ``adopt_partitions``.
+    adoption_refusal: ClassVar[str] = "it cannot hold ORC data files"
 
     def __init__(self, services: FormatServices) -> None:
         self.services = services
@@ -212,6 +217,18 @@ class TargetFormat(ABC):
         record: CommitRecord,
     ) -> BatchResult:
         """Backfill ``partitions`` in one Spark job and one atomic commit."""
+
+    def adopt_partitions(
+        self,
+        target: str,
+        inventory: TableInventory,
+        decisions: Sequence[AdoptionDecision],
+        *,
+        record: CommitRecord,
+    ) -> BatchResult:
+        """Register the decided partitions' own source files, copying nothing, in one atomic
+        commit that replaces what those partitions held (``migrate.adoption``)."""
+        raise NotImplementedError(f"{self.label}s do not adopt files: {self.adoption_refusal}")
 
     @abstractmethod
     def delete_partitions(

@@ -29,6 +29,7 @@ from lakeshift.formats.commit_metadata import (
     is_commit_of,
     latest_backfills,
 )
+from lakeshift.formats.iceberg_adopt import holds_adopted_files
 from lakeshift.formats.iceberg_schema import stored_mapping
 from lakeshift.formats.iceberg_sync import sync_iceberg_target
 from lakeshift.hive.partition_values import typed_value
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
     from pyiceberg.table import Table
     from pyspark.sql import DataFrame
+
+    from lakeshift.migrate.adoption import AdoptionDecision
 
 log = logging.getLogger(__name__)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -163,6 +166,7 @@ class IcebergFormat(TargetFormat):
     name = "iceberg"
     label = "Iceberg table"
     has_arrow_path = True
+    adoption_refusal = ""
 
     def describe(self, target: str) -> str:
         return "Iceberg format v2, Parquet, identity partitions"
@@ -500,11 +504,31 @@ class IcebergFormat(TargetFormat):
             hive,
         )
 
+    def adopt_partitions(
+        self,
+        target: str,
+        inventory: TableInventory,
+        decisions: Sequence[AdoptionDecision],
+        *,
+        record: CommitRecord,
+    ) -> BatchResult:
+        from lakeshift.formats.iceberg_adopt import adopt_partitions
+
+        return adopt_partitions(self, target, inventory, decisions, record)
+
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
         # Iceberg's split size, given: its adaptive sizing cut a target of 1,000 small files
         # (7.5 KB each) into 250 tasks of 4 files for validation's scan, most of its 4 s.
-        return self.spark.read.option("split-size", str(READ_SPLIT_BYTES)).table(self.ident(target))
+        frame = self.spark.read.option("split-size", str(READ_SPLIT_BYTES)).table(
+            self.ident(target)
+        )
+        table = self.table(target)
+        if inventory is None or table is None or not holds_adopted_files(table):
+            return frame
+        from lakeshift.formats.iceberg_adopt import with_partition_paths
+
+        return with_partition_paths(self.spark, frame, inventory)
 
     def lake_side(self, target: str) -> LakeSide:
         return LakeSide(target)

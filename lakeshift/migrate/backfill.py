@@ -36,6 +36,8 @@ from lakeshift.metastore import ddl
 from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.migrate import faults
 from lakeshift.migrate.adopt import check_adoptable
+from lakeshift.migrate.adopt_run import AdoptionOutcome, adopt, plan_adoption, refuse_copies
+from lakeshift.migrate.adoption import ADOPT_NEVER, ADOPT_REQUIRE
 from lakeshift.migrate.failures import file_location, root_cause, unreadable_files
 from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal, PartitionEntry
 from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan, require_match
@@ -74,6 +76,9 @@ class MigrateOptions:
     #: Take the target as it stands, with other writers' commits since lakeshift's last one
     #: (``TargetFormat.accept_foreign_commits``); without it they stop the run (exit 8).
     accept_foreign_commits: bool = False
+    #: ``never``, ``auto`` (register the source's own files where proven, copy the rest) or
+    #: ``require`` (refuse, exit 7, rather than copy) (``migrate.adoption``).
+    adopt_files: str = ADOPT_NEVER
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,8 @@ class MigrateResult:
     #: Backfilled without the unreadable files ``--quarantine-unreadable`` skipped: partition
     #: -> which files and why. They differ from what Hive shows, so they never validate equal.
     partial: dict[str, str] = field(default_factory=dict)
+    #: What ``adopt_files`` did (None when it is ``never``).
+    adoption: AdoptionOutcome | None = None
 
     @property
     def ok(self) -> bool:
@@ -109,6 +116,7 @@ class MigrateResult:
             "rows_per_second": round(self.rows / self.seconds, 1) if self.seconds else None,
             "batches": len(self.plan.batches),
             "ok": self.ok,
+            **({"adoption": self.adoption.to_json()} if self.adoption else {}),
         }
 
 
@@ -294,6 +302,9 @@ def plan_migration(
         batches = [b.partitions for b in plan.batches]
         notes = plan_notes(inventory, mapping, batches, fmt.target_type, options.key_mode)
         plan = replace(plan, notes=(*plan.notes, *notes))
+    if options.adopt_files != ADOPT_NEVER:
+        decisions = plan_adoption(fmt, options.target, inventory, plan, options.adopt_files)
+        plan = replace(plan, adoption=tuple(decisions))
     return plan
 
 
@@ -366,9 +377,16 @@ def migrate(
             )
         with profiling.phase("protect readers"):
             _protect_readers(services, journal, inventory, plan, options.target)
+        adoption = None
+        if options.adopt_files != ADOPT_NEVER:
+            adoption, plan, done = _adopt_first(
+                spark, client, catalog, settings, journal, fmt, inventory, plan, run_id, options,
+                rebackfill,
+            )  # fmt: skip
         result = _run_batches(
             fmt, journal, inventory, plan, done, run_id, options, progress, started, stop
         )
+        result = replace(result, adoption=adoption)
     except Interrupted as e:
         # What landed is what the target's commits say (a batch may commit while the stop
         # is being handled): record it, and say it.
@@ -394,6 +412,55 @@ def migrate(
         journal.finish_run(run_id, "ok" if result.ok else "partial", result.to_json())
         journal.release_lease(name)
     return result
+
+
+def _adopt_first(
+    spark: SparkSession,
+    client: CatalogClient,
+    catalog: Catalog | None,
+    settings: Settings,
+    journal: Journal,
+    fmt: TargetFormat,
+    inventory: TableInventory,
+    plan: MigrationPlan,
+    run_id: str,
+    options: MigrateOptions,
+    rebackfill: dict[str, str],
+) -> tuple[AdoptionOutcome, MigrationPlan, dict[str, Backfilled]]:
+    """Adopt what can be, prove it, and plan the copy of everything else (``adopt_run``)."""
+    from lakeshift.validate.model import EQUAL
+    from lakeshift.validate.validator import validate_table
+
+    def validate(names: list[str]) -> dict[str, tuple[bool, str]]:
+        report = validate_table(
+            spark, client, catalog, settings, journal, inventory.qualified_name, options.target,
+            level="independent", partitions=PartitionFilter.exactly(names),
+        )  # fmt: skip
+        return {r.partition: (r.status == EQUAL, r.detail or r.status) for r in report.partitions}
+
+    decisions = plan_adoption(fmt, options.target, inventory, plan, options.adopt_files)
+    outcome = adopt(fmt, journal, inventory, options.target, decisions, run_id, validate)
+    if options.adopt_files == ADOPT_REQUIRE:
+        refuse_copies(outcome.differed, options.target)
+    with profiling.phase("read commits"):
+        done = fmt.backfilled(options.target)
+    copies = build_plan(
+        inventory,
+        plan.mapping,
+        options.target,
+        target_exists=True,
+        backfilled=done,
+        wanted=options.partitions,
+        batch_rows=options.batch_rows,
+        batch_bytes=options.batch_bytes,
+        key_mode=options.key_mode,
+        throughput=journal.throughput(inventory.qualified_name),
+        spark_conf={},
+        format=fmt.name,
+        target_layout=plan.target_layout,
+        rebackfill={**rebackfill, **outcome.copied},
+    )
+    return outcome, replace(copies, adoption=tuple(decisions)), done
 
 
 def _protect_readers(

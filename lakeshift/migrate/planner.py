@@ -17,6 +17,7 @@ from lakeshift.inspect.archived import (
 )
 from lakeshift.inspect.model import TableInventory
 from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.migrate.adoption import AdoptionDecision
 from lakeshift.migrate.batching import (
     DEFAULT_BATCH_FILES,
     DEFAULT_BATCH_PARTITIONS,
@@ -89,6 +90,12 @@ class MigrationPlan:
     archived_skipped: tuple[SkippedArchive, ...] = ()
     #: objects Hive does not read, per class (markers, hidden names, empty files)
     skipped_objects: dict[str, int] = field(default_factory=dict)
+    #: ``adopt_files``: each partition to back-fill, adopted or copied and why
+    adoption: tuple[AdoptionDecision, ...] = ()
+
+    @property
+    def adopted(self) -> list[str]:
+        return [d.partition for d in self.adoption if d.adopt]
 
     def count(self, state: str) -> int:
         return sum(1 for p in self.partitions if p.state == state)
@@ -129,6 +136,8 @@ class MigrationPlan:
             "batches": len(self.batches),
         }
         data["archived_skipped_totals"] = skipped_totals(self.archived_skipped)
+        data["adoption"] = [d.to_json() for d in self.adoption]
+        data["totals"]["adopted"] = len(self.adopted)
         return data
 
 

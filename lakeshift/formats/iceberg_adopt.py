@@ -1,0 +1,151 @@
+"""Register a Hive partition's own ORC files in an Iceberg table, copying nothing.
+
+Iceberg's ``add_files`` procedure cannot be used: it lists each directory without recursing
+(Hive reads ``HIVE_UNION_SUBDIR_*``), fails instead of skipping files already held, and
+appends, so a re-run would double the rows. lakeshift names the exact files the inspection
+chose and commits them with ``newReplacePartitions``, which replaces what a partition held
+before: a re-run registers the same files again, never twice. Each file's statistics are read
+from its footer by Iceberg's own ``OrcMetrics`` through the table's name mapping, as its
+writers' are.
+
+The adopted files stay the Hive table's: ``gc.enabled=false`` is set on the table (as Iceberg's
+``snapshot`` action does) so that no engine's snapshot expiry or orphan removal deletes them;
+lakeshift's own maintenance deletes only files under the lake table's location.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from lakeshift.formats.base import BatchResult, CommitRecord
+from lakeshift.formats.commit_metadata import commit_properties
+from lakeshift.hive.partition_values import typed_value
+from lakeshift.hive.types import parse_hive_type
+from lakeshift.inspect.model import PartitionInfo, TableInventory
+
+if TYPE_CHECKING:
+    from pyiceberg.table import Table
+    from pyspark.sql import DataFrame, SparkSession
+
+    from lakeshift.formats.iceberg import IcebergFormat
+    from lakeshift.migrate.adoption import AdoptionDecision
+
+log = logging.getLogger(__name__)
+#: Set on a table holding adopted files: Iceberg's expiry, orphan removal and purge refuse
+#: to run (they would delete the Hive table's files).
+GC_PROPERTY = "gc.enabled"
+#: Marks a lakeshift commit whose files are the source's own (``backfilled`` reads it).
+ADOPTED_PROPERTY = "lakeshift.adopted"
+
+
+def adopt_partitions(
+    fmt: IcebergFormat,
+    target: str,
+    inventory: TableInventory,
+    decisions: Sequence[AdoptionDecision],
+    record: CommitRecord,
+) -> BatchResult:
+    """One replace-partitions commit holding ``decisions``' files in their partitions."""
+    from lakeshift.formats.iceberg import _JavaBoxes, _translated_conflict, iceberg_hive_type
+
+    base = fmt._base_snapshot(target)
+    spark = fmt.spark
+    jvm: Any = spark.sparkContext._jvm
+    iceberg = jvm.org.apache.iceberg
+    table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+        spark._jsparkSession, fmt.ident(target)
+    )
+    table.refresh()
+    if str(table.properties().get(GC_PROPERTY)) != "false":
+        # Before any file of the source is referenced: a snapshot holding one must never be
+        # expired by an engine that deletes what it no longer references.
+        table.updateProperties().set(GC_PROPERTY, "false").commit()
+        table.refresh()
+        base = fmt._base_snapshot(target)
+    spec, schema = table.spec(), table.schema()
+    mapping = iceberg.mapping.NameMappingParser.fromJson(
+        table.properties().get("schema.name-mapping.default")
+    )
+    config = iceberg.MetricsConfig.forTable(table)
+    orc_metrics, io = iceberg.orc.OrcMetrics, table.io()
+    data_files, orc = iceberg.DataFiles, iceberg.FileFormat.ORC
+    boxes = _JavaBoxes(jvm)
+    hive = fmt.key_reading(target)
+    by_name = {p.name: p for p in inventory.partitions}
+    sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
+    keys = {k.name.lower(): k for k in inventory.partition_keys}
+    replace = table.newReplacePartitions()
+    if base is not None:
+        replace = replace.validateFromSnapshot(base)
+    replace = replace.validateNoConflictingData().validateNoConflictingDeletes()
+    for key, value in {**commit_properties(record), ADOPTED_PROPERTY: "true"}.items():
+        replace.set(key, value)
+    count = 0
+    for decision in decisions:
+        partition = by_name[decision.partition]
+        values = dict(zip((k.name.lower() for k in inventory.partition_keys), partition.values))
+        data = iceberg.PartitionData(spec.partitionType())
+        for position, source in enumerate(sources):
+            column = keys[source.lower()]
+            typed = typed_value(values[source.lower()], column.type, hive.version, hive.jvm_zone)
+            kind = str(iceberg_hive_type(parse_hive_type(column.type)))
+            data.set(position, boxes.value(kind, typed))
+        sizes = {f.path: f.size for f in partition.files}
+        for relative in decision.files:
+            path = adopted_path(partition, relative)
+            metrics = orc_metrics.fromInputFile(io.newInputFile(path), config, mapping)
+            replace.addFile(
+                data_files.builder(spec)
+                .withPath(path)
+                .withFormat(orc)
+                .withFileSizeInBytes(sizes[relative])
+                .withPartition(data)
+                .withMetrics(metrics)
+                .build()
+            )
+            count += 1
+    _translated_conflict(target, replace.commit)
+    spark.sql(f"REFRESH TABLE {fmt.ident(target)}")
+    log.info("%s: adopted %d file(s) of %d partition(s)", target, count, len(decisions))
+    fmt._check_landed_on(target, base, record)
+    return BatchResult(None, True, fmt._commit_of(target, record))
+
+
+def adopted_path(partition: PartitionInfo, relative: str) -> str:
+    """The path an adopted file is registered under (and Spark's ``_file`` gives back)."""
+    return f"{partition.location.rstrip('/')}/{relative}"
+
+
+def holds_adopted_files(table: Table) -> bool:
+    """Whether lakeshift adopted source files into ``table`` (it then keeps gc off)."""
+    return table.properties.get(GC_PROPERTY) == "false"
+
+
+def with_partition_paths(
+    spark: SparkSession, frame: DataFrame, inventory: TableInventory
+) -> DataFrame:
+    """``frame`` with the ``partitionpath`` of adopted rows filled in: the source's files do
+    not hold the column (Iceberg v2 has no column defaults), so each row's partition is found
+    from the file it was read from (Spark's ``_file``)."""
+    from pyspark.sql import functions as F
+
+    from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
+
+    rows = [(adopted_path(p, f.path), p.name) for p in inventory.partitions for f in p.files]
+    if not rows:
+        return frame
+    lookup = spark.createDataFrame(rows, "`__lakeshift_file` string, `__lakeshift_name` string")
+    columns = frame.columns
+    joined = frame.select("*", "_file").join(
+        F.broadcast(lookup), F.col("_file") == F.col("__lakeshift_file"), "left"
+    )
+    return joined.select(
+        *[
+            F.coalesce(F.col(f"`{c}`"), F.col("__lakeshift_name")).alias(c)
+            if c == PARTITIONPATH_COLUMN
+            else F.col(f"`{c}`")
+            for c in columns
+        ]
+    )
