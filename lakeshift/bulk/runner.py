@@ -240,6 +240,7 @@ def _follow(
         quiet_seconds=spec.follow_quiet_seconds or ctx.settings.follow_quiet_seconds,
         key_mode=spec.key,
         batch_rows=spec.batch_rows,
+        adopt_files=spec.adopt_files,
     )
 
     def on_pass(report: PassReport) -> None:
@@ -298,6 +299,7 @@ def _options(spec: TableSpec) -> MigrateOptions:
         key_mode=spec.key,
         format=spec.format,
         quarantine=spec.quarantine,
+        adopt_files=spec.adopt_files,
     )
 
 

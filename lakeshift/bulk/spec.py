@@ -11,6 +11,7 @@
     target = "sample.click_log_iceberg"     # default DB.TABLE_<format>
     partitions = "yyyymmdd=202204*"         # default: all
     switch = "cutover"
+    adopt_files = "auto"                    # Iceberg: hold proven source files, copy the rest
 
     [[tables]]
     source = "sales.orders"                 # still written during the migration:
@@ -53,6 +54,7 @@ from lakeshift.hive.semantics import normalise_version
 from lakeshift.inspect.inspector import split_table_name
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.maintain import MaintainOptions
+from lakeshift.migrate.adoption import ADOPT_FILES, ADOPT_NEVER
 from lakeshift.migrate.backfill import DEFAULT_BATCH_ROWS
 from lakeshift.migrate.keys import KEY_MODES
 from lakeshift.validate.model import LEVELS
@@ -103,6 +105,8 @@ class TableSpec:
             partition) or ``cutover`` (then cut over once every partition is switched).
         quarantine: skip source files that cannot be read (``--quarantine-unreadable``);
             their partitions are reported partial and never switched.
+        adopt_files: ``never``, ``auto`` or ``require`` (``migrate --adopt-files``: Iceberg
+            holds the source's own ORC files where proven to read the same).
         maintain: run the file's ``[maintain]`` section after this table's steps.
         follow: keep the table in step with ``lakeshift follow``'s passes (copy, validate,
             switch) until the run is stopped (``bulk --once``: one pass); never cut over, as
@@ -129,6 +133,7 @@ class TableSpec:
     validate: str = "checksum"
     switch: str = SWITCH_VALIDATED
     quarantine: bool = False
+    adopt_files: str = ADOPT_NEVER
     maintain: bool = True
     follow: bool = False
     follow_interval: float | None = None
@@ -165,6 +170,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "key": KEY_MODES,
     "validate": LEVELS,
     "switch": SWITCH_POLICIES,
+    "adopt_files": ADOPT_FILES,
 }
 
 

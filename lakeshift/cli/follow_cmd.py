@@ -16,6 +16,7 @@ from lakeshift.errors import Behind, LakeshiftError, PartialFailure
 from lakeshift.follow.loop import follow
 from lakeshift.follow.passes import FollowOptions, PassReport
 from lakeshift.inspect.inspector import source_table, split_table_name
+from lakeshift.migrate.adoption import ADOPT_FILES, ADOPT_NEVER
 from lakeshift.migrate.backfill import resolve_target
 
 
@@ -104,6 +105,14 @@ def pass_line(report: PassReport) -> str:
     show_default=True,
     help="Validation level that proves a partition before it is switched.",
 )
+@click.option(
+    "--adopt-files",
+    type=click.Choice(ADOPT_FILES),
+    default=ADOPT_NEVER,
+    show_default=True,
+    help="Iceberg: hold a settled partition's own ORC files where proven to read as Hive "
+    "does, instead of copying it (as migrate --adopt-files).",
+)
 @click.option("--break-lease", is_flag=True, help="Take over from a follow that is gone.")
 @pass_state
 def follow_command(
@@ -117,6 +126,7 @@ def follow_command(
     max_passes: int | None,
     no_switch: bool,
     level: str,
+    adopt_files: str,
     break_lease: bool,
 ) -> None:
     """Keep the lake table in step with a Hive table that writers keep writing.
@@ -149,6 +159,7 @@ def follow_command(
         switch=not no_switch,
         level=level,
         quiet_seconds=quiet_seconds or settings.follow_quiet_seconds,
+        adopt_files=adopt_files,
     )
     every = interval or settings.follow_interval
     if not once:

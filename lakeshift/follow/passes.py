@@ -56,6 +56,8 @@ class FollowOptions:
         switch: switch settled, proven partitions (else only copy and validate them).
         level: the validation level that proves a partition (``checksum`` or ``independent``).
         quiet_seconds: how long a partition must be unchanged before it is copied/switched.
+        adopt_files: ``migrate``'s: a settled partition Iceberg can hold as its own files is
+            adopted again instead of copied (``migrate.adoption``).
     """
 
     target: str
@@ -65,6 +67,7 @@ class FollowOptions:
     quiet_seconds: float = 300.0
     key_mode: str = "uuid"
     batch_rows: int = 5_000_000
+    adopt_files: str = "never"
 
 
 @dataclass
@@ -355,6 +358,7 @@ def _migrate(
         key_mode=options.key_mode,
         batch_rows=options.batch_rows,
         force=force,
+        adopt_files=options.adopt_files,
     )
     result = migrate(
         ctx.spark,
