@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lakeshift.config import Settings
 from lakeshift.hive.semantics import HiveSemantics
@@ -229,6 +229,12 @@ class TargetFormat(ABC):
         """Register the decided partitions' own source files, copying nothing, in one atomic
         commit that replaces what those partitions held (``migrate.adoption``)."""
         raise NotImplementedError(f"{self.label}s do not adopt files: {self.adoption_refusal}")
+
+    def release_files(self, target: str, files: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Make ``target`` independent of the legacy table's ``files`` (``path``,
+        ``partition``) before ``retire`` deletes them; the partitions rewritten. Only a format
+        that adopts files can hold them."""
+        return []
 
     @abstractmethod
     def delete_partitions(

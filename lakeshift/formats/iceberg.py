@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -515,6 +515,11 @@ class IcebergFormat(TargetFormat):
         from lakeshift.formats.iceberg_adopt import adopt_partitions
 
         return adopt_partitions(self, target, inventory, decisions, record)
+
+    def release_files(self, target: str, files: Sequence[Mapping[str, Any]]) -> list[str]:
+        from lakeshift.formats.iceberg_adopt import release_files
+
+        return release_files(self, target, files)
 
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         self.spark.sql(f"REFRESH TABLE {self.ident(target)}")

@@ -16,9 +16,10 @@ lakeshift's own maintenance deletes only files under the lake table's location.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from lakeshift.errors import RefusedInput
 from lakeshift.formats.base import BatchResult, CommitRecord
 from lakeshift.formats.commit_metadata import commit_properties
 from lakeshift.hive.partition_values import typed_value
@@ -149,3 +150,59 @@ def with_partition_paths(
             for c in columns
         ]
     )
+
+
+def release_files(fmt: IcebergFormat, target: str, files: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Before the legacy table's ``files`` (``path``, ``partition``) are deleted: rewrite
+    every partition of ``target`` still holding one of them into the lake table's own
+    location (Iceberg's ``rewrite_data_files``, all files of those partitions), so the table
+    no longer needs them. Returns the partitions rewritten.
+
+    Raises:
+        RefusedInput: when a file is still held afterwards (nothing is to be deleted).
+    """
+    from lakeshift.hive.spark_sql import string_literal
+    from lakeshift.metastore.partition_names import parse_partition_name
+    from lakeshift.route.view_sql import partition_predicate
+
+    table = fmt.table(target)
+    if table is None or not holds_adopted_files(table):
+        return []
+    held = _held(table, files)
+    if not held:
+        return []
+    mapping = fmt.stored_mapping(target)
+    keys = [(k.name, k.type) for k in mapping.partition_keys] if mapping else []
+    values = [tuple(v for _, v in parse_partition_name(name)) for name in sorted(held)]
+    predicate = partition_predicate(keys, values)
+    db, _, name = target.partition(".")
+    log.info("%s: rewriting %d adopted partition(s) into its own location", target, len(held))
+    fmt.spark.sql(
+        f"CALL {fmt.spark_catalog}.system.rewrite_data_files("
+        f"table => {string_literal(f'{db}.{name}')}, where => {string_literal(predicate)}, "
+        "options => map('rewrite-all', 'true'))"
+    ).collect()
+    fmt.spark.sql(f"REFRESH TABLE {fmt.ident(target)}")
+    left = _held(fmt._require(target), files)
+    if left:
+        raise RefusedInput(
+            f"{target} still holds {len(left)} of the legacy table's files after rewriting "
+            f"their partitions ({', '.join(sorted(left)[:5])}); nothing was deleted.",
+            hint="Run the same command again; if it persists, report it with the log.",
+        )
+    return sorted(held)
+
+
+def _held(table: Table, files: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The partitions of ``files`` whose files ``table``'s current snapshot holds."""
+    partitions = {_key(str(f["path"])): str(f["partition"]) for f in files}
+    if table.current_snapshot() is None:
+        return set()
+    live = table.inspect.files().column("file_path").to_pylist()
+    return {partitions[k] for k in map(_key, live) if k in partitions}
+
+
+def _key(path: str) -> str:
+    from lakeshift.migrate.adoption import normalised_uri
+
+    return normalised_uri(path)

@@ -118,11 +118,11 @@ def _rule_reason(p: PartitionInfo) -> str:
 
 
 def _nested(a: str, b: str) -> bool:
-    a, b = _norm(a), _norm(b)
+    a, b = normalised_uri(a), normalised_uri(b)
     return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
 
-def _norm(uri: str) -> str:
+def normalised_uri(uri: str) -> str:
     """``file:///x`` and ``file:/x`` name one path; ``s3a://`` and ``s3://`` one object."""
     text = uri.rstrip("/")
     if text.startswith("file:"):

@@ -211,6 +211,7 @@ def retire(
         listed = retire_files.listed_files(inventory)
         if delete_files:
             retire_files.check_outside(listed, fmt.location(source))
+            _release(fmt, source, listed, say)
         manifest = retire_files.write_manifest(
             settings.home,
             source,
@@ -298,11 +299,20 @@ def _already_retired(
         retire_files.check_outside(document["files"], fmt.location(plan.source))
         journal.acquire_lease(plan.source, "lakeshift retire")
         try:
+            _release(fmt, plan.source, document["files"], say)
             result = _delete(result, manifest, say)
         finally:
             journal.release_lease(plan.source)
         journal.event(plan.source, "retired-files-deleted", f"{len(result.deleted)} files")
     return result
+
+
+def _release(fmt: TargetFormat, target: str, files: list[dict[str, Any]], say: Progress) -> None:
+    """An Iceberg table holding the legacy table's own files (``adopt_files``) gets its own
+    copies of those partitions first: the files are about to go."""
+    rewritten = fmt.release_files(target, files)
+    if rewritten:
+        say(f"rewrote {len(rewritten)} adopted partition(s) into {target}'s own location")
 
 
 def _delete(result: RetireResult, manifest: Any, say: Progress) -> RetireResult:

@@ -10,6 +10,8 @@ registers nothing twice.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,6 @@ from pyiceberg.catalog.hive import HiveCatalog
 
 from lakeshift.config import Settings
 from lakeshift.errors import RefusedInput
-from lakeshift.formats.iceberg import iceberg_hive_type
 from lakeshift.hive.reader import read_partitions
 from lakeshift.inspect import inspect_table
 from lakeshift.metastore.client import MetastoreClient
@@ -39,12 +40,12 @@ def catalog(metastore_uri: str) -> HiveCatalog:
     return HiveCatalog("lakeshift", uri=metastore_uri)
 
 
-def _rows(start: int, n: int, amount: pa.DataType = pa.int64(), **names: str) -> pa.Table:
+def _rows(start: int, n: int, amount: pa.DataType | None = None, **names: str) -> pa.Table:
     base = dt.datetime(2024, 3, 1, 12, 30)
     columns = {
         "rid": pa.array(range(start, start + n), pa.int64()),
         "name": pa.array([f"n{i}" if i % 5 else None for i in range(start, start + n)]),
-        "amount": pa.array([i * 7 for i in range(start, start + n)]).cast(amount),
+        "amount": pa.array([i * 7 for i in range(start, start + n)]).cast(amount or pa.int64()),
         "ts": pa.array([base + dt.timedelta(seconds=i) for i in range(n)], pa.timestamp("us")),
     }
     return pa.table({names.get(k, k): v for k, v in columns.items()})
@@ -175,4 +176,59 @@ def test_require_refuses_instead_of_copying(
     with pytest.raises(RefusedInput, match="char values") as refused:
         _migrate(spark, client, catalog, settings, journal, source, target, mode="require")
     assert refused.value.exit_code == 7 and "dt=a" in str(refused.value)
+    journal.close()
+
+
+def test_adopted_table_switches_cuts_over_reverts_and_retires_with_its_files(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    catalog: HiveCatalog,
+    tables_root: Path,
+    tmp_path: Path,
+) -> None:
+    """Routing, rollback, cutover, revert and retire as for a copied table; ``retire
+    --delete-files`` first gives the lake table its own copies of the adopted partitions."""
+    from lakeshift.formats import FormatServices
+    from lakeshift.inspect.partition_filter import PartitionFilter
+    from lakeshift.route.cutover import cutover, names_for, revert
+    from lakeshift.route.retire import prepare_retire, retire
+    from lakeshift.route.router import rollback, switch
+    from tests.helpers.lake import read_lake
+
+    settings = replace(settings, home=tmp_path)
+    hive = HiveTableBuilder(client, tables_root, "adoption", unique_name("life"), COLUMNS)
+    for day in ("a", "b"):
+        hive.add_partition([day], {"000000_0": _rows(0 if day == "a" else 50, 30)})
+    source, target = f"{hive.db}.{hive.name}", f"{hive.db}.{hive.name}_lake"
+    journal = Journal(tmp_path / "journal.sqlite")
+    services = FormatServices(spark, client, settings, catalog)
+    result = _migrate(spark, client, catalog, settings, journal, source, target)
+    assert result.adoption is not None and sorted(result.adoption.proven) == ["dt=a", "dt=b"]
+    source_files = [hive.partition_dir([d]) / "000000_0" for d in ("a", "b")]
+    originals = [p.read_bytes() for p in source_files]
+
+    switch(services, settings, journal, source, target, partitions=None, all_validated=True)
+    names = names_for(journal, source, target, None, None)
+    view_rows = lambda: spark.table(names.view).count()  # noqa: E731
+    spark.sql(f"REFRESH TABLE {names.view}")
+    assert view_rows() == 60
+    rollback(
+        services, settings, journal, source, target, partitions=PartitionFilter.exactly(["dt=a"])
+    )
+    assert journal.route(source)["switched"] == ["dt=b"] and view_rows() == 60
+    switch(services, settings, journal, source, target, partitions=None, all_validated=True)
+    cutover(services, settings, journal, names)
+    revert(services, settings, journal, names)
+    cutover(services, settings, journal, names)
+    expected = Counter(read_lake(client, source).column("rid").to_pylist())
+    assert sum(expected.values()) == 60 and [p.read_bytes() for p in source_files] == originals
+
+    plan = prepare_retire(services, settings, journal, source, probation_days=0)
+    done = retire(services, settings, journal, plan, delete_files=True)
+    assert len(done.deleted) == 2 and not any(p.exists() for p in source_files)
+    lake = catalog.load_table(source)
+    held = lake.inspect.files().column("file_path").to_pylist()
+    assert held and not any(str(hive.location) + "/" in f for f in held)
+    assert Counter(read_lake(client, source).column("rid").to_pylist()) == expected
     journal.close()
