@@ -287,6 +287,55 @@ def test_the_arrow_write_path_on_s3(
     assert _objects(moto, f"{prefix}/") == before
 
 
+def test_adopted_files_on_s3_are_the_sources_own_objects(
+    s3_home: Path,
+    metastore_uri: str,
+    moto: MotoServer,
+    client: MetastoreClient,
+    object_store_conf: dict[str, str],
+) -> None:
+    """``--adopt-files auto`` with the source on S3: the Iceberg table holds the source's own
+    ORC objects (no Parquet written), proven at both levels in the run and again by validate,
+    read back by pyiceberg through S3; the objects are untouched, and a re-run adds nothing."""
+    db, name = "s3_adopt", "t"
+    prefix = "adopt/t"
+    columns = [("id", "bigint"), ("name", "string"), ("at", "timestamp")]
+    for p in range(3):
+        part = list(range(p * 40, p * 40 + 40))
+        rows = {
+            "id": pa.array(part, pa.int64()),
+            "name": pa.array([None if i % 6 == 0 else f"n{i}" for i in part]),
+            "at": pa.array(
+                [dt.datetime(2022, 2, 1) + dt.timedelta(minutes=i) for i in part],
+                pa.timestamp("us"),
+            ),
+        }
+        _put_orc(moto, f"{prefix}/dt={p}/000000_0", pa.table(rows))
+    location = f"s3a://{s3.BUCKET}/{prefix}"
+    source = _register(
+        client, db, name, location, [f"{location}/dt={p}" for p in range(3)], columns
+    )
+    target = f"{source}_lake"
+    before = _objects(moto, f"{prefix}/")
+
+    for attempt in range(2):
+        code, migrated = _run(
+            s3_home, metastore_uri, "migrate", source, "--target", target, "--adopt-files", "auto"
+        )
+        assert code == 0, migrated
+        adopted = migrated["adoption"]["adopted"]
+        assert sorted(adopted) == ([] if attempt else ["dt=0", "dt=1", "dt=2"]), migrated
+    written = [k for k in _objects(moto, f"warehouse/{db}.db/{name}_lake/") if "/data/" in k]
+    assert written == [], written
+    code, report = _run(
+        s3_home, metastore_uri, "validate", source, "--target", target, "--level", "independent"
+    )
+    assert code == 0 and report["totals"]["equal"] == 3, report
+    lake = read_lake(client, target, StorageOptions.from_spark_conf(object_store_conf))
+    assert sorted(lake.column("id").to_pylist()) == list(range(120))
+    assert _objects(moto, f"{prefix}/") == before
+
+
 def test_an_s3_listing_is_read_as_hive_reads_it(
     s3_home: Path,
     metastore_uri: str,
