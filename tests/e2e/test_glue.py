@@ -303,6 +303,32 @@ def test_every_command_on_glue(
     assert _objects(moto, f"glue-source/{fmt}/") == before_objects
 
 
+def test_adoption_under_glue_holds_the_sources_objects_and_copies_the_rest(
+    glue_home: Path,
+    catalog: GlueCatalog,
+    moto: MotoServer,
+    object_store_conf: dict[str, str],
+    spark: Any,
+) -> None:
+    """``--adopt-files auto`` with the table catalogued in Glue: the sample's partitions of
+    every kind are each adopted (the source's own objects) or copied with a reason, all
+    proven, and the lake table reads exactly the source's rows; the objects are untouched."""
+    storage = StorageOptions.from_spark_conf(object_store_conf)
+    source = _load(catalog, "adopt", glue_home, storage)
+    table, target = "glue_adopt.click_log", "glue_adopt.click_log_lake"
+    before = _objects(moto, "glue-source/adopt/")
+    code, migrated = _run(glue_home, "migrate", table, "--target", target, "--adopt-files", "auto")
+    assert code == 0, migrated
+    adoption = migrated["adoption"]
+    assert adoption["adopted"] and set(adoption["adopted"]).isdisjoint(adoption["copied"])
+    assert len(adoption["adopted"]) + len(adoption["copied"]) == source.partitions
+    assert all(adoption["copied"].values())  # every copy says why
+    code, report = _run(glue_home, "validate", table, "--target", target, "--level", "independent")
+    assert code == 0 and report["totals"]["equal"] == source.partitions, report["totals"]
+    assert read_lake(catalog, target, storage).num_rows == source.rows
+    assert _objects(moto, "glue-source/adopt/") == before
+
+
 def test_a_concurrent_update_is_detected_not_overwritten(
     glue_home: Path,
     catalog: GlueCatalog,
