@@ -23,13 +23,14 @@ from lakeshift.config import Settings
 from lakeshift.errors import RefusedInput
 from lakeshift.hive.reader import read_partitions
 from lakeshift.inspect import inspect_table
+from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, MigrateResult, migrate
 from lakeshift.migrate.journal import Journal
 from lakeshift.schema_map.mapping import build_mapping
 from lakeshift.validate.model import EQUAL
 from lakeshift.validate.validator import validate_table
-from tests.helpers.hive_tables import HiveTableBuilder, unique_name, write_orc
+from tests.helpers.hive_tables import HiveTableBuilder, drop_writer_zone, unique_name, write_orc
 from tests.helpers.source_state import source_snapshot
 
 COLUMNS = [("rid", "bigint"), ("name", "string"), ("amount", "bigint"), ("ts", "timestamp")]
@@ -63,6 +64,9 @@ def _build(client: MetastoreClient, root: Path) -> HiveTableBuilder:
     as_text = as_text.set_column(2, "amount", as_text.column("amount").cast(pa.string()))
     hive.add_partition(["as-string"], {"000000_0": as_text})
     hive.add_partition(["zero-byte"], {"000000_0": _rows(600, 10), "000001_0": b""})
+    # An ORC file of a writer before Hive 1.0, naming no writer time zone: Hive reads its
+    # timestamps in its own JVM's zone.
+    drop_writer_zone(hive.add_partition(["zoneless"], {"000000_0": _rows(800, 10)}) / "000000_0")
     text = "".join(f"{i}\x01t{i}\x01{i}\x012024-03-01 00:00:00\n" for i in range(700, 705))
     hive.add_partition(["text"], {"000000_0": text.encode()}, fmt="text")
     return hive
@@ -108,6 +112,7 @@ def test_adopts_what_reads_the_same_and_copies_the_rest(
     assert "hive-version-sensitive" in copied["dt=upper"]
     assert "string" in copied["dt=as-string"] and "bigint" in copied["dt=as-string"]
     assert "text" in copied["dt=text"]
+    assert "writer-zone-missing" in copied["dt=zoneless"]
     assert proven.isdisjoint(copied)
     assert result.ok and set(result.backfilled) >= set(copied)
 
@@ -231,4 +236,47 @@ def test_adopted_table_switches_cuts_over_reverts_and_retires_with_its_files(
     held = lake.inspect.files().column("file_path").to_pylist()
     assert held and not any(str(hive.location) + "/" in f for f in held)
     assert Counter(read_lake(client, source).column("rid").to_pylist()) == expected
+    journal.close()
+
+
+def test_a_rename_without_cascade_is_copied_and_the_new_files_adopted(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    catalog: HiveCatalog,
+    tables_root: Path,
+    tmp_path: Path,
+) -> None:
+    """Drift without CASCADE: a column renamed in the table only. Hive reads the new name in
+    the old files (NULL); Iceberg's name mapping, which keeps the old name as an alias, would
+    read their values, so those partitions are copied; files written after the rename are
+    adopted."""
+    from hive_metastore.ttypes import FieldSchema
+
+    old = [("rid", "bigint"), ("label", "string"), ("amount", "bigint"), ("ts", "timestamp")]
+    hive = HiveTableBuilder(client, tables_root, "adoption", unique_name("renamed"), old)
+    hive.add_partition(["before"], {"000000_0": _rows(0, 20, name="label")})
+    source, target = f"{hive.db}.{hive.name}", f"{hive.db}.{hive.name}_lake"
+    journal = Journal(tmp_path / "journal.sqlite")
+    first = _migrate(spark, client, catalog, settings, journal, source, target, mode="never")
+    assert first.ok and first.adoption is None
+    entry = client.get_table(hive.db, hive.name)
+    entry.sd.cols = [FieldSchema(n, t, None) for n, t in COLUMNS]  # label -> name, no CASCADE
+    client.alter_table(hive.db, hive.name, entry)
+    hive.columns = COLUMNS
+    hive.add_partition(["after"], {"000000_0": _rows(100, 20)})
+    second = migrate(
+        spark, client, catalog, settings, journal, source,
+        MigrateOptions(
+            target=target, adopt_files="auto", force=True, partitions=PartitionFilter.parse("dt=*")
+        ),
+    )  # fmt: skip
+    assert second.adoption is not None and second.adoption.proven == ["dt=after"]
+    assert "label" in second.adoption.copied["dt=before"]
+    lake = {r["rid"]: r["name"] for r in spark.table(target).collect()}
+    assert lake[6] is None and lake[106] == "n106"  # as Hive shows both partitions
+    report = validate_table(
+        spark, client, catalog, settings, journal, source, target, level="independent"
+    )
+    assert report.ok, [(r.partition, r.status, r.detail) for r in report.partitions]
     journal.close()
