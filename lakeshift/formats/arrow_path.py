@@ -28,6 +28,7 @@ from lakeshift.hive.partition_values import typed_value
 from lakeshift.hive.projection import file_groups
 from lakeshift.hive.types import parse_hive_type
 from lakeshift.storage import filesystem_for
+from lakeshift.validate.canonical import EMPTY, Fingerprint
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -68,12 +69,24 @@ class ArrowPlan:
 
 @dataclass(frozen=True)
 class Written:
-    """A Parquet file a task wrote."""
+    """A Parquet file a task wrote, with the canonical fingerprint of its rows (data columns
+    then keys, as the target holds them: ``validate.canonical``), computed in the task from
+    the very arrays it wrote, as the Spark path observes its rows while writing."""
 
     path: str
     partition: str
     rows: int
     size: int
+    checksum: Fingerprint = EMPTY
+
+
+def observed(written: Sequence[Written]) -> Fingerprint:
+    """The batch's observed checksum: the sum of its files' (rows are disjoint)."""
+    return Fingerprint(
+        sum(w.checksum.rows for w in written),
+        str(sum(int(w.checksum.sum1) for w in written)),
+        str(sum(int(w.checksum.sum2) for w in written)),
+    )
 
 
 def arrow_plan(
@@ -240,11 +253,19 @@ def write_files(
     files = plan.files
     data = {n: i for i, (n, _) in enumerate(plan.data)}
     keys = {n: i for i, (n, _) in enumerate(plan.keys)}
+    # The checksum's columns: every data column then every key, in table order, typed as the
+    # target holds them (the target scan's fingerprint is positional over the same columns).
+    hashed = [(n, parse_hive_type(t)) for n, t in (*plan.data, *plan.keys)]
+    key_types = list(plan.keys)
+    counts = [("index", pa.int64()), ("rows", pa.int64()), ("size", pa.int64())]
+    result = pa.schema([*counts, ("sum1", pa.string()), ("sum2", pa.string())])
 
     @in_task
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import pyarrow.orc as orc
         import pyarrow.parquet as pq
+
+        from lakeshift.validate.independent.arrow_hash import fingerprint
 
         schema = pa.schema(
             [
@@ -288,21 +309,37 @@ def write_files(
                 table = pa.Table.from_arrays(arrays, schema=schema)
                 pq.write_table(table, out_path, filesystem=out_fs, compression="zstd")
                 size = out_fs.get_file_info(out_path).size
+                by_source = {c.source: a for c, a in zip(columns, arrays)}
+                for name, hive in key_types:  # keys Delta's files do not hold
+                    if name not in by_source:
+                        value = item.keys[keys[name]]
+                        by_source[name] = pa.array([value] * count, arrow_type(hive))
+                found = fingerprint([(by_source[n], hive) for n, hive in hashed], count)
                 yield pa.RecordBatch.from_pydict(
-                    {"index": [index], "rows": [count], "size": [size]},
-                    schema=pa.schema(
-                        [("index", pa.int64()), ("rows", pa.int64()), ("size", pa.int64())]
-                    ),
+                    {
+                        "index": [index],
+                        "rows": [count],
+                        "size": [size],
+                        "sum1": [found.sum1],
+                        "sum2": [found.sum2],
+                    },
+                    schema=result,
                 )
 
     slices = max(1, min(len(files), spark.sparkContext.defaultParallelism * 4))
     done = (
         spark.range(0, len(files), 1, slices)
-        .mapInArrow(run, "index BIGINT, rows BIGINT, size BIGINT")
+        .mapInArrow(run, "index BIGINT, rows BIGINT, size BIGINT, sum1 STRING, sum2 STRING")
         .collect()
     )
     return [
-        Written(locations[r["index"]], files[r["index"]].partition, r["rows"], r["size"])
+        Written(
+            locations[r["index"]],
+            files[r["index"]].partition,
+            r["rows"],
+            r["size"],
+            Fingerprint(r["rows"], r["sum1"], r["sum2"]),
+        )
         for r in sorted(done, key=lambda r: r["index"])
     ]
 

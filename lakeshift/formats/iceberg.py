@@ -353,7 +353,13 @@ class IcebergFormat(TargetFormat):
         then one replace-partitions commit through Iceberg's Java API with lakeshift's commit
         record, each file's metrics read from its footer as Spark's writer does. None when the
         batch must take the Spark path (logged with the reason)."""
-        from lakeshift.formats.arrow_path import arrow_plan, file_name, out_columns, write_files
+        from lakeshift.formats.arrow_path import (
+            arrow_plan,
+            file_name,
+            observed,
+            out_columns,
+            write_files,
+        )
         from lakeshift.migrate import faults
 
         plan, why = arrow_plan(inventory, mapping, partitions, self.target_type, key_mode)
@@ -434,7 +440,8 @@ class IcebergFormat(TargetFormat):
             self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
         with profiling.phase("find commit"):
             self._check_landed_on(target, base, record)
-            return BatchResult(None, True, self._commit_of(target, record))
+            # the tasks' checksum of what they wrote: validation need not scan the source
+            return BatchResult(observed(written), True, self._commit_of(target, record))
 
     def _commit_of(self, target: str, record: CommitRecord) -> int | None:
         table = self.table(target)

@@ -68,6 +68,7 @@ from lakeshift.schema_map.mapping import (
 )
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.storage import Store
+from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.counts import counts_by_partition
 
 if TYPE_CHECKING:
@@ -291,11 +292,11 @@ class DeltaFormat(TargetFormat):
         with profiling.phase("read log"):
             state = self._require_state(target)
         if self.services.settings.write_path == "arrow":
-            version = self._write_arrow(
+            arrow = self._write_arrow(
                 target, state, inventory, mapping, partitions, key_mode, record
             )
-            if version is not None:  # no observed checksum: validate rescans the source
-                return BatchResult(None, True, version)
+            if arrow is not None:  # the tasks' checksum of what they wrote
+                return BatchResult(arrow[1], True, arrow[0])
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         cluster = self.batch_clustering(inventory, partitions, key_mode)
         with profiling.phase("source frame"):
@@ -327,11 +328,18 @@ class DeltaFormat(TargetFormat):
         partitions: list[str],
         key_mode: str,
         record: CommitRecord,
-    ) -> int | None:
+    ) -> tuple[int, Fingerprint] | None:
         """The batch through the Arrow path (``arrow_path``): tasks write the Parquet files
         (physical column names, field IDs, no partition columns, as the Spark path writes
-        them), then the same log commit. None when the batch must take the Spark path."""
-        from lakeshift.formats.arrow_path import arrow_plan, file_name, out_columns, write_files
+        them), then the same log commit: its version and the tasks' checksum of what they
+        wrote. None when the batch must take the Spark path."""
+        from lakeshift.formats.arrow_path import (
+            arrow_plan,
+            file_name,
+            observed,
+            out_columns,
+            write_files,
+        )
 
         plan, why = arrow_plan(inventory, mapping, partitions, self.target_type, key_mode)
         keys = set(state.partition_columns)
@@ -363,7 +371,7 @@ class DeltaFormat(TargetFormat):
         values = _delta_values(inventory, partitions, mapping.semantics)
         by_location = {f"{base}/{r}": r for r in relative}
         files = [delta_log.NewFile(by_location[w.path], values[w.partition]) for w in written]
-        return self._commit_files(
+        version = self._commit_files(
             target,
             root,
             state,
@@ -373,6 +381,7 @@ class DeltaFormat(TargetFormat):
             metadata=commit_properties(record),
             guard=True,
         )
+        return version, observed(written)
 
     def rewrite_partitions(
         self,
