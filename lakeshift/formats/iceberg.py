@@ -531,7 +531,14 @@ class IcebergFormat(TargetFormat):
             return {}
         return backfill_record.merged(Store(table.location()), backfilled_partitions(table))
 
-    def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
+    def delete_rows(
+        self,
+        target: str,
+        partitions: list[str],
+        keys: DataFrame,
+        *,
+        keyless_where: str | None = None,
+    ) -> int:
         view = f"lakeshift_erase_{uuid.uuid4().hex}"
         keys.select(UUID_COLUMN).createOrReplaceTempView(view)
         names = ", ".join(string_literal(p) for p in partitions)
@@ -540,11 +547,22 @@ class IcebergFormat(TargetFormat):
         self.spark.sql(
             f"ALTER TABLE {ident} SET TBLPROPERTIES ('write.delete.mode'='copy-on-write')"
         )
-        self.spark.sql(
-            f"DELETE FROM {ident} WHERE {quote(PARTITIONPATH_COLUMN)} IN ({names}) "
-            f"AND {quote(UUID_COLUMN)} IN (SELECT {quote(UUID_COLUMN)} FROM {view})"
-        )
+        if partitions and not keys.isEmpty():
+            self.spark.sql(
+                f"DELETE FROM {ident} WHERE {quote(PARTITIONPATH_COLUMN)} IN ({names}) "
+                f"AND {quote(UUID_COLUMN)} IN (SELECT {quote(UUID_COLUMN)} FROM {view})"
+            )
         self.spark.catalog.dropTempView(view)
+        if keyless_where is not None:
+            # Rows without a record key: a source file's own rows (adopted files hold no uuid)
+            # or another writer's. Copy-on-write writes each such file's other rows into the
+            # table's location and drops the file from the metadata only: an adopted file stays
+            # where it is, the Hive table's (expiry and orphan removal delete only files under
+            # the location). Spark's DELETE cannot name files (``_file``): the predicate does,
+            # on lines of its own (a trailing ``--`` comment must not hide the parenthesis).
+            self.spark.sql(
+                f"DELETE FROM {ident} WHERE {quote(UUID_COLUMN)} IS NULL AND (\n{keyless_where}\n)"
+            )
         snapshot = self._require(target).current_snapshot()
         return int(snapshot.snapshot_id) if snapshot is not None else 0
 
@@ -557,26 +575,41 @@ class IcebergFormat(TargetFormat):
         ).collect()
 
     def expire(self, target: str, older_than: datetime) -> list[str]:
+        from lakeshift.formats import iceberg_ownership as ownership
+
         table = self._require(target)
         store = Store(table.location())
         backfill_record.remember(store, self.backfilled(target))
+        if ownership.needs_own_cleanup(table):
+            # Iceberg's expiry refuses gc off, and would delete an adopted file the expired
+            # snapshots alone reached: metadata-only expiry, then only the table's own files.
+            removed = ownership.expire_own(table, older_than)
+            self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
+            return removed
         before = {f.path for f in store.list_files()}
         self._procedure("expire_snapshots", target, older_than, ", retain_last => 1")
         after = {f.path for f in store.list_files()}
         return sorted(store.uri(path) for path in before - after)
 
     def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
+        from lakeshift.formats import iceberg_ownership as ownership
+
+        table = self._require(target)
+        if ownership.needs_own_cleanup(table):
+            # Iceberg's action refuses gc off: lakeshift lists the location itself (the action
+            # too lists only below it, so adopted files are never candidates).
+            return sorted(ownership.remove_own_orphans(table, older_than))
         # Iceberg's own DeleteOrphanFiles action: the SQL procedure refuses margins under 24 h,
         # which an erasure's purge needs (the lease keeps other lakeshift writers out).
         jvm: Any = self.spark._jvm
         session = self.spark._jsparkSession
-        table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+        java_table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
             session, self.ident(target)
         )
         millis = int(older_than.timestamp() * 1000)
         result = (
             jvm.org.apache.iceberg.spark.actions.SparkActions.get(session)
-            .deleteOrphanFiles(table)
+            .deleteOrphanFiles(java_table)
             .olderThan(millis)
             .execute()
         )
