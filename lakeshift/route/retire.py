@@ -210,7 +210,7 @@ def retire(
         _require_equal(report, plan)
         listed = retire_files.listed_files(inventory)
         if delete_files:
-            retire_files.check_outside(listed, fmt.location(source))
+            _check_deletable(fmt, source, listed)
         manifest = retire_files.write_manifest(
             settings.home,
             source,
@@ -242,6 +242,16 @@ def retire(
         return result
     finally:
         journal.release_lease(source)
+
+
+def _check_deletable(fmt: TargetFormat, lake: str, files: list[dict[str, Any]]) -> None:
+    """Refuse ``--delete-files`` for files the lake table holds: under its location, or the
+    legacy table's own that it adopted and still reads."""
+    from lakeshift.maintain.layout import layout_for
+
+    retire_files.check_outside(files, fmt.location(lake))
+    adopted = [f.path for f in layout_for(fmt).foreign_files(lake)]
+    retire_files.check_not_read(files, adopted, f"{fmt.label} {lake}")
 
 
 def _require_equal(report: ValidationReport, plan: RetirePlan) -> None:
@@ -295,7 +305,7 @@ def _already_retired(
     )
     if delete_files and document.get("status") != retire_files.DELETED:
         fmt: TargetFormat = load_format(plan.format, services)
-        retire_files.check_outside(document["files"], fmt.location(plan.source))
+        _check_deletable(fmt, plan.source, document["files"])
         journal.acquire_lease(plan.source, "lakeshift retire")
         try:
             result = _delete(result, manifest, say)
