@@ -37,12 +37,18 @@ class References:
     Attributes:
         live: data and delete files live (added or existing) in some snapshot.
         entries: data and delete files any manifest entry names, deleted entries included.
-        metadata: manifest lists, manifests, statistics files, metadata files.
+        manifests: manifest lists, manifests and statistics files of the snapshots.
+        metadata_files: the current metadata file and those its log names.
     """
 
     live: frozenset[str]
     entries: frozenset[str]
-    metadata: frozenset[str]
+    manifests: frozenset[str]
+    metadata_files: frozenset[str]
+
+    @property
+    def everything(self) -> frozenset[str]:
+        return self.entries | self.manifests | self.metadata_files
 
 
 def references(table: Table) -> References:
@@ -52,15 +58,13 @@ def references(table: Table) -> References:
     io = table.io
     live: set[str] = set()
     entries: set[str] = set()
-    metadata: set[str] = {table.metadata_location}
-    metadata |= {entry.metadata_file for entry in table.metadata.metadata_log}
-    for stats in (*table.metadata.statistics, *table.metadata.partition_statistics):
-        metadata.add(stats.statistics_path)
+    manifests = {s.statistics_path for s in table.metadata.statistics}
+    manifests |= {s.statistics_path for s in table.metadata.partition_statistics}
     read: set[str] = set()
     for snapshot in table.metadata.snapshots:
-        metadata.add(snapshot.manifest_list)
+        manifests.add(snapshot.manifest_list)
         for manifest in snapshot.manifests(io):
-            metadata.add(manifest.manifest_path)
+            manifests.add(manifest.manifest_path)
             if manifest.manifest_path in read:
                 continue
             read.add(manifest.manifest_path)
@@ -68,17 +72,21 @@ def references(table: Table) -> References:
                 entries.add(entry.data_file.file_path)
                 if entry.status != ManifestEntryStatus.DELETED:
                     live.add(entry.data_file.file_path)
-    return References(frozenset(live), frozenset(entries), frozenset(metadata))
+    metadata_files = {table.metadata_location}
+    metadata_files |= {entry.metadata_file for entry in table.metadata.metadata_log}
+    return References(
+        frozenset(live), frozenset(entries), frozenset(manifests), frozenset(metadata_files)
+    )
 
 
-def foreign_files(table: Table, found: References | None = None) -> list[str]:
+def foreign_files(table: Table) -> list[str]:
     """Data files ``table`` references (in any snapshot it keeps) outside its location."""
     store = Store(table.location())
-    found = found or references(table)
-    return sorted(p for p in found.entries if store.relative(p) is None)
+    return sorted(p for p in references(table).entries if store.relative(p) is None)
 
 
 def gc_disabled(table: Table) -> bool:
+    """Whether ``table`` forbids engines to delete files (``gc.enabled=false``)."""
     return table.properties.get(GC_PROPERTY, "true").strip().lower() == "false"
 
 
@@ -110,9 +118,12 @@ def expire_own(table: Table, older_than: datetime) -> list[str]:
     table.maintenance.expire_snapshots().older_than(older_than).commit()
     table = table.refresh()
     after = references(table)
-    reached = after.live | after.metadata
-    unreached = (before.entries | before.metadata) - reached
-    return _delete_own(store, unreached, _paths(reached))
+    # As Iceberg's own expiry: metadata files are not its to delete (orphan removal takes
+    # those the log no longer names).
+    unreached = (before.entries | before.manifests) - (after.live | after.manifests)
+    return _delete_own(
+        store, unreached, _paths(after.live | after.manifests | after.metadata_files)
+    )
 
 
 def remove_own_orphans(table: Table, older_than: datetime) -> list[str]:
@@ -123,7 +134,7 @@ def remove_own_orphans(table: Table, older_than: datetime) -> list[str]:
     found = references(table)
     # Compared by path alone: a referenced file spelled with another scheme or authority
     # must count as referenced here (the doubt keeps the file).
-    kept = _paths(found.entries | found.metadata)
+    kept = _paths(found.everything)
     cutoff = older_than.timestamp() * 1_000_000_000
     orphans = {
         store.uri(f.path)
@@ -138,7 +149,8 @@ def _paths(locations: frozenset[str]) -> set[str]:
 
 
 def _delete_own(store: Store, locations: set[str] | frozenset[str], kept: set[str]) -> list[str]:
-    """Delete each of ``locations`` below ``store``'s root, none that ``kept`` names."""
+    """Delete each of ``locations`` below ``store``'s root, none whose path ``kept`` names
+    (another spelling of a file still referenced)."""
     deleted = []
     for location in sorted(locations):
         relative = store.relative(location)
@@ -148,7 +160,7 @@ def _delete_own(store: Store, locations: set[str] | frozenset[str], kept: set[st
             continue
         if store.delete(relative):
             deleted.append(store.uri(relative))
-    log.info("%s: deleted %d file(s) no snapshot reaches", store, len(deleted))
+    log.info("%s: deleted %d file(s) of its own that nothing references", store, len(deleted))
     return deleted
 
 
