@@ -40,6 +40,9 @@ class AuditResult:
     predicate_checked: bool = False
     findings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Files outside the table location that held erased rows (the Hive source's own, which
+    #: the lake table had adopted): not the table's, so neither read nor deleted here.
+    legacy_files: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:

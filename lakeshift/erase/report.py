@@ -13,9 +13,25 @@ def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
+def legacy_note(state: ErasureState) -> str:
+    """Where the erased rows of adopted files remain: in the Hive source's own files, which
+    the lake table referenced and no longer does."""
+    files = sorted(state.legacy_files)
+    rows = sum(state.legacy_files.values())
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    return (
+        f"{rows:,} erased row(s) remain in {len(files)} file(s) of the legacy Hive table, "
+        f"outside the lake table's location: {shown}. The lake table had adopted them and no "
+        "longer references them (their other rows were rewritten into its location); they "
+        "stay the Hive table's, and the audit neither reads nor deletes them, until "
+        "`lakeshift retire --delete-files`."
+    )
+
+
 def unreachable(state: ErasureState) -> list[str]:
     """What lakeshift cannot reach, with its own count of matching rows and what to do."""
-    lines = []
+    lines = [legacy_note(state)] if state.legacy_files else []
+    lines += state.notes
     for table, count in state.hive_matching.items():
         rows = "an unknown number of" if count is None else f"{count:,}"
         lines.append(

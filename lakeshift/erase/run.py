@@ -4,6 +4,12 @@ Rows are found in the lake table (the public name after cutover) by a SQL predic
 record keys, deleted by record key in one commit, then everything that still holds them is
 purged and every file under the table location is audited. The Hive source is never modified:
 its matching rows are counted and reported as what lakeshift cannot reach.
+
+Rows without a record key (the Hive source's own files, where the lake table adopted them,
+hold no ``uuid``) are deleted by the predicate itself; a file outside the table's location is
+only dropped from the table (its other rows rewritten into the location) and stays the Hive
+table's, named in the report, until ``lakeshift retire --delete-files``. A keys file cannot
+name such rows: the report says which partitions hold them.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -19,18 +26,20 @@ from typing import TYPE_CHECKING, Any
 
 from lakeshift.erase import state as erasure
 from lakeshift.erase.audit import audit_files, predicate_hits
+from lakeshift.erase.report import legacy_note
 from lakeshift.erase.state import AUDITED, DELETED, PLANNED, PURGED, ErasureState
 from lakeshift.errors import AuditFailed, NotFound, RefusedInput, UsageError
 from lakeshift.formats import FormatServices, TargetFormat, format_of, require_target
 from lakeshift.hive.reader import read_partitions
 from lakeshift.inspect.inspector import inspect_table, split_table_name
+from lakeshift.metastore.partition_names import partition_name, partition_name_of_path
 from lakeshift.migrate.journal import Journal
 from lakeshift.route.cutover import is_cut_over
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN, build_mapping
 from lakeshift.storage import Store
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, Row
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None]
@@ -140,12 +149,14 @@ def _plan(
     frame = fmt.frame(lake)
     matched = _matches(frame, request)
     referenced = _referenced([c for c in frame.columns], request.where)
-    rows = matched.select(UUID_COLUMN, PARTITIONPATH_COLUMN, *referenced).collect()
+    mapping = fmt.stored_mapping(lake)
+    keys_of = [k.name for k in mapping.partition_keys] if mapping else []
+    columns = list(dict.fromkeys([UUID_COLUMN, PARTITIONPATH_COLUMN, *referenced, *keys_of]))
+    rows = matched.select(*columns, F.input_file_name().alias(_FILE)).collect()
     per_partition: dict[str, int] = {}
     for row in rows:
-        per_partition[row[PARTITIONPATH_COLUMN]] = (
-            per_partition.get(row[PARTITIONPATH_COLUMN], 0) + 1
-        )
+        name = _partition_of(row, keys_of)
+        per_partition[name] = per_partition.get(name, 0) + 1
     total = frame.select(F.count(F.lit(1))).first()[0]  # type: ignore[index]
     if rows and len(rows) == total and not request.all_matching:
         raise RefusedInput(
@@ -163,8 +174,16 @@ def _plan(
                 "and lakeshift never modifies the Hive source.",
                 hint="Switch or cut over first, or pass --lake-only to erase the lake copy only.",
             )
-    keys = [str(r[UUID_COLUMN]) for r in rows]
+    keys = [str(r[UUID_COLUMN]) for r in rows if r[UUID_COLUMN] is not None]
     values = sorted({str(r[c]) for r in rows for c in referenced if r[c] is not None})
+    location = fmt.location(lake)
+    own = Store(location) if location else None
+    legacy = Counter(
+        str(r[_FILE]) for r in rows if r[UUID_COLUMN] is None and _outside(own, r[_FILE])
+    )
+    notes = []
+    if request.keys_file is not None:
+        notes = _keys_cannot_reach(frame, keys_of)
     plan = ErasureState(
         erase_id=f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}",
         source=source,
@@ -174,8 +193,54 @@ def _plan(
         step=PLANNED,
         matched=per_partition,
         hive_matching=_hive_matching(services, hive_table, request),
+        keyless=len(rows) - len(keys),
+        legacy_files=dict(sorted(legacy.items())),
+        notes=notes,
     )
     return plan, keys, values
+
+
+#: The column a matched row's file is read into (Spark's ``input_file_name``).
+_FILE = "__lakeshift_file"
+
+
+def _outside(own: Store | None, file: str | None) -> bool:
+    """Whether a row's file lies outside the lake table's location (a file it adopted)."""
+    return bool(file) and own is not None and own.relative(str(file)) is None
+
+
+def _partition_of(row: Row, keys: list[str]) -> str:
+    """A matched row's partition: its ``partitionpath``; for a row without one (a file the
+    lake table adopted from the Hive source holds none), the Hive directory its file is in, or
+    else its key values' name."""
+    if row[PARTITIONPATH_COLUMN] is not None:
+        return str(row[PARTITIONPATH_COLUMN])
+    from_path = partition_name_of_path(str(row[_FILE] or ""), keys)
+    if from_path is not None:
+        return from_path
+    return partition_name(keys, [None if row[k] is None else str(row[k]) for k in keys])
+
+
+def _keys_cannot_reach(frame: DataFrame, keys: list[str]) -> list[str]:
+    """Why ``--keys`` leaves rows of some partitions out: rows without a record key (the Hive
+    source's own files the lake table adopted hold none) cannot be named by one."""
+    from pyspark.sql import functions as F
+
+    keyless = (
+        frame.where(F.col(UUID_COLUMN).isNull())
+        .select(PARTITIONPATH_COLUMN, *keys, F.input_file_name().alias(_FILE))
+        .distinct()
+        .collect()
+    )
+    names = sorted({_partition_of(r, keys) for r in keyless})
+    if not names:
+        return []
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return [
+        f"{len(names)} partition(s) hold rows without a record key (uuid), which --keys cannot "
+        f"name: {shown}. They are rows of files adopted from the Hive source (or another "
+        "writer's); erase those with --where PREDICATE."
+    ]
 
 
 def erase_records(
@@ -198,7 +263,7 @@ def erase_records(
         if current is None:
             say("finding matching rows")
             current, keys, values = _plan(services, journal, fmt, lake, hive_table, source, request)
-            if request.dry_run or not keys:
+            if request.dry_run or not current.matched:
                 return current
             erasure.save_targets(home, current.erase_id, keys, values)
             erasure.save(home, current)
@@ -221,9 +286,11 @@ def _finish(
     home = services.settings.home
     lake = current.lake_table
     if current.step == PLANNED:
-        say(f"deleting {len(keys):,} rows in one commit")
+        say(f"deleting {sum(current.matched.values()):,} rows")
         frame = services.spark.createDataFrame([(k,) for k in keys], f"{UUID_COLUMN} STRING")
-        commit = fmt.delete_rows(lake, sorted(current.matched), frame)
+        # Rows without a record key are found again by the predicate (keys cannot name them).
+        keyless_where = request.where if current.keyless else None
+        commit = fmt.delete_rows(lake, sorted(current.matched), frame, keyless_where=keyless_where)
         current = current.advance(DELETED, commit_id=commit)
         erasure.save(home, current)
     if current.step == DELETED:
@@ -233,7 +300,7 @@ def _finish(
         current = current.advance(PURGED, purged=sorted(set(purged)))
         erasure.save(home, current)
     say("auditing every file under the table location")
-    result = _audit(services, fmt, lake, keys, values, request)
+    result = _audit(services, fmt, current, keys, values, request)
     current = current.advance(AUDITED if result["passed"] else PURGED, audit=result)
     erasure.save(home, current)
     if not result["passed"]:
@@ -250,16 +317,20 @@ def _finish(
 def _audit(
     services: FormatServices,
     fmt: TargetFormat,
-    lake: str,
+    current: ErasureState,
     keys: list[str],
     values: list[str],
     request: EraseRequest,
 ) -> dict[str, Any]:
+    lake = current.lake_table
     location = fmt.location(lake)
     if location is None:
         raise NotFound(f"{fmt.label} {lake} has no location to audit.")
     store = Store(location)
     result = audit_files(store, keys, values)
+    if current.legacy_files:
+        result.legacy_files = sorted(current.legacy_files)
+        result.notes.append(legacy_note(current))
     mapping = fmt.stored_mapping(lake)
     if request.where is not None and mapping is not None:
         hits = predicate_hits(

@@ -30,6 +30,12 @@ class ErasureState:
     commit_id: int | None = None
     purged: list[str] = field(default_factory=list)
     audit: dict[str, Any] = field(default_factory=dict)
+    #: Matched rows without a record key, deleted by the predicate itself (``delete_rows``).
+    keyless: int = 0
+    #: Files outside the lake table's location (the Hive source's, adopted) that held matched
+    #: rows -> how many: the lake table stops referencing them; the rows remain in them.
+    legacy_files: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def advance(self, step: str, **changes: Any) -> ErasureState:
         return replace(self, step=step, **changes)

@@ -296,9 +296,34 @@ class TargetFormat(ABC):
     # -- after cutover: erasure and table services ----------------------------------------
 
     @abstractmethod
-    def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
+    def delete_rows(
+        self,
+        target: str,
+        partitions: list[str],
+        keys: DataFrame,
+        *,
+        keyless_where: str | None = None,
+    ) -> int:
         """Delete the rows of ``partitions`` whose ``uuid`` is in ``keys`` (a one-column
-        frame) in one commit, rewriting the files that held them; returns the commit id."""
+        frame) in one commit, rewriting the files that held them; returns the commit id.
+
+        ``keyless_where`` (a SQL predicate) also deletes the rows that carry no record key
+        (``uuid`` NULL: a source file's own rows where the table adopted the file) and match
+        it, in a commit of its own; a file outside the table's location is dropped from the
+        table's metadata only, never deleted. Formats whose tables hold no such rows refuse it.
+        A re-run after a crash deletes what is left (both deletes are idempotent)."""
+
+    def keyless_refusal(self, target: str) -> Exception:
+        """What ``delete_rows`` raises for ``keyless_where`` where the format deletes by key
+        only (its tables hold no adopted files; a keyless row is another writer's)."""
+        from lakeshift.errors import RefusedInput
+
+        return RefusedInput(
+            f"rows of {self.label} {target} that match the erasure carry no record key (uuid, "
+            f"another writer left it empty); lakeshift deletes the rows of {self.label}s by key.",
+            hint="Delete those rows with the table's own tools, then run the same erase again: "
+            "it deletes the keyed rows, purges and audits.",
+        )
 
     @abstractmethod
     def expire(self, target: str, older_than: datetime) -> list[str]:

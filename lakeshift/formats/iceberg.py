@@ -30,6 +30,7 @@ from lakeshift.formats.commit_metadata import (
     latest_backfills,
 )
 from lakeshift.formats.iceberg_adopt import holds_adopted_files
+from lakeshift.formats.iceberg_java import _JavaBoxes, _translated_conflict, iceberg_hive_type
 from lakeshift.formats.iceberg_schema import stored_mapping
 from lakeshift.formats.iceberg_sync import sync_iceberg_target
 from lakeshift.hive.partition_values import typed_value
@@ -58,19 +59,6 @@ ACCEPTED_PROPERTY = "lakeshift.accepted-snapshot"
 #: Bytes per read task of a target scan (Iceberg's ``read.split.target-size`` default); a file
 #: counts as at least Iceberg's open cost (4 MB), so small files go 32 to a task.
 READ_SPLIT_BYTES = 128 * 1024**2
-
-
-def iceberg_hive_type(hive: HiveType) -> HiveType:
-    """The Hive type as the Iceberg target holds it (no 8/16-bit ints, no CHAR/VARCHAR)."""
-    if hive.kind in ("tinyint", "smallint"):
-        return HiveType("int")
-    if hive.kind in ("char", "varchar"):
-        return HiveType("string")
-    if hive.fields:
-        return HiveType(
-            hive.kind, hive.params, tuple((n, iceberg_hive_type(t)) for n, t in hive.fields)
-        )
-    return hive
 
 
 def spark_identifier(target: str, catalog: str = "spark_catalog") -> str:
@@ -567,7 +555,14 @@ class IcebergFormat(TargetFormat):
             return {}
         return backfill_record.merged(Store(table.location()), backfilled_partitions(table))
 
-    def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
+    def delete_rows(
+        self,
+        target: str,
+        partitions: list[str],
+        keys: DataFrame,
+        *,
+        keyless_where: str | None = None,
+    ) -> int:
         view = f"lakeshift_erase_{uuid.uuid4().hex}"
         keys.select(UUID_COLUMN).createOrReplaceTempView(view)
         names = ", ".join(string_literal(p) for p in partitions)
@@ -576,11 +571,22 @@ class IcebergFormat(TargetFormat):
         self.spark.sql(
             f"ALTER TABLE {ident} SET TBLPROPERTIES ('write.delete.mode'='copy-on-write')"
         )
-        self.spark.sql(
-            f"DELETE FROM {ident} WHERE {quote(PARTITIONPATH_COLUMN)} IN ({names}) "
-            f"AND {quote(UUID_COLUMN)} IN (SELECT {quote(UUID_COLUMN)} FROM {view})"
-        )
+        if partitions and not keys.isEmpty():
+            self.spark.sql(
+                f"DELETE FROM {ident} WHERE {quote(PARTITIONPATH_COLUMN)} IN ({names}) "
+                f"AND {quote(UUID_COLUMN)} IN (SELECT {quote(UUID_COLUMN)} FROM {view})"
+            )
         self.spark.catalog.dropTempView(view)
+        if keyless_where is not None:
+            # Rows without a record key: a source file's own rows (adopted files hold no uuid)
+            # or another writer's. Copy-on-write writes each such file's other rows into the
+            # table's location and drops the file from the metadata only: an adopted file stays
+            # where it is, the Hive table's (expiry and orphan removal delete only files under
+            # the location). Spark's DELETE cannot name files (``_file``): the predicate does,
+            # on lines of its own (a trailing ``--`` comment must not hide the parenthesis).
+            self.spark.sql(
+                f"DELETE FROM {ident} WHERE {quote(UUID_COLUMN)} IS NULL AND (\n{keyless_where}\n)"
+            )
         snapshot = self._require(target).current_snapshot()
         return int(snapshot.snapshot_id) if snapshot is not None else 0
 
@@ -593,74 +599,42 @@ class IcebergFormat(TargetFormat):
         ).collect()
 
     def expire(self, target: str, older_than: datetime) -> list[str]:
+        from lakeshift.formats import iceberg_ownership as ownership
+
         table = self._require(target)
         store = Store(table.location())
         backfill_record.remember(store, self.backfilled(target))
+        if ownership.needs_own_cleanup(table):
+            # Iceberg's expiry refuses gc off, and would delete an adopted file the expired
+            # snapshots alone reached: metadata-only expiry, then only the table's own files.
+            removed = ownership.expire_own(table, older_than)
+            self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
+            return removed
         before = {f.path for f in store.list_files()}
         self._procedure("expire_snapshots", target, older_than, ", retain_last => 1")
         after = {f.path for f in store.list_files()}
         return sorted(store.uri(path) for path in before - after)
 
     def remove_orphans(self, target: str, older_than: datetime) -> list[str]:
+        from lakeshift.formats import iceberg_ownership as ownership
+
+        table = self._require(target)
+        if ownership.needs_own_cleanup(table):
+            # Iceberg's action refuses gc off: lakeshift lists the location itself (the action
+            # too lists only below it, so adopted files are never candidates).
+            return sorted(ownership.remove_own_orphans(table, older_than))
         # Iceberg's own DeleteOrphanFiles action: the SQL procedure refuses margins under 24 h,
         # which an erasure's purge needs (the lease keeps other lakeshift writers out).
         jvm: Any = self.spark._jvm
         session = self.spark._jsparkSession
-        table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+        java_table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
             session, self.ident(target)
         )
         millis = int(older_than.timestamp() * 1000)
         result = (
             jvm.org.apache.iceberg.spark.actions.SparkActions.get(session)
-            .deleteOrphanFiles(table)
+            .deleteOrphanFiles(java_table)
             .olderThan(millis)
             .execute()
         )
         return sorted(str(location) for location in result.orphanFileLocations())
-
-
-def _translated_conflict(target: str, commit: Any) -> None:
-    """Run ``commit``; Iceberg's refusal of another writer's conflicting files is exit 8."""
-    try:
-        commit()
-    except Exception as e:
-        text = str(e)
-        if "ValidationException" not in text or "onflicting" not in text:
-            raise
-        from lakeshift.formats.foreign import foreign_commit_error
-
-        line = next((x for x in text.splitlines() if "onflicting" in x), text)[:300]
-        raise foreign_commit_error(f"Iceberg table {target}", [line.strip()]) from e
-
-
-class _JavaBoxes:
-    """Java's boxed types, looked up once (each lookup through py4j is a round trip)."""
-
-    def __init__(self, jvm: Any) -> None:
-        lang = jvm.java.lang
-        self.integer, self.long, self.float = lang.Integer, lang.Long, lang.Float
-        self.double, self.decimal = lang.Double, jvm.java.math.BigDecimal
-
-    def value(self, hive: str, value: Any) -> Any:
-        """A partition value as Iceberg's Java API holds it internally (ints as Integer, longs
-        as Long, dates as days, timestamps as microseconds, decimals as BigDecimal)."""
-        if value is None:
-            return None
-        kind = parse_hive_type(hive)
-        if kind.kind in ("tinyint", "smallint", "int"):
-            return self.integer.valueOf(int(value))
-        if kind.kind == "bigint":
-            return self.long.valueOf(str(int(value)))
-        if kind.kind == "float":
-            return self.float.valueOf(repr(float(value)))
-        if kind.kind == "double":
-            return self.double.valueOf(repr(float(value)))
-        if kind.kind == "date":
-            return self.integer.valueOf((value - _EPOCH.date()).days)
-        if kind.kind == "timestamp":
-            delta = value - _EPOCH.replace(tzinfo=None)
-            micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-            return self.long.valueOf(str(micros))
-        if kind.kind == "decimal":
-            return self.decimal(str(value)).setScale(kind.params[1])
-        return value  # booleans and strings: py4j's own conversion

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lakeshift.errors import RefusedInput
 from lakeshift.formats.base import BatchResult, CommitRecord
 from lakeshift.formats.commit_metadata import commit_properties
+from lakeshift.formats.iceberg_java import _JavaBoxes, _translated_conflict, iceberg_hive_type
 from lakeshift.hive.partition_values import typed_value
 from lakeshift.hive.types import parse_hive_type
 from lakeshift.inspect.model import PartitionInfo, TableInventory
@@ -30,8 +31,9 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
     from pyspark.sql import DataFrame, SparkSession
 
-    from lakeshift.formats.iceberg import IcebergFormat
+    from lakeshift.hive.semantics import HiveSemantics
     from lakeshift.migrate.adoption import AdoptionDecision
+    from lakeshift.schema_map.model import FieldMapping
 
 log = logging.getLogger(__name__)
 #: Set on a table holding adopted files: Iceberg's expiry, orphan removal and purge refuse
@@ -41,15 +43,32 @@ GC_PROPERTY = "gc.enabled"
 ADOPTED_PROPERTY = "lakeshift.adopted"
 
 
+class IcebergTarget(Protocol):
+    """What adoption needs of ``formats.iceberg.IcebergFormat`` (named here, not imported:
+    that module imports this one)."""
+
+    @property
+    def spark(self) -> SparkSession: ...
+    @property
+    def spark_catalog(self) -> str: ...
+    def ident(self, target: str) -> str: ...
+    def table(self, target: str) -> Table | None: ...
+    def _require(self, target: str) -> Table: ...
+    def stored_mapping(self, target: str) -> FieldMapping | None: ...
+    def key_reading(self, target: str) -> HiveSemantics: ...
+    def _base_snapshot(self, target: str) -> int | None: ...
+    def _check_landed_on(self, target: str, base: int | None, record: CommitRecord) -> None: ...
+    def _commit_of(self, target: str, record: CommitRecord) -> int | None: ...
+
+
 def adopt_partitions(
-    fmt: IcebergFormat,
+    fmt: IcebergTarget,
     target: str,
     inventory: TableInventory,
     decisions: Sequence[AdoptionDecision],
     record: CommitRecord,
 ) -> BatchResult:
     """One replace-partitions commit holding ``decisions``' files in their partitions."""
-    from lakeshift.formats.iceberg import _JavaBoxes, _translated_conflict, iceberg_hive_type
 
     base = fmt._base_snapshot(target)
     spark = fmt.spark
@@ -152,7 +171,7 @@ def with_partition_paths(
     )
 
 
-def release_files(fmt: IcebergFormat, target: str, files: Sequence[Mapping[str, Any]]) -> list[str]:
+def release_files(fmt: IcebergTarget, target: str, files: Sequence[Mapping[str, Any]]) -> list[str]:
     """Before the legacy table's ``files`` (``path``, ``partition``) are deleted: rewrite
     every partition of ``target`` still holding one of them into the lake table's own
     location (Iceberg's ``rewrite_data_files``, all files of those partitions), so the table

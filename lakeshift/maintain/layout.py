@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import logging
 import posixpath
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from lakeshift.errors import SchemaMappingError
 from lakeshift.formats import TargetFormat
 from lakeshift.formats.delta.types import physical_name
 from lakeshift.metastore.partition_names import partition_name
@@ -60,12 +62,70 @@ class TableLayout(ABC):
 
     @abstractmethod
     def compact(self, target: str, partitions: list[str], target_file_size: int) -> None:
-        """Rewrite the small files of ``partitions`` into files near ``target_file_size``, in
-        one commit, rows unchanged."""
+        """Rewrite the small files of ``partitions`` (and of no other partition) into files
+        near ``target_file_size``, in one commit, rows unchanged."""
+
+    def foreign_files(self, target: str) -> list[DataFileStat]:
+        """The current data files outside the table's own location: files it adopted from its
+        Hive source, which stay the Hive table's until ``lakeshift retire --delete-files``
+        (compaction leaves their partitions alone)."""
+        location = self.fmt.location(target)
+        if location is None:
+            return []
+        store = Store(location)
+        return [
+            f for f in self.files(target) if _is_absolute(f.path) and store.relative(f.path) is None
+        ]
+
+
+def _is_absolute(path: str) -> bool:
+    """A location with a scheme or a root, not a path relative to the table (Delta, Hudi)."""
+    return path.startswith("/") or re.match(r"[A-Za-z][A-Za-z0-9+.-]*:/", path) is not None
 
 
 def _name(keys: list[str], values: list[Any]) -> str:
     return partition_name(keys, [None if v is None else str(v) for v in values]) if keys else ""
+
+
+def _keys(table: Any) -> list[str]:
+    """An Iceberg table's partition keys (identity partitions: their source columns)."""
+    return [table.schema().find_column_name(f.source_id) for f in table.spec().fields]
+
+
+def partition_predicate(
+    keys: list[str], types: dict[str, str], partitions: list[dict[str, Any]]
+) -> str:
+    """Spark SQL that holds in exactly the partitions whose key values are ``partitions``
+    (``types``: each key's Hive type, by lower-case name). One key: an ``IN`` list; more: a
+    balanced ``OR`` of ``AND``s, so that thousands of partitions nest only a few levels."""
+    from lakeshift.formats.iceberg import iceberg_hive_type
+    from lakeshift.hive.spark_sql import quote, typed_literal
+    from lakeshift.hive.types import parse_hive_type
+
+    def literal(key: str, value: Any) -> str:
+        return typed_literal(value, iceberg_hive_type(parse_hive_type(types[key.lower()])))
+
+    def equal(key: str, value: Any) -> str:
+        return f"{quote(key)} IS NULL" if value is None else f"{quote(key)} = {literal(key, value)}"
+
+    if len(keys) == 1:
+        [key] = keys
+        values = [p[key] for p in partitions]
+        terms = [equal(key, None)] if None in values else []
+        present = sorted({literal(key, v) for v in values if v is not None})
+        if present:
+            terms.append(f"{quote(key)} IN ({', '.join(present)})")
+        return _balanced(terms, "OR")
+    return _balanced([_balanced([equal(k, p[k]) for k in keys], "AND") for p in partitions], "OR")
+
+
+def _balanced(terms: list[str], operator: str) -> str:
+    if len(terms) == 1:
+        return terms[0]
+    middle = len(terms) // 2
+    return (
+        f"({_balanced(terms[:middle], operator)} {operator} {_balanced(terms[middle:], operator)})"
+    )
 
 
 class IcebergLayout(TableLayout):
@@ -78,26 +138,30 @@ class IcebergLayout(TableLayout):
         return table
 
     def files(self, target: str) -> list[DataFileStat]:
-        table = self._table(target)
+        return [stat for stat, _ in self._files_and_keys(self._table(target))]
+
+    def _files_and_keys(self, table: Any) -> list[tuple[DataFileStat, dict[str, Any]]]:
+        """Each current data file with its partition's key values (as pyiceberg reads them)."""
         if table.current_snapshot() is None:
             return []
-        keys = [table.schema().find_column_name(f.source_id) for f in table.spec().fields]
+        keys = _keys(table)
         out = []
         for row in table.inspect.data_files().to_pylist():
             partition = row.get("partition") or {}
+            values = {k: partition.get(k) for k in keys}
             # The file's partitionpath (one value per file): the Hive partition's own name.
+            # Files adopted from the source hold none: their name comes from the key values.
             bounds = (row.get("readable_metrics") or {}).get(PARTITIONPATH_COLUMN) or {}
             name = bounds.get("lower_bound")
             if name is None or name != bounds.get("upper_bound"):
-                name = _name(keys, [partition.get(k) for k in keys])
-            out.append(
-                DataFileStat(
-                    str(name),
-                    str(row["file_path"]),
-                    int(row["file_size_in_bytes"]),
-                    int(row["record_count"]),
-                )
+                name = _name(keys, list(values.values()))
+            stat = DataFileStat(
+                str(name),
+                str(row["file_path"]),
+                int(row["file_size_in_bytes"]),
+                int(row["record_count"]),
             )
+            out.append((stat, values))
         return out
 
     def version_times(self, target: str) -> list[float]:
@@ -106,6 +170,8 @@ class IcebergLayout(TableLayout):
     def compact(self, target: str, partitions: list[str], target_file_size: int) -> None:
         from lakeshift.hive.spark_sql import string_literal
 
+        if not partitions:
+            return
         db, _, name = target.partition(".")
         # Iceberg picks files under 75% of the target size and rewrites every partition with at
         # least two of them (min-input-files), one snapshot for the whole table.
@@ -114,11 +180,38 @@ class IcebergLayout(TableLayout):
             "min-input-files": "2",
         }
         pairs = ", ".join(f"{string_literal(k)}, {string_literal(v)}" for k, v in options.items())
+        only = self._only(target, partitions)
+        where = "" if only is None else f", where => {string_literal(only)}"
         catalog = getattr(self.fmt, "spark_catalog")  # noqa: B009 - IcebergFormat's own
         self.fmt.spark.sql(
             f"CALL {catalog}.system.rewrite_data_files("
-            f"table => {string_literal(f'{db}.{name}')}, options => map({pairs}))"
+            f"table => {string_literal(f'{db}.{name}')}, options => map({pairs}){where})"
         ).collect()
+
+    def _only(self, target: str, partitions: list[str]) -> str | None:
+        """A predicate over the partition keys that holds in exactly ``partitions`` among the
+        partitions holding files; None when those are all of them. Positive, never a negation:
+        Iceberg adds ``IS NOT NULL`` to a negated comparison, which would drop a NULL key."""
+        table = self._table(target)
+        values_of: dict[str, dict[str, Any]] = {}
+        for stat, values in self._files_and_keys(table):
+            values_of.setdefault(stat.partition, values)
+        wanted = set(partitions)
+        if wanted >= set(values_of):
+            return None
+        mapping = self.fmt.stored_mapping(target)
+        types = {k.name.lower(): k.type for k in mapping.partition_keys} if mapping else {}
+        keys = _keys(table)
+        missing = [k for k in keys if k.lower() not in types]
+        if missing:
+            raise SchemaMappingError(
+                f"Iceberg table {target}: its lakeshift mapping names no partition key "
+                f"{missing[0]!r}, so compaction cannot choose its partitions.",
+                hint="Compact it with Iceberg's rewrite_data_files and a where naming the "
+                "partitions, leaving out those holding files adopted from the Hive source.",
+            )
+        chosen = [v for n, v in sorted(values_of.items()) if n in wanted]
+        return partition_predicate(keys, types, chosen) if chosen else "false"
 
 
 class DeltaLayout(TableLayout):

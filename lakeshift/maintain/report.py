@@ -58,6 +58,8 @@ def maintenance_markdown(result: MaintainResult) -> str:
         "",
         f"- partitions compacted{' (candidates)' if result.dry_run else ''}: "
         f"{len(result.compacted)}",
+        f"- partitions not compacted (holding files adopted from the Hive source): "
+        f"{len(result.not_compacted)}",
         f"- snapshots/versions {'to expire' if result.dry_run else 'expired'}: "
         f"{result.would_expire}; files removed by expiry: {len(result.expired)}",
         f"- orphan files removed: {len(result.orphans)}",

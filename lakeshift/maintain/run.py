@@ -131,6 +131,8 @@ class MaintainResult:
     before: TableStats
     after: TableStats | None
     compacted: list[str] = field(default_factory=list)
+    #: Partitions compaction left alone, and why (files adopted from the Hive source).
+    not_compacted: dict[str, str] = field(default_factory=dict)
     would_expire: int = 0
     expired: list[str] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
@@ -146,6 +148,7 @@ class MaintainResult:
             "before": self.before.to_json(),
             "after": self.after.to_json() if self.after else None,
             "compacted": self.compacted,
+            "not_compacted": self.not_compacted,
             "would_expire": self.would_expire,
             "expired": self.expired,
             "orphans": self.orphans,
@@ -243,6 +246,15 @@ def _run(
     now = datetime.now(timezone.utc)
     notes: list[str] = []
     candidates = [p.partition for p in before.partitions if p.small >= 2] if options.compact else []
+    held = _holding_foreign_files(layout, target) if candidates else {}
+    not_compacted = {p: held[p] for p in candidates if p in held}
+    candidates = [p for p in candidates if p not in held]
+    if not_compacted:
+        notes.append(
+            f"{len(not_compacted)} partition(s) with small files hold files adopted from the "
+            f"Hive source (e.g. {next(iter(not_compacted.values()))}): not compacted; those "
+            "files stay the Hive table's until `lakeshift retire --delete-files`"
+        )
     would_expire = 0
     if options.expire_days is not None:
         cutoff = (now - timedelta(days=options.expire_days)).timestamp()
@@ -260,13 +272,14 @@ def _run(
             before,
             None,
             compacted=candidates,
+            not_compacted=not_compacted,
             would_expire=would_expire,
             notes=notes,
         )
     if candidates:
         say(f"compacting {len(candidates)} partition(s) with small files")
         layout.compact(target, candidates, options.target_file_size)
-    elif options.compact:
+    elif options.compact and not not_compacted:
         notes.append("no partition holds two or more small files: nothing to compact")
     expired: list[str] = []
     if options.expire_days is not None:
@@ -285,8 +298,19 @@ def _run(
         before,
         after,
         compacted=candidates,
+        not_compacted=not_compacted,
         would_expire=would_expire,
         expired=expired,
         orphans=orphans,
         notes=notes,
     )
+
+
+def _holding_foreign_files(layout: TableLayout, target: str) -> dict[str, str]:
+    """Partitions holding a file outside the lake table's location (adopted), each with the
+    reason it is left alone: a rewrite would copy the Hive table's rows into the lake table,
+    undoing the adoption, and could not reclaim the originals (they stay until retirement)."""
+    out: dict[str, str] = {}
+    for f in layout.foreign_files(target):
+        out.setdefault(f.partition, f"holds {f.path}, a file of the Hive source (adopted)")
+    return out

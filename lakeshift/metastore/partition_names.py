@@ -56,3 +56,18 @@ def parse_partition_name(name: str) -> list[tuple[str, str | None]]:
         raw = unescape_path_name(value)
         pairs.append((unescape_path_name(key), None if raw == DEFAULT_PARTITION_NAME else raw))
     return pairs
+
+
+def partition_name_of_path(path: str, keys: Sequence[str]) -> str | None:
+    """The partition name a file's Hive-style directories spell (``.../k1=v1/k2=v2/file``),
+    or None when the directories holding it are not named for ``keys`` in order (a partition
+    at a custom location, a file in a subdirectory)."""
+    directories = path.rstrip("/").split("/")[:-1]
+    if not keys or len(directories) < len(keys):
+        return None
+    tail = directories[-len(keys) :]
+    for key, segment in zip(keys, tail):
+        name, sep, _ = segment.partition("=")
+        if not sep or unescape_path_name(name).lower() != key.lower():
+            return None
+    return "/".join(tail)

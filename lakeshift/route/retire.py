@@ -212,6 +212,7 @@ def retire(
         if delete_files:
             retire_files.check_outside(listed, fmt.location(source))
             _release(fmt, source, listed, say)
+            _check_deletable(fmt, source, listed)
         manifest = retire_files.write_manifest(
             settings.home,
             source,
@@ -243,6 +244,16 @@ def retire(
         return result
     finally:
         journal.release_lease(source)
+
+
+def _check_deletable(fmt: TargetFormat, lake: str, files: list[dict[str, Any]]) -> None:
+    """Refuse ``--delete-files`` for files the lake table holds: under its location, or the
+    legacy table's own that it adopted and still reads."""
+    from lakeshift.maintain.layout import layout_for
+
+    retire_files.check_outside(files, fmt.location(lake))
+    adopted = [f.path for f in layout_for(fmt).foreign_files(lake)]
+    retire_files.check_not_read(files, adopted, f"{fmt.label} {lake}")
 
 
 def _require_equal(report: ValidationReport, plan: RetirePlan) -> None:
@@ -300,6 +311,7 @@ def _already_retired(
         journal.acquire_lease(plan.source, "lakeshift retire")
         try:
             _release(fmt, plan.source, document["files"], say)
+            _check_deletable(fmt, plan.source, document["files"])
             result = _delete(result, manifest, say)
         finally:
             journal.release_lease(plan.source)

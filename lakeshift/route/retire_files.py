@@ -19,7 +19,7 @@ import pyarrow.fs as pafs
 
 from lakeshift.errors import RefusedInput
 from lakeshift.inspect.model import TableInventory
-from lakeshift.storage import filesystem_for
+from lakeshift.storage import filesystem_for, parse
 
 MANIFEST_VERSION = 1
 WRITTEN, DELETING, DELETED = "written", "deleting", "deleted"
@@ -68,6 +68,28 @@ def check_outside(files: list[dict[str, Any]], lake_location: str | None) -> Non
             f"{lake_location} (e.g. {inside[0]}); lakeshift will not delete them.",
             hint="Retire without --delete-files and remove the legacy files by hand.",
         )
+
+
+def check_not_read(files: list[dict[str, Any]], lake_files: list[str], lake: str) -> None:
+    """Refuse to delete a file the lake table still reads: one it adopted from the legacy
+    table (zero-copy) is the legacy table's and the lake table's data at once."""
+    read = {_place(p) for p in lake_files}
+    held = [f["path"] for f in files if _place(f["path"]) in read]
+    if held:
+        raise RefusedInput(
+            f"{len(held)} file(s) of the legacy table are data files of {lake}, which adopted "
+            f"them instead of copying (e.g. {held[0]}); deleting them would lose those rows "
+            "from the lake table. Nothing was deleted.",
+            hint="Retire without --delete-files (the files stay and serve the lake table), or "
+            "first rewrite those partitions into the lake table's location (Spark: CALL "
+            "system.rewrite_data_files with a where naming them), then retire again.",
+        )
+
+
+def _place(location: str) -> tuple[str, str, str]:
+    """One spelling of a location (``file:/x``, ``file:///x`` and ``/x`` are one place)."""
+    where = parse(location)
+    return where.kind, where.authority.lower(), where.path.rstrip("/")
 
 
 def _write(path: Path, document: dict[str, Any]) -> None:

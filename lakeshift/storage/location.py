@@ -72,6 +72,28 @@ def parse(location: str) -> Location:
     return Location(kind, scheme, authority, "/" + path)
 
 
+def relative_to(location: str, root: str) -> str | None:
+    """``location``'s path below ``root``, or None when it lies anywhere else.
+
+    Spellings of one place are one place (``file:/x``, ``file:///x`` and ``/x``; ``s3a://``
+    and ``s3://``; a trailing slash). Another authority (an HDFS namenode, an ADLS account) is
+    elsewhere, even where one side names none: callers delete only what this says is below the
+    root, so a doubt must answer None.
+    """
+    where, base = parse(location), parse(root)
+    if where.kind != base.kind:
+        return None
+    # Buckets are the first segment of an object store's path; other authorities are not.
+    if (
+        where.kind not in ("local", "s3", "gs")
+        and where.authority.lower() != base.authority.lower()
+    ):
+        return None
+    prefix = base.path.rstrip("/") + "/"
+    path = where.path.rstrip("/")
+    return path[len(prefix) :] if path.startswith(prefix) else None
+
+
 def filesystem_for(
     location: str, options: StorageOptions | None = None
 ) -> tuple[pafs.FileSystem, str]:

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from lakeshift.errors import EnvironmentProblem, LakeshiftError, NotFound, first_line
-from lakeshift.storage.location import Location, filesystem_for, parse
+from lakeshift.storage.location import Location, filesystem_for, parse, relative_to
 from lakeshift.storage.options import StorageOptions, current
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,10 @@ class Store:
 
     def child(self, relative: str) -> Store:
         return Store(self.uri(relative), self.options)
+
+    def relative(self, location: str) -> str | None:
+        """``location``'s path below this store's root, or None (``location.relative_to``)."""
+        return relative_to(location, self.location)
 
     def table_uri(self) -> str:
         """The root as the Rust readers (delta-rs, hudi-rs) name it: a plain local path, or

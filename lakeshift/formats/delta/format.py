@@ -611,7 +611,16 @@ class DeltaFormat(TargetFormat):
 
     # -- after cutover --------------------------------------------------------------------
 
-    def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
+    def delete_rows(
+        self,
+        target: str,
+        partitions: list[str],
+        keys: DataFrame,
+        *,
+        keyless_where: str | None = None,
+    ) -> int:
+        if keyless_where is not None:  # Delta tables hold no adopted files
+            raise self.keyless_refusal(target)
         # Rewritten by lakeshift, not DeltaTable.delete: the predicate (personal data) would
         # land in commitInfo, and delta-rs would write files outside the partition directories.
         return self.rewrite_partitions(

@@ -752,10 +752,20 @@ class HudiFormat(TargetFormat):
         ]
         return requested_replace(version, groups)
 
-    def delete_rows(self, target: str, partitions: list[str], keys: DataFrame) -> int:
+    def delete_rows(
+        self,
+        target: str,
+        partitions: list[str],
+        keys: DataFrame,
+        *,
+        keyless_where: str | None = None,
+    ) -> int:
         """A ``DELETE`` commit: every current slice holding one of ``keys`` is rewritten
         without those rows (same file group, rows keep their commit time and seqno)."""
         from pyspark.sql import functions as F
+
+        if keyless_where is not None:  # Hudi requires record keys; it adopts no files
+            raise self.keyless_refusal(target)
 
         from lakeshift.hive.reader import glob_escaped
         from lakeshift.schema_map.mapping import UUID_COLUMN
