@@ -166,9 +166,10 @@ class Settings:
             migrated, naming them: Hive's and Spark's queries fail on it) or ``skip``
             (migrated without them, as Athena reads it; ``plan``, ``migrate``, ``validate``
             and the report count and name what was left out). Restored objects are read.
-        write_path: ``spark`` (Spark's writer) or ``arrow`` (Iceberg and Delta targets:
-            batches whose ORC files Hive reads as they are written by Spark tasks through
-            Arrow, and validated by the Spark reader; other batches take the Spark path).
+        write_path: ``arrow`` (the default; Iceberg and Delta targets: batches whose ORC
+            files Hive reads as they are written by Spark tasks through Arrow, which observe
+            their checksum as they write; other batches take the Spark path) or ``spark``
+            (Spark's writer for every batch).
         catalog: where the tables are catalogued: ``hive`` (a Hive Metastore over Thrift,
             ``metastore_uri`` or the embedded one) or ``glue`` (the AWS Glue Data Catalog).
         glue_region: the Glue catalog's AWS region (default: the AWS environment's, then the
@@ -211,7 +212,7 @@ class Settings:
     retire_probation_days: int = 7
     timestamp_precision: str = "refuse"
     archived_objects: str = "refuse"
-    write_path: str = "spark"
+    write_path: str = "arrow"
     catalog: str = "hive"
     glue_region: str | None = None
     glue_catalog_id: str | None = None

@@ -282,8 +282,13 @@ def write_files(
                 item = files[index]
                 fs, path = filesystem_for(item.path)
                 wanted = sorted({c for c in item.columns if c is not None})
-                with fs.open_input_file(path) as handle:
-                    rows = orc.ORCFile(handle).read(columns=wanted)
+                try:
+                    with fs.open_input_file(path) as handle:
+                        rows = orc.ORCFile(handle).read(columns=wanted)
+                except Exception as e:
+                    # pyarrow's decoders name no file: the batch's failure must, so that the
+                    # backfill isolates the partition that holds it (migrate.failures)
+                    raise OSError(f"cannot read {item.path} ({type(e).__name__}: {e})") from e
                 count = rows.num_rows
                 if count == 0:  # no file for no rows, as Spark's writer
                     continue

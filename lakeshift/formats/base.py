@@ -94,6 +94,10 @@ class BatchResult:
     checksum: Fingerprint | None
     committed: bool
     commit_id: int | None = None
+    #: whose reading of the source the checksum is: ``spark`` (lakeshift's Hive-faithful
+    #: reader) or ``arrow`` (the Arrow path's tasks, pyarrow's ORC decoder): the independent
+    #: level proves an ``arrow`` batch with the Spark reader too, never with pyarrow alone
+    observed_by: str = "spark"
 
 
 @dataclass(frozen=True)

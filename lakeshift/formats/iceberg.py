@@ -429,7 +429,9 @@ class IcebergFormat(TargetFormat):
         with profiling.phase("find commit"):
             self._check_landed_on(target, base, record)
             # the tasks' checksum of what they wrote: validation need not scan the source
-            return BatchResult(observed(written), True, self._commit_of(target, record))
+            return BatchResult(
+                observed(written), True, self._commit_of(target, record), observed_by="arrow"
+            )
 
     def _commit_of(self, target: str, record: CommitRecord) -> int | None:
         table = self.table(target)

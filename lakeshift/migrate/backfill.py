@@ -716,7 +716,11 @@ def _record(
             source,
             target,
             {n: by_name[n].fingerprint for n in names},
-            {**result.checksum.to_json(), "columns": columns_key(run.inventory)},
+            {
+                **result.checksum.to_json(),
+                "columns": columns_key(run.inventory),
+                "observed_by": result.observed_by,
+            },
             result.commit_id,
         )
     rows = sum(by_name[n].rows for n in names)

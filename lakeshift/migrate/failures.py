@@ -75,7 +75,7 @@ def _java_causes(text: str) -> list[tuple[str, str]]:
 
 
 def _candidates(text: str) -> list[str]:
-    return [unquote(m.rstrip(".)]")) for m in _FILE.findall(text)]
+    return [unquote(m.rstrip(".)],:;")) for m in _FILE.findall(text)]
 
 
 def _local(path: str) -> str:

@@ -14,11 +14,13 @@ def columns_key(inventory: TableInventory) -> str:
 
 
 def observed_batches(
-    journal: Journal, inventory: TableInventory, candidates: list[str]
+    journal: Journal, inventory: TableInventory, candidates: list[str], *, spark_only: bool = False
 ) -> dict[str, tuple[str, list[str], Fingerprint]]:
     """Batches whose observed checksum still speaks for the current source: batch id ->
     (id, its partitions, checksum). A batch counts only if none of its partitions changed and
-    the table's columns are those it was observed over."""
+    the table's columns are those it was observed over; with ``spark_only``, only if
+    lakeshift's Spark reader observed it (the independent level's second reader is pyarrow,
+    so a batch the Arrow path observed through pyarrow is read again by the Spark reader)."""
     fingerprints = {p.name: p.fingerprint for p in inventory.partitions}
     columns = columns_key(inventory)
     records = journal.partitions(inventory.qualified_name)
@@ -33,6 +35,7 @@ def observed_batches(
             batch
             # (journals written before the key was kept hold no columns: taken as they are)
             and batch["checksum"].get("columns", columns) == columns
+            and not (spark_only and batch["checksum"].get("observed_by") == "arrow")
             and all(fingerprints.get(n) == fp for n, fp in batch["partitions"].items())
         ):
             out[batch_id] = (

@@ -212,7 +212,7 @@ def _checksums(
     ]
     if not candidates:
         return results
-    batches = _observed(journal, inventory, candidates)
+    batches = _observed(journal, inventory, candidates, spark_only=level == "independent")
     needed = sorted(set(candidates) | {n for _, names, _ in batches.values() for n in names})
     with profiling.phase("target scan"):
         target_fps = target_fingerprints(fmt.frame(target, inventory), inventory, needed)

@@ -296,7 +296,7 @@ class DeltaFormat(TargetFormat):
                 target, state, inventory, mapping, partitions, key_mode, record
             )
             if arrow is not None:  # the tasks' checksum of what they wrote
-                return BatchResult(arrow[1], True, arrow[0])
+                return BatchResult(arrow[1], True, arrow[0], observed_by="arrow")
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         cluster = self.batch_clustering(inventory, partitions, key_mode)
         with profiling.phase("source frame"):

@@ -66,7 +66,7 @@ def independent_check(
     ]
     if not candidates:
         return results, 0.0
-    batches = observed_batches(journal, inventory, candidates)
+    batches = observed_batches(journal, inventory, candidates, spark_only=True)
     batch_of = {n: batch for batch in batches.values() for n in batch[1]}
     needed = sorted(set(candidates) | set(batch_of))
     started = time.monotonic()
