@@ -63,6 +63,8 @@ def file_id_of(file_name: str) -> str:
 #: Compression levels as parquet-mr writes them (zlib's default 6; ZSTD level 3): pyarrow's
 #: own GZIP default, 9, takes five times as long for a file 0.2% smaller.
 CODEC_LEVELS = {"gzip": 6, "zstd": 3}
+#: Columns whose every value differs: lakeshift's record key (``uuid``) and Hudi's copies.
+_UNIQUE_PER_ROW = frozenset({COMMIT_SEQNO, RECORD_KEY, "uuid"})
 
 
 def write_base_file(
@@ -137,6 +139,11 @@ def _write(
             store_decimal_as_integer=False,
             compression=codec,
             compression_level=CODEC_LEVELS.get(codec),
+            # Dictionaries for every column but the ones unique per row (as Hudi's own v9
+            # writer: PLAIN record keys and seqnos, dictionary partition paths and file
+            # names): building a dictionary that overflows and falls back is pure cost
+            # (10% of a base file's write, measured on 60,000 rows).
+            use_dictionary=[c for c in table.column_names if c not in _UNIQUE_PER_ROW],
             store_schema=False,
         ) as writer:
             writer.write_table(table)
