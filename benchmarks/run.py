@@ -7,9 +7,10 @@ Markdown table. Scenarios (``BENCH_SCENARIOS``, default
 
 * ``large``: few large partitions, ``BENCH_LARGE_PARTITIONS`` (4) x ``BENCH_LARGE_ROWS``
   (500000) rows in 2 files each; Iceberg (``bench_migrate``), Delta (``bench_delta``) then Hudi
-  (``bench_hudi``, table versions 6 and 8) on the same table;
+  (``bench_hudi``, table versions 6 and 8) on the same table, and adoption of its files into
+  Iceberg and of a twin with four times the rows per file (``bench_adopt``);
 * ``small``: many small partitions, ``BENCH_SMALL_PARTITIONS`` (1000) x ``BENCH_SMALL_ROWS``
-  (200) rows; the same three formats (Hudi: version 6);
+  (200) rows; the same three formats (Hudi: version 6) and adoption;
 * ``inspect``: ``BENCH_INSPECT_PARTITIONS`` (10000) x ``BENCH_INSPECT_FILES`` (2) files;
 * ``tiny``: ``BENCH_TINY_PARTITIONS`` (10000) x ``BENCH_TINY_ROWS`` (5) rows, migrated with the
   default batch limits (``bench_tiny``);
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import (
+    bench_adopt,
     bench_arrow,
     bench_bulk,
     bench_delta,
@@ -107,9 +109,10 @@ def markdown(results: list[dict[str, Any]]) -> str:
 def _warm_up(ctx: Context, tables: Path) -> None:
     """JIT and class loading before anything is timed, so that no timed row pays the JVM's
     start-up for the rest: every path the scenarios time runs once here, untimed, on a small
-    table (the ORC scan and Parquet write, the naive Iceberg insert, and lakeshift's migrate
-    and validate into each format). Measured: the first lakeshift migration of a session took
-    11.1 s where the second and third of the same rows took 5.1 and 4.3 s."""
+    table (the ORC scan and Parquet write, the naive Iceberg insert, lakeshift's migrate and
+    validate into each format, and an adoption with its proof). Measured: the first lakeshift
+    migration of a session took 11.1 s where the second and third of the same rows took 5.1
+    and 4.3 s."""
     table = build_table(
         ctx.metastore, tables, "warmup", partitions=2, files_per_partition=1, rows_per_file=20_000
     )
@@ -133,6 +136,13 @@ def _warm_up(ctx: Context, tables: Path) -> None:
         migrate(spark, ctx.metastore, catalog, ctx.settings, journal, source, options)
         validate_table(spark, ctx.metastore, catalog, ctx.settings, journal, source, target)
         journal.close()
+    # Adoption: Iceberg's OrcMetrics, a replace-partitions commit, the independent reader.
+    target = f"{source}_adopted"
+    drop_lake_table(ctx.metastore, target, tables / "warmup-adopted.sqlite")
+    journal = Journal(tables / "warmup-adopted.sqlite")
+    options = MigrateOptions(target=target, adopt_files="auto")
+    migrate(spark, ctx.metastore, ctx.catalog, ctx.settings, journal, source, options)
+    journal.close()
 
 
 def _env(name: str, default: int) -> int:
@@ -176,8 +186,12 @@ def main() -> None:
             bench_hudi.run(ctx.spark, ctx, settings, table, home, scenario, bare_copy, delta)
         )
         profiles.update(results[-1]["profiles"])
-        results[-1]["profiles"] = profiles
         physical = float(results[-1]["p_pyarrow_copy"]["seconds"])
+        results[-1].update(
+            bench_adopt.run(ctx, settings, table, tables, home, scenario, bare_copy, physical)
+        )
+        profiles.update(results[-1]["profiles"])
+        results[-1]["profiles"] = profiles
         for row, key in (("g", "g_lakeshift_delta"), ("i", "i_lakeshift_hudi")):
             if key in results[-1]:
                 seconds = float(results[-1][key]["seconds"])
