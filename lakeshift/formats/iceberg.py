@@ -30,7 +30,13 @@ from lakeshift.formats.commit_metadata import (
     latest_backfills,
 )
 from lakeshift.formats.iceberg_adopt import holds_adopted_files
-from lakeshift.formats.iceberg_java import _JavaBoxes, _translated_conflict, iceberg_hive_type
+from lakeshift.formats.iceberg_java import (
+    Unboxable,
+    _JavaBoxes,
+    _translated_conflict,
+    iceberg_hive_type,
+    partition_data,
+)
 from lakeshift.formats.iceberg_schema import stored_mapping
 from lakeshift.formats.iceberg_sync import sync_iceberg_target
 from lakeshift.hive.partition_values import typed_value
@@ -379,16 +385,16 @@ class IcebergFormat(TargetFormat):
         # Every class or package named through py4j is a round trip to the JVM: each is looked
         # up once per batch, not per partition or file (1,000 small files: ~6 calls a file).
         iceberg = jvm.org.apache.iceberg
-        partition_data, partition_type = iceberg.PartitionData, spec.partitionType()
-        boxes = _JavaBoxes(jvm)
+        kinds = [plan.keys[key_names.index(source)][1] for source in sources]
         by_partition: dict[str, Any] = {}
-        for item in plan.files:
-            if item.partition not in by_partition:
-                data = partition_data(partition_type)
-                for position, source in enumerate(sources):
-                    index = key_names.index(source)
-                    data.set(position, boxes.value(plan.keys[index][1], item.keys[index]))
-                by_partition[item.partition] = data
+        try:
+            for item in plan.files:
+                if item.partition not in by_partition:
+                    values = [item.keys[key_names.index(source)] for source in sources]
+                    by_partition[item.partition] = partition_data(iceberg, spec, kinds, values)
+        except Unboxable as e:
+            log.info("%s: batch %s takes the Spark path: %s", target, record.batch, e)
+            return None
         provider = table.locationProvider()
         locations = [
             str(

@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lakeshift.errors import RefusedInput
 from lakeshift.formats.base import BatchResult, CommitRecord
 from lakeshift.formats.commit_metadata import commit_properties
-from lakeshift.formats.iceberg_java import _JavaBoxes, _translated_conflict, iceberg_hive_type
+from lakeshift.formats.iceberg_java import (
+    Unboxable,
+    _translated_conflict,
+    iceberg_hive_type,
+    partition_data,
+)
 from lakeshift.hive.partition_values import typed_value
 from lakeshift.hive.types import parse_hive_type
 from lakeshift.inspect.model import PartitionInfo, TableInventory
@@ -91,7 +96,6 @@ def adopt_partitions(
     config = iceberg.MetricsConfig.forTable(table)
     orc_metrics, io = iceberg.orc.OrcMetrics, table.io()
     data_files, orc = iceberg.DataFiles, iceberg.FileFormat.ORC
-    boxes = _JavaBoxes(jvm)
     hive = fmt.key_reading(target)
     by_name = {p.name: p for p in inventory.partitions}
     sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
@@ -103,15 +107,19 @@ def adopt_partitions(
     for key, value in {**commit_properties(record), ADOPTED_PROPERTY: "true"}.items():
         replace.set(key, value)
     count = 0
+    kinds = [str(iceberg_hive_type(parse_hive_type(keys[s.lower()].type))) for s in sources]
     for decision in decisions:
         partition = by_name[decision.partition]
         values = dict(zip((k.name.lower() for k in inventory.partition_keys), partition.values))
-        data = iceberg.PartitionData(spec.partitionType())
-        for position, source in enumerate(sources):
-            column = keys[source.lower()]
-            typed = typed_value(values[source.lower()], column.type, hive.version, hive.jvm_zone)
-            kind = str(iceberg_hive_type(parse_hive_type(column.type)))
-            data.set(position, boxes.value(kind, typed))
+        typed = [
+            typed_value(values[s.lower()], keys[s.lower()].type, hive.version, hive.jvm_zone)
+            for s in sources
+        ]
+        try:
+            data = partition_data(iceberg, spec, kinds, typed)
+        except Unboxable as e:  # left out: validation then finds it missing, and it is copied
+            log.warning("%s: %s is not adopted: %s", target, decision.partition, e)
+            continue
         sizes = {f.path: f.size for f in partition.files}
         for relative in decision.files:
             path = adopted_path(partition, relative)

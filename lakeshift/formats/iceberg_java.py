@@ -67,5 +67,98 @@ class _JavaBoxes:
             micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
             return self.long.valueOf(str(micros))
         if kind.kind == "decimal":
-            return self.decimal(str(value)).setScale(kind.params[1])
+            # py4j hands a BigDecimal back as Python's Decimal (and passes a Decimal as a
+            # BigDecimal of its own scale): the value, at the type's scale, is what is sent
+            from decimal import Decimal
+
+            return Decimal(str(value)).quantize(Decimal(1).scaleb(-kind.params[1]))
         return value  # booleans and strings: py4j's own conversion
+
+
+class Unboxable(ValueError):
+    """A partition value py4j cannot hand Iceberg's Java API as the class it needs."""
+
+
+#: py4j sends a Python int in Java's int range as an Integer, and a float as a Double: a
+#: ``long`` or ``float`` partition field then holds the wrong class, which Iceberg refuses.
+_INT_RANGE = range(-(2**31), 2**31)
+
+
+def partition_data(iceberg: Any, spec: Any, kinds: list[str], values: list[Any]) -> Any:
+    """The ``PartitionData`` of one partition of ``spec`` (its fields' Hive types as the
+    target holds them, and typed values), built inside the JVM from the values' text
+    (``DataFiles.Builder.withPartitionValues``, Iceberg's own parsing) so that no value
+    crosses py4j as a box of the wrong class. Timestamps have no such text in Iceberg 1.10:
+    a spec with one is filled value by value, where that is exact.
+
+    Raises:
+        Unboxable: a timestamp spec holding a value py4j would send as the wrong class.
+    """
+    parsed = [parse_hive_type(k) for k in kinds]
+    if all(p.kind != "timestamp" for p in parsed):
+        texts = [_text(p, v) for p, v in zip(parsed, values)]
+        return (
+            iceberg.DataFiles.builder(spec)
+            .withPath("lakeshift-partition")  # a throwaway entry: only its partition is kept
+            .withFormat(iceberg.FileFormat.PARQUET)
+            .withFileSizeInBytes(0)
+            .withRecordCount(0)
+            .withPartitionValues(texts)
+            .build()
+            .partition()
+        )
+    data = iceberg.PartitionData(spec.partitionType())
+    for position, (p, value) in enumerate(zip(parsed, values)):
+        data.set(position, _direct(p, value))
+    return data
+
+
+def _text(kind: HiveType, value: Any) -> str | None:
+    """A value as ``Conversions.fromPartitionString`` parses it back exactly."""
+    if value is None:
+        return None
+    if kind.kind == "boolean":
+        return "true" if value else "false"
+    if kind.kind in ("float", "double"):
+        number = float(value)
+        if number != number:
+            return "NaN"
+        if number in (float("inf"), float("-inf")):
+            return "Infinity" if number > 0 else "-Infinity"
+        return repr(number)
+    if kind.kind == "decimal":
+        from decimal import Decimal
+
+        return str(Decimal(str(value)).quantize(Decimal(1).scaleb(-kind.params[1])))
+    if kind.kind == "date":
+        return str(value.isoformat())
+    if kind.kind in ("tinyint", "smallint", "int", "bigint"):
+        return str(int(value))
+    return str(value)
+
+
+def _direct(kind: HiveType, value: Any) -> Any:
+    """A value py4j sends as the class Iceberg holds it, or :class:`Unboxable`."""
+    if value is None:
+        return None
+    if kind.kind == "timestamp":
+        delta = value - _EPOCH.replace(tzinfo=None)
+        micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+        if micros in _INT_RANGE:
+            raise Unboxable(f"timestamp {value} is within 36 minutes of 1970-01-01")
+        return micros
+    if kind.kind == "bigint" and int(value) in _INT_RANGE:
+        raise Unboxable(f"bigint {value} beside a timestamp key")
+    if kind.kind == "float":
+        raise Unboxable(f"float {value} beside a timestamp key")
+    if kind.kind == "date":
+        return (value - _EPOCH.date()).days
+    if kind.kind == "decimal":
+        from decimal import Decimal
+
+        return Decimal(str(value)).quantize(Decimal(1).scaleb(-kind.params[1]))
+    if kind.kind in ("tinyint", "smallint", "int", "bigint"):
+        return int(value)
+    if kind.kind == "double":
+        return float(value)
+    return value

@@ -226,12 +226,18 @@ def _checksums(
     }
     rescan = [n for n in candidates if n not in proven]
     with profiling.phase("source scan"):
-        scanned = (
-            source_fingerprints(spark, inventory, mapping, rescan, fmt.target_type)
-            if rescan
-            else {}
-        )
+        scanned, unreadable = _scan_source(spark, inventory, mapping, rescan, fmt)
     for name in candidates:
+        if name in unreadable:
+            results[name] = replace(
+                results[name],
+                status=NOT_PROVEN,
+                target_checksum=target_fps[name],
+                target_rows=target_fps[name].rows,
+                detail="not proven: lakeshift's Spark reader cannot read the source: "
+                + unreadable[name],
+            )
+            continue
         target_fp = target_fps[name]
         source_fp = scanned.get(name, target_fp)
         status = EQUAL if source_fp == target_fp else MISMATCH
@@ -262,6 +268,34 @@ def _checksums(
                 ),
             )
     return results
+
+
+def _scan_source(
+    spark: SparkSession,
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    names: list[str],
+    fmt: TargetFormat,
+) -> tuple[dict[str, Fingerprint], dict[str, str]]:
+    """The Hive-faithful scan of ``names`` in one job; when a file cannot be read (changed in
+    place since the backfill, or damaged), each partition alone, so only those holding such a
+    file are left unproven (partition -> the reader's words), never the whole validation."""
+    from lakeshift.migrate.failures import root_cause
+
+    if not names:
+        return {}, {}
+    try:
+        return source_fingerprints(spark, inventory, mapping, names, fmt.target_type), {}
+    except Exception as e:
+        log.warning("the source scan failed (%s); scanning each partition alone", e)
+    scanned: dict[str, Fingerprint] = {}
+    unreadable: dict[str, str] = {}
+    for name in names:
+        try:
+            scanned.update(source_fingerprints(spark, inventory, mapping, [name], fmt.target_type))
+        except Exception as e:
+            unreadable[name] = root_cause(e, inventory).text()
+    return scanned, unreadable
 
 
 def _finer_by_scan(

@@ -70,8 +70,16 @@ def _write_operators(profile: dict[str, Any], fmt: str) -> list[list[str]]:
     ["iceberg", *(pytest.param(f, marks=pytest.mark.extended) for f in ("delta", "hudi"))],
 )
 def test_profile_breaks_down_migrate_and_validate(
-    fmt: str, client: MetastoreClient, tables_root: Path, metastore_uri: str, tmp_path: Path
+    fmt: str,
+    client: MetastoreClient,
+    tables_root: Path,
+    metastore_uri: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The Spark path's jobs (its scan, its shuffle); the Arrow path's phases are checked in
+    # test_arrow_path
+    monkeypatch.setenv("LAKESHIFT_WRITE_PATH", "spark")
     table = _table(client, tables_root)
     home = tmp_path / "home"
     target = f"{table}_{fmt}"

@@ -134,7 +134,7 @@ def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
             spark,
             client,
             catalog,
-            arrow if path == "arrow" else settings,
+            arrow if path == "arrow" else replace(settings, write_path="spark"),
             journal,
             source,
             MigrateOptions(target=target, batch_rows=1, format=fmt),  # a partition a batch
