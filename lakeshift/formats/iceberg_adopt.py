@@ -64,6 +64,7 @@ class IcebergTarget(Protocol):
     def _base_snapshot(self, target: str) -> int | None: ...
     def _check_landed_on(self, target: str, base: int | None, record: CommitRecord) -> None: ...
     def _commit_of(self, target: str, record: CommitRecord) -> int | None: ...
+    def java_table(self, target: str) -> Any: ...
 
 
 def adopt_partitions(
@@ -79,9 +80,7 @@ def adopt_partitions(
     spark = fmt.spark
     jvm: Any = spark.sparkContext._jvm
     iceberg = jvm.org.apache.iceberg
-    table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
-        spark._jsparkSession, fmt.ident(target)
-    )
+    table = fmt.java_table(target)
     table.refresh()
     if str(table.properties().get(GC_PROPERTY)) != "false":
         # Before any file of the source is referenced: a snapshot holding one must never be
