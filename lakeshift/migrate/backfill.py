@@ -43,6 +43,7 @@ from lakeshift.migrate.journal import BACKFILLED, FAILED, SKIPPED, Journal, Part
 from lakeshift.migrate.planner import REFUSED, Batch, MigrationPlan, build_plan, require_match
 from lakeshift.route.router import withdraw
 from lakeshift.schema_map.mapping import build_mapping
+from lakeshift.schema_map.model import FieldMapping
 from lakeshift.validate.canonical import EMPTY
 from lakeshift.validate.observed import columns_key
 
@@ -282,22 +283,12 @@ def plan_migration(
         semantics=settings.hive,
     )
     done = fmt.backfilled(options.target) if exists else {}
-    plan = build_plan(
-        inventory,
-        mapping,
-        options.target,
-        target_exists=exists,
-        backfilled=done,
-        wanted=options.partitions,
-        batch_rows=options.batch_rows,
-        batch_bytes=options.batch_bytes,
-        key_mode=options.key_mode,
-        throughput=journal.throughput(inventory.qualified_name),
-        spark_conf=ctx_spark_conf,
-        format=fmt.name,
+    plan = _plan(
+        inventory, mapping, fmt, journal, options,
+        target_exists=exists, backfilled=done, spark_conf=ctx_spark_conf,
         target_layout=fmt.describe(options.target),
         rebackfill=rebackfill_reasons(journal, inventory, options),
-    )
+    )  # fmt: skip
     if settings.write_path == "arrow" and fmt.has_arrow_path:
         batches = [b.partitions for b in plan.batches]
         notes = plan_notes(inventory, mapping, batches, fmt.target_type, options.key_mode)
@@ -359,22 +350,11 @@ def migrate(
             done = fmt.backfilled(options.target)
             _reconcile(journal, name, options.target, done)
         with profiling.phase("plan"):
-            plan = build_plan(
-                inventory,
-                synced.mapping,
-                options.target,
-                target_exists=not synced.created,
-                backfilled=done,
-                wanted=options.partitions,
-                batch_rows=options.batch_rows,
-                batch_bytes=options.batch_bytes,
-                key_mode=options.key_mode,
-                throughput=journal.throughput(name),
-                spark_conf={},
-                format=fmt.name,
-                target_layout=fmt.describe(options.target),
-                rebackfill=rebackfill,
-            )
+            plan = _plan(
+                inventory, synced.mapping, fmt, journal, options,
+                target_exists=not synced.created, backfilled=done,
+                target_layout=fmt.describe(options.target), rebackfill=rebackfill,
+            )  # fmt: skip
         with profiling.phase("protect readers"):
             _protect_readers(services, journal, inventory, plan, options.target)
         adoption = None
@@ -444,23 +424,45 @@ def _adopt_first(
         refuse_copies(outcome.differed, options.target)
     with profiling.phase("read commits"):
         done = fmt.backfilled(options.target)
-    copies = build_plan(
+    copies = _plan(
+        inventory, plan.mapping, fmt, journal, options,
+        target_exists=True, backfilled=done, target_layout=plan.target_layout,
+        rebackfill={**rebackfill, **outcome.copied},
+    )  # fmt: skip
+    return outcome, replace(copies, adoption=tuple(decisions)), done
+
+
+def _plan(
+    inventory: TableInventory,
+    mapping: FieldMapping,
+    fmt: TargetFormat,
+    journal: Journal,
+    options: MigrateOptions,
+    *,
+    target_exists: bool,
+    backfilled: dict[str, Backfilled],
+    target_layout: str,
+    rebackfill: dict[str, str],
+    spark_conf: dict[str, str] | None = None,
+) -> MigrationPlan:
+    """The plan of ``options`` over ``inventory`` (the dry run, a run, and a run's copies
+    after adoption plan alike)."""
+    return build_plan(
         inventory,
-        plan.mapping,
+        mapping,
         options.target,
-        target_exists=True,
-        backfilled=done,
+        target_exists=target_exists,
+        backfilled=backfilled,
         wanted=options.partitions,
         batch_rows=options.batch_rows,
         batch_bytes=options.batch_bytes,
         key_mode=options.key_mode,
         throughput=journal.throughput(inventory.qualified_name),
-        spark_conf={},
+        spark_conf=spark_conf or {},
         format=fmt.name,
-        target_layout=plan.target_layout,
-        rebackfill={**rebackfill, **outcome.copied},
+        target_layout=target_layout,
+        rebackfill=rebackfill,
     )
-    return outcome, replace(copies, adoption=tuple(decisions)), done
 
 
 def _protect_readers(
