@@ -24,11 +24,12 @@ from pyiceberg.catalog.hive import HiveCatalog
 from lakeshift.cli.main import cli
 from lakeshift.config import Settings
 from lakeshift.formats.iceberg import spark_identifier
+from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
 from lakeshift.migrate.backfill import MigrateOptions, migrate
 from lakeshift.migrate.journal import Journal
 from lakeshift.storage import Store
-from tests.helpers.adopted import adopt_partition, tree_digest
+from tests.helpers.adopted import tree_digest
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
 from tests.helpers.lake import local_path, read_lake
 
@@ -118,8 +119,18 @@ def test_maintain_and_erase_leave_adopted_files_to_the_hive_table(
     journal = Journal(tmp_path / "journal.sqlite")
     migrate(spark, client, None, settings, journal, source, MigrateOptions(target))
     _fragment(spark, target)
+    # The partition adopted by lakeshift's own adoption, in place of its copy
+    result = migrate(
+        spark, client, None, settings, journal, source,
+        MigrateOptions(
+            target, adopt_files="auto", force=True,
+            partitions=PartitionFilter.exactly([f"dt={ADOPTED}"]),
+        ),
+    )  # fmt: skip
+    assert result.adoption is not None and result.adoption.proven == [f"dt={ADOPTED}"]
     source_files = sorted(hive.partition_dir([ADOPTED]).glob("0*"))
-    adopted = adopt_partition(spark, target, {"dt": ADOPTED}, source_files)
+    adopted = [f for f in _data_files(client, target) if f"/dt={ADOPTED}/" in f]
+    assert sorted(local_path(f) for f in adopted) == source_files
     digest = tree_digest(hive.location)
     location = str(HiveCatalog("t", uri=client.uri).load_table(target).location())
     own = Store(location)
