@@ -427,7 +427,11 @@ def _adopt_first(
     copies = _plan(
         inventory, plan.mapping, fmt, journal, options,
         target_exists=True, backfilled=done, target_layout=plan.target_layout,
-        rebackfill={**rebackfill, **outcome.copied},
+        # (--force chose the adopted ones too: proven now, they are not copied over)
+        rebackfill={
+            **{n: why for n, why in rebackfill.items() if n not in outcome.proven},
+            **outcome.copied,
+        },
     )  # fmt: skip
     return outcome, replace(copies, adoption=tuple(decisions)), done
 

@@ -38,16 +38,6 @@ def target_fingerprints(
     from pyspark.sql import functions as F
 
     if partitions is not None:
-        if inventory.partition_keys:
-            # The same rows by their keys too: the target prunes files by them (identity
-            # partitions), so a partition not asked for is not read at all (an adopted file
-            # a writer since removed, or rewrote, is no scan's failure).
-            from lakeshift.route.view_sql import partition_predicate
-
-            keys = [(k.name, k.type) for k in inventory.partition_keys]
-            by_name = {p.name: p.values for p in inventory.partitions}
-            values = [by_name[n] for n in partitions if n in by_name]
-            frame = frame.where(F.expr(partition_predicate(keys, values)))
         frame = frame.where(F.col(PARTITIONPATH_COLUMN).isin(partitions))
     data_columns = [c.name for c in (*inventory.columns, *inventory.partition_keys)]
     found = _by_partition(frame, data_columns)

@@ -125,6 +125,7 @@ def test_maintain_and_erase_leave_adopted_files_to_the_hive_table(
         MigrateOptions(
             target, adopt_files="auto", force=True,
             partitions=PartitionFilter.exactly([f"dt={ADOPTED}"]),
+            accept_foreign_commits=True,  # the fragmenting writes above
         ),
     )  # fmt: skip
     assert result.adoption is not None and result.adoption.proven == [f"dt={ADOPTED}"]
