@@ -85,9 +85,9 @@ def adopt_partitions(
     if str(table.properties().get(GC_PROPERTY)) != "false":
         # Before any file of the source is referenced: a snapshot holding one must never be
         # expired by an engine that deletes what it no longer references.
+        # (a change of properties adds no snapshot: ``base`` stands)
         table.updateProperties().set(GC_PROPERTY, "false").commit()
         table.refresh()
-        base = fmt._base_snapshot(target)
     spec, schema = table.spec(), table.schema()
     mapping = iceberg.mapping.NameMappingParser.fromJson(
         table.properties().get("schema.name-mapping.default")
@@ -95,7 +95,7 @@ def adopt_partitions(
     config = iceberg.MetricsConfig.forTable(table)
     orc_metrics, io = iceberg.orc.OrcMetrics, table.io()
     data_files, orc = iceberg.DataFiles, iceberg.FileFormat.ORC
-    hive = fmt.key_reading(target)
+    hive = _key_reading(fmt, table, target)
     by_name = {p.name: p for p in inventory.partitions}
     sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
     keys = {k.name.lower(): k for k in inventory.partition_keys}
@@ -136,8 +136,43 @@ def adopt_partitions(
     _translated_conflict(target, replace.commit)
     spark.sql(f"REFRESH TABLE {fmt.ident(target)}")
     log.info("%s: adopted %d file(s) of %d partition(s)", target, count, len(decisions))
-    fmt._check_landed_on(target, base, record)
+    landed = _landed(table, base, record)
+    if landed is not None:
+        return BatchResult(None, True, landed)
+    fmt._check_landed_on(target, base, record)  # names what came between, or another writer
     return BatchResult(None, True, fmt._commit_of(target, record))
+
+
+def _landed(table: Any, base: int | None, record: CommitRecord) -> int | None:
+    """The commit's snapshot id when the Java table (just committed through) shows it right
+    on ``base``; else ``None``, and the catalog is asked (each pyiceberg load of the table is
+    a metastore call and a metadata read: about 37 ms, most of a small adoption's cost)."""
+    from lakeshift.formats.commit_metadata import is_commit_of
+
+    table.refresh()
+    snapshot = table.currentSnapshot()
+    if snapshot is None:
+        return None
+    parent = snapshot.parentId()
+    if (None if parent is None else int(parent)) != base:
+        return None
+    summary = {str(k): str(v) for k, v in dict(snapshot.summary()).items()}
+    return (
+        int(snapshot.snapshotId()) if is_commit_of(summary, record.run_id, record.batch) else None
+    )
+
+
+def _key_reading(fmt: IcebergTarget, table: Any, target: str) -> HiveSemantics:
+    """``fmt.key_reading`` from the Java table's own properties (no catalog load)."""
+    import json
+
+    from lakeshift.formats.iceberg_schema import MAPPING_PROPERTY
+    from lakeshift.schema_map.model import FieldMapping
+
+    raw = table.properties().get(MAPPING_PROPERTY)
+    if not raw:
+        return fmt.key_reading(target)
+    return FieldMapping.from_json(json.loads(str(raw))).semantics
 
 
 def adopted_path(partition: PartitionInfo, relative: str) -> str:
