@@ -139,6 +139,7 @@ def adopt_partitions(
     landed = _landed(table, base, record)
     if landed is not None:
         return BatchResult(None, True, landed)
+    log.info("%s: the commit is not right on snapshot %s here; asking the catalog", target, base)
     fmt._check_landed_on(target, base, record)  # names what came between, or another writer
     return BatchResult(None, True, fmt._commit_of(target, record))
 
