@@ -16,6 +16,7 @@ lakeshift's own maintenance deletes only files under the lake table's location.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -76,12 +77,20 @@ def adopt_partitions(
 ) -> BatchResult:
     """One replace-partitions commit holding ``decisions``' files in their partitions."""
 
+    clock = [time.monotonic()]
+
+    def took() -> float:
+        now = time.monotonic()
+        seconds, clock[0] = now - clock[0], now
+        return round(seconds, 3)
+
     base = fmt._base_snapshot(target)
     spark = fmt.spark
     jvm: Any = spark.sparkContext._jvm
     iceberg = jvm.org.apache.iceberg
     table = fmt.java_table(target)
     table.refresh()
+    steps = {"base and table": took()}
     if str(table.properties().get(GC_PROPERTY)) != "false":
         # Before any file of the source is referenced: a snapshot holding one must never be
         # expired by an engine that deletes what it no longer references.
@@ -107,6 +116,7 @@ def adopt_partitions(
         replace.set(key, value)
     count = 0
     kinds = [str(iceberg_hive_type(parse_hive_type(keys[s.lower()].type))) for s in sources]
+    steps["gc and setup"] = took()
     for decision in decisions:
         partition = by_name[decision.partition]
         values = dict(zip((k.name.lower() for k in inventory.partition_keys), partition.values))
@@ -133,10 +143,17 @@ def adopt_partitions(
                 .build()
             )
             count += 1
+    steps["files"] = took()
     _translated_conflict(target, replace.commit)
+    steps["commit"] = took()
     spark.sql(f"REFRESH TABLE {fmt.ident(target)}")
-    log.info("%s: adopted %d file(s) of %d partition(s)", target, count, len(decisions))
+    steps["refresh"] = took()
     landed = _landed(table, base, record)
+    steps["landing"] = took()
+    log.info(
+        "%s: adopted %d file(s) of %d partition(s); seconds: %s",
+        target, count, len(decisions), steps,
+    )  # fmt: skip
     if landed is not None:
         return BatchResult(None, True, landed)
     log.info("%s: the commit is not right on snapshot %s here; asking the catalog", target, base)
