@@ -32,9 +32,9 @@ from lakeshift.formats.commit_metadata import (
 from lakeshift.formats.iceberg_adopt import holds_adopted_files
 from lakeshift.formats.iceberg_java import (
     Unboxable,
-    _JavaBoxes,
     _translated_conflict,
     iceberg_hive_type,
+    internal_value,
     partition_data,
 )
 from lakeshift.formats.iceberg_schema import stored_mapping
@@ -483,7 +483,6 @@ class IcebergFormat(TargetFormat):
         jvm: Any = self.spark.sparkContext._jvm
         expressions = jvm.org.apache.iceberg.expressions.Expressions
         both = getattr(expressions, "and")
-        boxes = _JavaBoxes(jvm)
         table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
             self.spark._jsparkSession, self.ident(target)
         )
@@ -497,7 +496,7 @@ class IcebergFormat(TargetFormat):
                 term = (
                     expressions.isNull(key.name)
                     if typed is None
-                    else expressions.equal(key.name, boxes.value(kind, typed))
+                    else expressions.equal(key.name, internal_value(kind, typed))
                 )
                 match = both(match, term)
             where = getattr(expressions, "or")(where, match)

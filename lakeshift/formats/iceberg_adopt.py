@@ -32,6 +32,7 @@ from lakeshift.formats.iceberg_java import (
 from lakeshift.hive.partition_values import typed_value
 from lakeshift.hive.types import parse_hive_type
 from lakeshift.inspect.model import PartitionInfo, TableInventory
+from lakeshift.storage import place
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -104,7 +105,7 @@ def adopt_partitions(
     config = iceberg.MetricsConfig.forTable(table)
     orc_metrics, io = iceberg.orc.OrcMetrics, table.io()
     data_files, orc = iceberg.DataFiles, iceberg.FileFormat.ORC
-    hive = _key_reading(fmt, table, target)
+    hive = fmt.key_reading(target)
     by_name = {p.name: p for p in inventory.partitions}
     sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
     keys = {k.name.lower(): k for k in inventory.partition_keys}
@@ -148,49 +149,14 @@ def adopt_partitions(
     steps["commit"] = took()
     spark.sql(f"REFRESH TABLE {fmt.ident(target)}")
     steps["refresh"] = took()
-    landed = _landed(table, base, record)
+    fmt._check_landed_on(target, base, record)
+    commit = fmt._commit_of(target, record)
     steps["landing"] = took()
     log.info(
         "%s: adopted %d file(s) of %d partition(s); seconds: %s",
         target, count, len(decisions), steps,
     )  # fmt: skip
-    if landed is not None:
-        return BatchResult(None, True, landed)
-    log.info("%s: the commit is not right on snapshot %s here; asking the catalog", target, base)
-    fmt._check_landed_on(target, base, record)  # names what came between, or another writer
-    return BatchResult(None, True, fmt._commit_of(target, record))
-
-
-def _landed(table: Any, base: int | None, record: CommitRecord) -> int | None:
-    """The commit's snapshot id when the Java table (just committed through) shows it right
-    on ``base``; else ``None``, and the catalog is asked (each pyiceberg load of the table is
-    a metastore call and a metadata read: about 37 ms, most of a small adoption's cost)."""
-    from lakeshift.formats.commit_metadata import is_commit_of
-
-    table.refresh()
-    snapshot = table.currentSnapshot()
-    if snapshot is None:
-        return None
-    parent = snapshot.parentId()
-    if (None if parent is None else int(parent)) != base:
-        return None
-    summary = {str(k): str(v) for k, v in dict(snapshot.summary()).items()}
-    return (
-        int(snapshot.snapshotId()) if is_commit_of(summary, record.run_id, record.batch) else None
-    )
-
-
-def _key_reading(fmt: IcebergTarget, table: Any, target: str) -> HiveSemantics:
-    """``fmt.key_reading`` from the Java table's own properties (no catalog load)."""
-    import json
-
-    from lakeshift.formats.iceberg_schema import MAPPING_PROPERTY
-    from lakeshift.schema_map.model import FieldMapping
-
-    raw = table.properties().get(MAPPING_PROPERTY)
-    if not raw:
-        return fmt.key_reading(target)
-    return FieldMapping.from_json(json.loads(str(raw))).semantics
+    return BatchResult(None, True, commit)
 
 
 def adopted_path(partition: PartitionInfo, relative: str) -> str:
@@ -274,14 +240,8 @@ def release_files(fmt: IcebergTarget, target: str, files: Sequence[Mapping[str, 
 
 def _held(table: Table, files: Sequence[Mapping[str, Any]]) -> set[str]:
     """The partitions of ``files`` whose files ``table``'s current snapshot holds."""
-    partitions = {_key(str(f["path"])): str(f["partition"]) for f in files}
+    partitions = {place(str(f["path"])): str(f["partition"]) for f in files}
     if table.current_snapshot() is None:
         return set()
     live = table.inspect.files().column("file_path").to_pylist()
-    return {partitions[k] for k in map(_key, live) if k in partitions}
-
-
-def _key(path: str) -> str:
-    from lakeshift.migrate.adoption import normalised_uri
-
-    return normalised_uri(path)
+    return {partitions[k] for k in map(place, live) if k in partitions}

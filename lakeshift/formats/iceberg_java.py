@@ -1,5 +1,5 @@
 """Iceberg's Java API through py4j, shared by the format's modules: the target's types,
-Java's boxed partition values, and the translation of Iceberg's conflict refusal."""
+Iceberg's internal partition values, and the translation of Iceberg's conflict refusal."""
 
 from __future__ import annotations
 
@@ -38,41 +38,32 @@ def _translated_conflict(target: str, commit: Any) -> None:
         raise foreign_commit_error(f"Iceberg table {target}", [line.strip()]) from e
 
 
-class _JavaBoxes:
-    """Java's boxed types, looked up once (each lookup through py4j is a round trip)."""
+def internal_value(hive: str, value: Any) -> Any:
+    """A typed partition value as Iceberg holds it internally, in the Python type py4j turns
+    into that Java class: ints, dates as days, timestamps as microseconds, decimals at their
+    type's scale (py4j passes a Decimal as a BigDecimal of its own scale), the rest as they
+    are. (py4j hands any boxed Java value back as Python's, so boxing here would only add
+    round trips.)"""
+    return _internal(parse_hive_type(hive), value)
 
-    def __init__(self, jvm: Any) -> None:
-        lang = jvm.java.lang
-        self.integer, self.long, self.float = lang.Integer, lang.Long, lang.Float
-        self.double, self.decimal = lang.Double, jvm.java.math.BigDecimal
 
-    def value(self, hive: str, value: Any) -> Any:
-        """A partition value as Iceberg's Java API holds it internally (ints as Integer, longs
-        as Long, dates as days, timestamps as microseconds, decimals as BigDecimal)."""
-        if value is None:
-            return None
-        kind = parse_hive_type(hive)
-        if kind.kind in ("tinyint", "smallint", "int"):
-            return self.integer.valueOf(int(value))
-        if kind.kind == "bigint":
-            return self.long.valueOf(str(int(value)))
-        if kind.kind == "float":
-            return self.float.valueOf(repr(float(value)))
-        if kind.kind == "double":
-            return self.double.valueOf(repr(float(value)))
-        if kind.kind == "date":
-            return self.integer.valueOf((value - _EPOCH.date()).days)
-        if kind.kind == "timestamp":
-            delta = value - _EPOCH.replace(tzinfo=None)
-            micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-            return self.long.valueOf(str(micros))
-        if kind.kind == "decimal":
-            # py4j hands a BigDecimal back as Python's Decimal (and passes a Decimal as a
-            # BigDecimal of its own scale): the value, at the type's scale, is what is sent
-            from decimal import Decimal
+def _internal(kind: HiveType, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind.kind in ("tinyint", "smallint", "int", "bigint"):
+        return int(value)
+    if kind.kind in ("float", "double"):
+        return float(value)
+    if kind.kind == "date":
+        return (value - _EPOCH.date()).days
+    if kind.kind == "timestamp":
+        delta = value - _EPOCH.replace(tzinfo=None)
+        return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+    if kind.kind == "decimal":
+        from decimal import Decimal
 
-            return Decimal(str(value)).quantize(Decimal(1).scaleb(-kind.params[1]))
-        return value  # booleans and strings: py4j's own conversion
+        return Decimal(str(value)).quantize(Decimal(1).scaleb(-kind.params[1]))
+    return value  # booleans and strings
 
 
 class Unboxable(ValueError):
@@ -138,27 +129,15 @@ def _text(kind: HiveType, value: Any) -> str | None:
 
 
 def _direct(kind: HiveType, value: Any) -> Any:
-    """A value py4j sends as the class Iceberg holds it, or :class:`Unboxable`."""
-    if value is None:
+    """``_internal``'s value where py4j sends it as the class Iceberg holds, or
+    :class:`Unboxable`."""
+    internal = _internal(kind, value)
+    if internal is None:
         return None
-    if kind.kind == "timestamp":
-        delta = value - _EPOCH.replace(tzinfo=None)
-        micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-        if micros in _INT_RANGE:
-            raise Unboxable(f"timestamp {value} is within 36 minutes of 1970-01-01")
-        return micros
-    if kind.kind == "bigint" and int(value) in _INT_RANGE:
+    if kind.kind == "timestamp" and internal in _INT_RANGE:
+        raise Unboxable(f"timestamp {value} is within 36 minutes of 1970-01-01")
+    if kind.kind == "bigint" and internal in _INT_RANGE:
         raise Unboxable(f"bigint {value} beside a timestamp key")
     if kind.kind == "float":
         raise Unboxable(f"float {value} beside a timestamp key")
-    if kind.kind == "date":
-        return (value - _EPOCH.date()).days
-    if kind.kind == "decimal":
-        from decimal import Decimal
-
-        return Decimal(str(value)).quantize(Decimal(1).scaleb(-kind.params[1]))
-    if kind.kind in ("tinyint", "smallint", "int", "bigint"):
-        return int(value)
-    if kind.kind == "double":
-        return float(value)
-    return value
+    return internal

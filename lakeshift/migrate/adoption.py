@@ -20,6 +20,7 @@ from lakeshift.hive.projection import FileGroup, file_groups
 from lakeshift.hive.types import HiveType, parse_hive_type
 from lakeshift.inspect.model import PartitionInfo, TableInventory
 from lakeshift.schema_map.model import FieldMapping
+from lakeshift.storage import place, relative_to
 
 ADOPT_NEVER, ADOPT_AUTO, ADOPT_REQUIRE = "never", "auto", "require"
 ADOPT_FILES = (ADOPT_NEVER, ADOPT_AUTO, ADOPT_REQUIRE)
@@ -118,19 +119,8 @@ def _rule_reason(p: PartitionInfo) -> str:
 
 
 def _nested(a: str, b: str) -> bool:
-    a, b = normalised_uri(a), normalised_uri(b)
-    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
-
-
-def normalised_uri(uri: str) -> str:
-    """``file:///x`` and ``file:/x`` name one path; ``s3a://`` and ``s3://`` one object."""
-    text = uri.rstrip("/")
-    if text.startswith("file:"):
-        text = "/" + text[len("file:") :].lstrip("/")
-    for scheme in ("s3a://", "s3n://"):
-        if text.startswith(scheme):
-            text = "s3://" + text[len(scheme) :]
-    return text
+    """Whether two locations are one, or either lies inside the other (however spelt)."""
+    return place(a) == place(b) or relative_to(a, b) is not None or relative_to(b, a) is not None
 
 
 def _mapped_ids(mapping: FieldMapping) -> dict[str, int]:

@@ -4,7 +4,7 @@ A location's scheme chooses the file system (pyarrow's: local, S3, GCS, ADLS, HD
 options come from Spark's ``fs.s3a.*`` settings and the AWS environment (``options``).
 """
 
-from lakeshift.storage.location import Location, filesystem_for, parse, relative_to
+from lakeshift.storage.location import Location, filesystem_for, parse, place, relative_to
 from lakeshift.storage.options import StorageOptions, configure, current, is_secret, redacted
 from lakeshift.storage.store import StorageUnavailable, Store, StoredFile, translate
 
@@ -19,6 +19,7 @@ __all__ = [
     "filesystem_for",
     "is_secret",
     "parse",
+    "place",
     "redacted",
     "relative_to",
     "translate",

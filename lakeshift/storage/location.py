@@ -94,6 +94,14 @@ def relative_to(location: str, root: str) -> str | None:
     return path[len(prefix) :] if path.startswith(prefix) else None
 
 
+def place(location: str) -> tuple[str, str, str]:
+    """One key for every spelling of one place (as ``relative_to`` reads them): store kind,
+    authority (none for object stores, whose bucket starts the path) and path."""
+    where = parse(location)
+    authority = "" if where.kind in ("local", "s3", "gs") else where.authority.lower()
+    return where.kind, authority, where.path.rstrip("/")
+
+
 def filesystem_for(
     location: str, options: StorageOptions | None = None
 ) -> tuple[pafs.FileSystem, str]:
