@@ -65,6 +65,24 @@ ACCEPTED_PROPERTY = "lakeshift.accepted-snapshot"
 #: Bytes per read task of a target scan (Iceberg's ``read.split.target-size`` default); a file
 #: counts as at least Iceberg's open cost (4 MB), so small files go 32 to a task.
 READ_SPLIT_BYTES = 128 * 1024**2
+#: Iceberg's ``read.split.open-file-cost`` default: what a file weighs, at least, in a split.
+OPEN_COST_BYTES = 4 * 1024**2
+
+
+def read_split_bytes(table: Table | None, parallelism: int) -> int:
+    """Iceberg's split size for a scan of ``table``'s current snapshot: enough tasks for every
+    core when the table is small (each file weighing at least the open cost, as Iceberg packs
+    them), at most ``READ_SPLIT_BYTES`` each. Given, not Iceberg's adaptive sizing, which cut
+    a target of 1,000 small files (7.5 KB each) into 250 tasks of 4 files for validation's
+    scan, most of its 4 s; a fixed 128 MB read 8 files of 2 MB in one task, on one core."""
+    snapshot = table.current_snapshot() if table is not None else None
+    summary = _summary(snapshot) if snapshot is not None else {}
+    if not summary:
+        return READ_SPLIT_BYTES
+    files = int(summary.get("total-data-files") or 0)
+    size = int(summary.get("total-files-size") or 0)
+    weight = max(size, files * OPEN_COST_BYTES)
+    return min(READ_SPLIT_BYTES, max(OPEN_COST_BYTES, -(-weight // max(1, parallelism))))
 
 
 def spark_identifier(target: str, catalog: str = "spark_catalog") -> str:
@@ -244,28 +262,37 @@ class IcebergFormat(TargetFormat):
 
     def _base_snapshot(self, target: str) -> int | None:
         """The snapshot a migration's commit goes on: the current one, refused when another
-        writer made it (or any since lakeshift's newest)."""
-        self.check_no_foreign_commits(target)
+        writer made it (or any since lakeshift's newest). (The table is loaded once: each
+        load is a metastore call and a metadata read, a fifth of an adoption's seconds.)"""
+        from lakeshift.formats.foreign import foreign_commit_error
+
         table = self._require(target)
+        found = foreign_snapshots(table)
+        if found:
+            raise foreign_commit_error(f"{self.label} {target}", found)
         snapshot = table.current_snapshot()
         return int(snapshot.snapshot_id) if snapshot is not None else None
 
-    def _check_landed_on(self, target: str, base: int | None, record: CommitRecord) -> None:
-        """After a commit: it must stand right on ``base``. Iceberg retries a commit that lost
+    def _landed(self, target: str, base: int | None, record: CommitRecord) -> int | None:
+        """After a commit: the snapshot id of ``record``'s commit, which must stand right on
+        ``base`` (None when the current snapshot is not it). Iceberg retries a commit that lost
         the race on top of the winner (its conflict check keeps the batch's partitions clear
         of another writer's files), so another writer's snapshot in between is reported."""
+        from lakeshift.formats.foreign import foreign_commit_error
+
         table = self._require(target)
         snapshot = table.current_snapshot()
         if snapshot is None or not is_commit_of(_summary(snapshot), record.run_id, record.batch):
-            self.check_no_foreign_commits(target)
-            return
+            found = foreign_snapshots(table)
+            if found:
+                raise foreign_commit_error(f"{self.label} {target}", found)
+            return None
         if snapshot.parent_snapshot_id != base:
-            from lakeshift.formats.foreign import foreign_commit_error
-
             raise foreign_commit_error(
                 f"Iceberg table {target}",
                 [f"snapshot {snapshot.parent_snapshot_id} landed before batch {record.batch}"],
             )
+        return int(snapshot.snapshot_id)
 
     def sync(self, target: str, inventory: TableInventory, *, source: str) -> SyncResult:
         settings = self.services.settings
@@ -331,8 +358,7 @@ class IcebergFormat(TargetFormat):
         with profiling.phase("spark write and commit"):
             _translated_conflict(target, writer.overwritePartitions)
         with profiling.phase("find commit"):
-            self._check_landed_on(target, base, record)
-            return BatchResult(checksum(), True, self._commit_of(target, record))
+            return BatchResult(checksum(), True, self._landed(target, base, record))
 
     def _write_arrow(
         self,
@@ -437,11 +463,9 @@ class IcebergFormat(TargetFormat):
             _translated_conflict(target, replace.commit)
             self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
         with profiling.phase("find commit"):
-            self._check_landed_on(target, base, record)
+            landed = self._landed(target, base, record)
             # the tasks' checksum of what they wrote: validation need not scan the source
-            return BatchResult(
-                observed(written), True, self._commit_of(target, record), observed_by="arrow"
-            )
+            return BatchResult(observed(written), True, landed, observed_by="arrow")
 
     def java_table(self, target: str) -> Any:
         """The target as Iceberg's Java ``Table`` in the session's JVM. Spark's session catalog
@@ -460,13 +484,6 @@ class IcebergFormat(TargetFormat):
         spark.sql(f"REFRESH TABLE {ident}")
         spark.catalog.clearCache()
         return utils.loadIcebergTable(spark._jsparkSession, ident)
-
-    def _commit_of(self, target: str, record: CommitRecord) -> int | None:
-        table = self.table(target)
-        snapshot = table.current_snapshot() if table is not None else None
-        if snapshot is None or not is_commit_of(_summary(snapshot), record.run_id, record.batch):
-            return None
-        return int(snapshot.snapshot_id)
 
     def delete_partitions(
         self, target: str, inventory: TableInventory, partitions: Sequence[str]
@@ -547,12 +564,9 @@ class IcebergFormat(TargetFormat):
 
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
-        # Iceberg's split size, given: its adaptive sizing cut a target of 1,000 small files
-        # (7.5 KB each) into 250 tasks of 4 files for validation's scan, most of its 4 s.
-        frame = self.spark.read.option("split-size", str(READ_SPLIT_BYTES)).table(
-            self.ident(target)
-        )
         table = self.table(target)
+        split = read_split_bytes(table, self.spark.sparkContext.defaultParallelism)
+        frame = self.spark.read.option("split-size", str(split)).table(self.ident(target))
         if inventory is None or table is None or not holds_adopted_files(table):
             return frame
         from lakeshift.formats.iceberg_adopt import with_partition_paths

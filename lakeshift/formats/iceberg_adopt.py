@@ -64,8 +64,7 @@ class IcebergTarget(Protocol):
     def stored_mapping(self, target: str) -> FieldMapping | None: ...
     def key_reading(self, target: str) -> HiveSemantics: ...
     def _base_snapshot(self, target: str) -> int | None: ...
-    def _check_landed_on(self, target: str, base: int | None, record: CommitRecord) -> None: ...
-    def _commit_of(self, target: str, record: CommitRecord) -> int | None: ...
+    def _landed(self, target: str, base: int | None, record: CommitRecord) -> int | None: ...
     def java_table(self, target: str) -> Any: ...
 
 
@@ -92,12 +91,15 @@ def adopt_partitions(
     table = fmt.java_table(target)
     table.refresh()
     steps = {"base and table": took()}
-    if str(table.properties().get(GC_PROPERTY)) != "false":
-        # Before any file of the source is referenced: a snapshot holding one must never be
-        # expired by an engine that deletes what it no longer references.
-        # (a change of properties adds no snapshot: ``base`` stands)
-        table.updateProperties().set(GC_PROPERTY, "false").commit()
-        table.refresh()
+    # No file of the source may be referenced by a table whose snapshots an engine could
+    # expire, deleting what they no longer reference: the first adoption turns gc off in the
+    # same commit as its files (one transaction, one metastore commit: a commit of its own
+    # was as long as the files' registration).
+    transaction = (
+        table.newTransaction() if str(table.properties().get(GC_PROPERTY)) != "false" else None
+    )
+    if transaction is not None:
+        transaction.updateProperties().set(GC_PROPERTY, "false").commit()
     spec, schema = table.spec(), table.schema()
     mapping = iceberg.mapping.NameMappingParser.fromJson(
         table.properties().get("schema.name-mapping.default")
@@ -109,7 +111,7 @@ def adopt_partitions(
     by_name = {p.name: p for p in inventory.partitions}
     sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
     keys = {k.name.lower(): k for k in inventory.partition_keys}
-    replace = table.newReplacePartitions()
+    replace = (transaction or table).newReplacePartitions()
     if base is not None:
         replace = replace.validateFromSnapshot(base)
     replace = replace.validateNoConflictingData().validateNoConflictingDeletes()
@@ -117,7 +119,7 @@ def adopt_partitions(
         replace.set(key, value)
     count = 0
     kinds = [str(iceberg_hive_type(parse_hive_type(keys[s.lower()].type))) for s in sources]
-    steps["gc and setup"] = took()
+    steps["setup"] = took()
     for decision in decisions:
         partition = by_name[decision.partition]
         values = dict(zip((k.name.lower() for k in inventory.partition_keys), partition.values))
@@ -145,12 +147,17 @@ def adopt_partitions(
             )
             count += 1
     steps["files"] = took()
-    _translated_conflict(target, replace.commit)
+
+    def commit_all() -> None:
+        replace.commit()
+        if transaction is not None:
+            transaction.commitTransaction()
+
+    _translated_conflict(target, commit_all)
     steps["commit"] = took()
     spark.sql(f"REFRESH TABLE {fmt.ident(target)}")
     steps["refresh"] = took()
-    fmt._check_landed_on(target, base, record)
-    commit = fmt._commit_of(target, record)
+    commit = fmt._landed(target, base, record)
     steps["landing"] = took()
     log.info(
         "%s: adopted %d file(s) of %d partition(s); seconds: %s",
