@@ -16,6 +16,7 @@ from hive_metastore.ttypes import FieldSchema
 from lakeshift.config import Settings
 from lakeshift.errors import RefusedInput
 from lakeshift.formats import FormatServices, format_of, load_format
+from lakeshift.formats.delta import format as delta_format
 from lakeshift.inspect import inspect_table
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore.client import MetastoreClient
@@ -212,6 +213,7 @@ def test_rename_add_and_changed_partition_keep_ids_and_replace_atomically(
     settings: Settings,
     tables_root: Path,
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Hive 1.2 keeps a column renamed without CASCADE by position in old partitions; Hive 2.1+
     # shows NULL there (its files still say `v`), which validation would rightly flag.
@@ -315,6 +317,15 @@ def test_rename_add_and_changed_partition_keep_ids_and_replace_atomically(
     assert unique_keys(lake)
     report = validate_table(spark, client, None, settings, journal, source, target)
     assert report.ok, [p for p in report.partitions if not p.ok]
+
+    # Both ways of giving rows their partition values read the same rows: a snapshot of few
+    # partitions as each scan's literals, of many through a lookup of each row's file.
+    fmt = load_format("delta", _services(spark, client, settings))
+    few = fmt.frame(target).collect()
+    monkeypatch.setattr(delta_format, "LITERAL_PARTITIONS", 0)
+    many = fmt.frame(target).collect()
+    assert sorted(map(str, few)) == sorted(map(str, many)) and len(few) == 8
+    assert Counter(r["dt"] for r in many) == {"0": 2, "1": 3, "2": 2, "3": 1}
 
 
 def _tiny(client: MetastoreClient, root: Path, columns: list[tuple[str, str]]) -> HiveTableBuilder:

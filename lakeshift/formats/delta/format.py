@@ -83,6 +83,10 @@ ACCEPTED_PROPERTY = "lakeshift.accepted-versions"
 #: The column Spark partitions a batch's files by: the partition's index in the batch.
 BATCH_PART = "part"
 _FILE = "__lakeshift_file"
+#: Snapshots of at most this many partitions are read as a scan per partition with its
+#: values as literals; more take one scan and a lookup of each row's file (a union of
+#: thousands of scans would cost more to plan than the lookup to run).
+LITERAL_PARTITIONS = 32
 _INTEGERS = ("tinyint", "smallint", "int", "bigint")
 
 
@@ -566,8 +570,17 @@ class DeltaFormat(TargetFormat):
 
     def frame(self, target: str, inventory: TableInventory | None = None) -> DataFrame:
         """Exactly the current files, read by Spark; partition values from the log, physical
-        names mapped back to Hive's (a struct cast is positional, so nested names follow).
-        Everything comes from the log: the Hive table is not needed (it may be retired)."""
+        names mapped back to Hive's. Everything comes from the log: the Hive table is not
+        needed (it may be retired).
+
+        Nothing is done per row that a column or a file can do: top-level columns are
+        renamed (only those holding structs are cast, since a struct cast is positional and
+        so renames nested fields too), and the partition values of a snapshot with few of
+        them are each scan's literals; only many partitions take one scan and a lookup of
+        each row's file (2,000,000 rows of 4 partitions: 3.8 s with the lookup and a
+        cast of every row, against 1.3 s for the files alone)."""
+        from functools import reduce
+
         from pyspark.sql import functions as F
 
         state = self._require_state(target)
@@ -578,36 +591,52 @@ class DeltaFormat(TargetFormat):
         ddl = ", ".join(
             f"{quote(physical_name(f))} {physical_spark_type(f['type'])}" for f in fields
         )
-        logical = ", ".join(f"{quote(f['name'])}:{logical_spark_type(f['type'])}" for f in fields)
-        files = delta_log.current_files(self.root(target))
-        lookup_rows: list[tuple[str | None, ...]] = [
-            (spark_file_path(location, f.path), *[f.partition_values.get(k) for k in key_names])
-            for f in files
+        renamed = [
+            F.col(quote(physical_name(f))).alias(f["name"])
+            if physical_spark_type(f["type"]) == logical_spark_type(f["type"])
+            else F.expr(
+                f"CAST({quote(physical_name(f))} AS {logical_spark_type(f['type'])})"
+            ).alias(f["name"])
+            for f in fields
         ]
+        columns = [quote(f["name"]) for f in state.schema["fields"]]
+
+        def key_column(key: str, value: Any) -> Any:
+            return F.lit(value).cast(logical_spark_type(by_name[key]["type"])).alias(key)
+
+        files = delta_log.current_files(self.root(target))
+        if not files:
+            empty = self.spark.createDataFrame([], ddl)
+            return empty.select(*renamed, *[key_column(k, None) for k in key_names]).select(
+                *columns
+            )
+        groups: dict[tuple[str | None, ...], list[str]] = {}
+        for f in files:
+            values = tuple(f.partition_values.get(k) for k in key_names)
+            groups.setdefault(values, []).append(spark_file_path(location, f.path))
+
+        def scan(paths: list[str]) -> DataFrame:
+            return self.spark.read.schema(ddl).parquet(*[glob_escaped(p) for p in paths])
+
+        if len(groups) <= LITERAL_PARTITIONS:
+            parts = [
+                scan(paths).select(*renamed, *[key_column(k, v) for k, v in zip(key_names, values)])
+                for values, paths in groups.items()
+            ]
+            return reduce(lambda a, b: a.unionByName(b), parts).select(*columns)
+        lookup_rows = [(path, *values) for values, paths in groups.items() for path in paths]
         key_ddl = "".join(f", {quote(f'__k{i}')} STRING" for i in range(len(key_names)))
         lookup = self.spark.createDataFrame(lookup_rows, f"{quote(_FILE)} STRING" + key_ddl)
-        lookup = lookup.selectExpr(
-            quote(_FILE),
+        lookup = lookup.select(
+            _FILE,
             *[
-                f"CAST({quote(f'__k{i}')} AS "
-                f"{logical_spark_type(by_name[k]['type'])}) AS {quote(k)}"
+                F.col(quote(f"__k{i}")).cast(logical_spark_type(by_name[k]["type"])).alias(k)
                 for i, k in enumerate(key_names)
             ],
         )
-        if not files:
-            empty = self.spark.createDataFrame([], f"{ddl}, {quote(_FILE)} STRING")
-            scan = empty
-        else:
-            paths = [glob_escaped(str(row[0])) for row in lookup_rows]
-            scan = self.spark.read.schema(ddl).parquet(*paths)
-            scan = scan.withColumn(_FILE, F.expr(DECODED_FILE_PATH))
-        renamed = scan.select(
-            F.col(_FILE),
-            F.expr(f"CAST(struct(*) AS STRUCT<{logical}, {quote(_FILE)}:STRING>)").alias("r"),
-        ).select("r.*")
-        joined = renamed.join(F.broadcast(lookup), on=_FILE, how="inner")
-        columns = [f["name"] for f in state.schema["fields"]]
-        return joined.select(*[quote(c) for c in columns])
+        every = scan([p for paths in groups.values() for p in paths])
+        read = every.select(*renamed, F.expr(DECODED_FILE_PATH).alias(_FILE))
+        return read.join(F.broadcast(lookup), on=_FILE, how="inner").select(*columns)
 
     # -- after cutover --------------------------------------------------------------------
 
