@@ -154,6 +154,9 @@ class Settings:
             later) or 8 (Hudi 1.0 and later); an existing table keeps its own.
         hudi_parquet_codec: compression of the Hudi base files lakeshift writes: ``gzip``
             (Hudi's default), ``snappy`` or ``zstd``.
+        hudi_gzip_level: zlib level of ``gzip`` base files, 1 (fastest) to 9. The level is
+            not stored in the file: every Parquet reader reads any of them. Hudi's own
+            writers use parquet-mr's ``zlib.compress.level``, 6 unless set.
         target_file_bytes: size the backfill aims its data files at (one file per partition
             below it), instead of one file per Spark task.
         retire_probation_days: days after the cutover before ``retire`` may drop the legacy
@@ -208,6 +211,7 @@ class Settings:
     format: str = "iceberg"
     hudi_table_version: int = 6
     hudi_parquet_codec: str = "gzip"
+    hudi_gzip_level: int = 1
     target_file_bytes: int = 128 * 1024 * 1024
     retire_probation_days: int = 7
     timestamp_precision: str = "refuse"
@@ -236,6 +240,8 @@ class Settings:
                 f"hudi_parquet_codec must be one of {HUDI_PARQUET_CODECS}, "
                 f"got {self.hudi_parquet_codec!r}"
             )
+        if not 1 <= self.hudi_gzip_level <= 9:
+            raise ConfigError(f"hudi_gzip_level must be 1 to 9, got {self.hudi_gzip_level}")
         if self.retire_probation_days < 0:
             raise ConfigError(
                 f"retire_probation_days must be 0 or more, got {self.retire_probation_days}"

@@ -45,6 +45,7 @@ def test_env_home_and_explicit_config_file(tmp_path: Path) -> None:
         ({"calendar": "julian"}, "calendar must be one of"),
         ({"hudi_table_version": "7"}, "hudi_table_version must be one of"),
         ({"hudi_parquet_codec": "lzo"}, "hudi_parquet_codec must be one of"),
+        ({"hudi_gzip_level": "0"}, "hudi_gzip_level must be 1 to 9"),
         ({"metastore_uri": "http://hms:9083"}, "thrift://"),
         ({"metastore_port": "abc"}, "metastore_port"),
     ],

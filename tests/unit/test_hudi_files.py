@@ -159,6 +159,44 @@ def test_a_table_built_from_these_files_reads_back_in_hudi_rs(tmp_path: Path) ->
     assert timeline.pending() == []
 
 
+def test_the_gzip_level_is_the_one_given(tmp_path: Path) -> None:
+    """(The integration tests read the default level's files with hudi-rs.)"""
+    import pyarrow.parquet as pq
+
+    schema = avro_schema("t", pa.schema([("uuid", pa.string()), ("v", pa.string())]))
+    n = 20_000
+    rows = pa.table(
+        {
+            "uuid": [f"{i:08x}-key" for i in range(n)],
+            "v": [f"value {i * 7919 % 10007} of {i % 13}" for i in range(n)],
+        }
+    )
+    sizes = {}
+    for level in (1, 9):
+        root = tmp_path / f"level{level}"
+        properties.init_table(root, properties.table_properties("db", "t", create_schema(schema)))
+        timeline = Timeline(root)
+        instant = timeline.new_instant_time()
+        timeline.write_requested(instant, COMMIT)
+        timeline.write_inflight(instant, COMMIT)
+        written = write_base_file(
+            rows,
+            root,
+            partition_path="",
+            instant=instant,
+            file_id=new_file_id(),
+            write_token="0-1-0",
+            avro_schema=with_meta_fields(schema),
+            level=level,
+        )
+        path = root / written.name
+        column = pq.ParquetFile(path).metadata.row_group(0).column(5)
+        assert column.compression == "GZIP"
+        sizes[level] = path.stat().st_size
+        assert pq.read_table(path).column("v").to_pylist() == rows.column("v").to_pylist()
+    assert sizes[9] < sizes[1]
+
+
 def test_old_routing_directories_go_after_the_grace_period_current_ones_stay(
     tmp_path: Path,
 ) -> None:

@@ -60,8 +60,9 @@ def file_id_of(file_name: str) -> str:
     return file_name.split("_", 1)[0]
 
 
-#: Compression levels as parquet-mr writes them (zlib's default 6; ZSTD level 3): pyarrow's
-#: own GZIP default, 9, takes five times as long for a file 0.2% smaller.
+#: Compression levels as parquet-mr writes them unless told (zlib's default 6; ZSTD level
+#: 3): pyarrow's own GZIP default, 9, takes five times as long for a file 0.2% smaller. A
+#: level given (``hudi_gzip_level``) is used instead: it is not stored in the file.
 CODEC_LEVELS = {"gzip": 6, "zstd": 3}
 #: Columns whose every value differs: lakeshift's record key (``uuid``) and Hudi's copies.
 _UNIQUE_PER_ROW = frozenset({COMMIT_SEQNO, RECORD_KEY, "uuid"})
@@ -79,6 +80,7 @@ def write_base_file(
     key_column: str = "uuid",
     seqno_prefix: str = "0",
     codec: str = "gzip",
+    level: int | None = None,
 ) -> BaseFileWritten:
     """Write ``rows`` (the data columns, the record key column included) as one base file.
 
@@ -102,7 +104,9 @@ def write_base_file(
     data = [c for c in rows.column_names if c not in META_COLUMNS]
     table = pa.table({**meta, **{c: rows.column(c) for c in data}})
     schema_json = json.dumps(avro_schema, separators=(",", ":"))
-    return _write(table, Store.of(directory), name, partition_path, file_id, schema_json, codec)
+    return _write(
+        table, Store.of(directory), name, partition_path, file_id, schema_json, codec, level
+    )
 
 
 def _write(
@@ -113,6 +117,7 @@ def _write(
     file_id: str,
     schema_json: str,
     codec: str,
+    level: int | None = None,
 ) -> BaseFileWritten:
     """Write ``table`` (meta columns first, ``_hoodie_file_name`` already ``name``) with the
     footers Hudi's index reads, computed from its record keys."""
@@ -138,7 +143,7 @@ def _write(
             coerce_timestamps="us",
             store_decimal_as_integer=False,
             compression=codec,
-            compression_level=CODEC_LEVELS.get(codec),
+            compression_level=CODEC_LEVELS.get(codec) if level is None else level,
             # Dictionaries for every column but the ones unique per row (as Hudi's own v9
             # writer: PLAIN record keys and seqnos, dictionary partition paths and file
             # names): building a dictionary that overflows and falls back is pure cost
@@ -171,6 +176,7 @@ def rewrite_base_files(
     write_token: str,
     drop_keys: frozenset[str] = frozenset(),
     codec: str = "gzip",
+    level: int | None = None,
 ) -> tuple[BaseFileWritten, int]:
     """Copy-on-write rewrite of base files into one new file: the rows of ``sources`` whose
     record key is not in ``drop_keys``, each keeping its commit time and seqno (as Hudi's merge
@@ -208,7 +214,7 @@ def rewrite_base_files(
     index = rows.schema.get_field_index(FILE_NAME)
     rows = rows.set_column(index, FILE_NAME, pa.array([name] * rows.num_rows, pa.string()))
     written = _write(
-        rows, Store.of(directory), name, partition_path, file_id, footer.decode(), codec
+        rows, Store.of(directory), name, partition_path, file_id, footer.decode(), codec, level
     )
     return written, before - rows.num_rows
 

@@ -476,8 +476,10 @@ class HudiFormat(TargetFormat):
         schema: dict[str, Any] = self.latest_schema(target) if frame is None else {}
         if frame is not None:
             schema = avro_schema(name, to_arrow_schema(frame.schema))
-            codec = self.services.settings.hudi_parquet_codec
-            writer = task_writer(root.location, instant, with_meta_fields(schema), per_file, codec)
+            codec, level = self._compression()
+            writer = task_writer(
+                root.location, instant, with_meta_fields(schema), per_file, codec, level
+            )
             with profiling.phase("spark write"):
                 stats = frame.mapInArrow(writer, STATS_DDL).collect()
         written = {(s["partition"], s["name"]) for s in stats}
@@ -662,6 +664,13 @@ class HudiFormat(TargetFormat):
 
     # -- after cutover: erasure and table services ------------------------------------------
 
+    def _compression(self) -> tuple[str, int | None]:
+        """The base files' codec and its level (``hudi_gzip_level`` for GZIP; the rest at
+        parquet-mr's defaults)."""
+        settings = self.services.settings
+        codec = settings.hudi_parquet_codec
+        return codec, settings.hudi_gzip_level if codec == "gzip" else None
+
     def latest_schema(self, target: str) -> dict[str, Any]:
         """The write schema of the newest completed commit (Avro, without meta fields)."""
         timeline = self._timeline(target)
@@ -703,9 +712,8 @@ class HudiFormat(TargetFormat):
         frame = self.spark.createDataFrame(
             jobs, "partition string, file_id string, sources array<string>, prev string"
         ).repartition(max(1, len(jobs)))
-        codec = self.services.settings.hudi_parquet_codec
         stats = frame.mapInArrow(
-            rewrite_task(root.location, instant, drop_keys, codec), REWRITE_DDL
+            rewrite_task(root.location, instant, drop_keys, *self._compression()), REWRITE_DDL
         )
         done = stats.collect()
         written = {(s["partition"], s["name"]) for s in done}

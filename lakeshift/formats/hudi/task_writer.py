@@ -19,7 +19,12 @@ STATS_DDL = "name string, partition string, file_id string, rows long, size long
 
 
 def task_writer(
-    root: str, instant: str, schema: dict[str, Any], per_file: int, codec: str = "gzip"
+    root: str,
+    instant: str,
+    schema: dict[str, Any],
+    per_file: int,
+    codec: str = "gzip",
+    level: int | None = None,
 ) -> Any:
     """The ``mapInArrow`` function: each task writes its rows as base files, at most
     ``per_file`` rows each, one file group per file (compressed with ``codec``), and yields
@@ -54,6 +59,7 @@ def task_writer(
                 avro_schema=schema,
                 seqno_prefix=seqno,
                 codec=codec,
+                level=level,
             )
             write_marker(table_root, instant, partition, f"{written.name}.marker.CREATE")
             return pa.RecordBatch.from_pylist(
@@ -94,7 +100,13 @@ REWRITE_DDL = (
 )
 
 
-def rewrite_task(root: str, instant: str, drop_keys: frozenset[str], codec: str = "gzip") -> Any:
+def rewrite_task(
+    root: str,
+    instant: str,
+    drop_keys: frozenset[str],
+    codec: str = "gzip",
+    level: int | None = None,
+) -> Any:
     """The ``mapInArrow`` function of a copy-on-write rewrite: each input row names one output
     file group (``partition``, ``file_id``, ``sources``: base files relative to ``root``,
     ``prev``: the instant it supersedes, or ``null`` for a new group); the task writes it
@@ -122,6 +134,7 @@ def rewrite_task(root: str, instant: str, drop_keys: frozenset[str], codec: str 
                     write_token=token,
                     drop_keys=drop_keys,
                     codec=codec,
+                    level=level,
                 )
                 kind = "CREATE" if job["prev"] == "null" else "MERGE"  # Hudi's marker types
                 write_marker(table_root, instant, partition, f"{written.name}.marker.{kind}")
