@@ -201,8 +201,11 @@ def test_killed_from_outside_mid_run(
     while time.monotonic() < deadline and process.poll() is None:
         if journal.exists():
             with sqlite3.connect(journal) as db:
-                done = db.execute("SELECT count(*) FROM partitions WHERE status='backfilled'")
-                if done.fetchone()[0] >= 1:
+                try:
+                    done = db.execute("SELECT count(*) FROM partitions WHERE status='backfilled'")
+                except sqlite3.OperationalError:  # the file made, its tables not yet
+                    done = None
+                if done is not None and done.fetchone()[0] >= 1:
                     break
         time.sleep(0.2)
     process.send_signal(signal.SIGKILL)
