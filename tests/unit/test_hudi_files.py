@@ -228,7 +228,6 @@ def test_a_delete_rewrite_keeps_meta_columns_and_cleaning_finds_the_old_slice(
 
     from lakeshift.formats.hudi import cleaning
     from lakeshift.formats.hudi.base_file import instant_of, rewrite_base_files
-    from lakeshift.formats.hudi.bloom import BloomFilter
 
     schema = avro_schema(
         "t", pa.schema([("uuid", pa.string()), ("v", pa.int64()), ("partitionpath", pa.string())])
@@ -308,3 +307,16 @@ def test_a_delete_rewrite_keeps_meta_columns_and_cleaning_finds_the_old_slice(
     stray.unlink()  # (hudi-rs would read it: a completed instant's name is all it checks)
     read = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(str(tmp_path)).build().read())
     assert sorted(read.column("uuid").to_pylist()) == ["a", "ccc", "dddd"]
+
+
+def test_the_bloom_filter_of_an_arrow_array_is_the_one_of_its_keys() -> None:
+    from lakeshift.formats.arrow_path import random_uuids
+
+    mixed = ["a", "bb", "", "ünïcode", "x" * 37, "k1", "k22"] * 10
+    for keys in (random_uuids(61_000).to_pylist(), mixed, []):
+        expected = BloomFilter.for_keys(keys).serialize()
+        assert BloomFilter.for_array(pa.array(keys, pa.string())).serialize() == expected
+        # a slice of a longer array (its offsets do not start at 0)
+        assert BloomFilter.for_array(pa.array(["pad", *keys]).slice(1)).serialize() == expected
+    several = BloomFilter.for_array(random_uuids(61_000))
+    assert len(several.rows) == 2 and several.current == 1_000

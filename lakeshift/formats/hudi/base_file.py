@@ -87,19 +87,24 @@ def write_base_file(
     Raises:
         ValueError: more rows than one bloom filter row holds, or NULL record keys.
     """
+    import numpy as np
+    import pyarrow.compute as pc
+
     if rows.num_rows > BLOOM_ENTRIES:
         raise ValueError(f"{rows.num_rows} rows in one base file; at most {BLOOM_ENTRIES}")
-    keys = rows.column(key_column).to_pylist()
-    if any(k is None for k in keys):
+    keys = rows.column(key_column).cast(pa.string()).combine_chunks()
+    if keys.null_count:
         raise ValueError(f"NULL record keys in {key_column}")
     name = base_file_name(file_id, write_token, instant)
     n = rows.num_rows
+    # Whole columns at once, not a Python string per row: ``{instant}_{prefix}_{i}``.
+    numbers = pa.array(np.arange(n, dtype=np.int64)).cast(pa.string())
     meta = {
-        COMMIT_TIME: pa.array([instant] * n, pa.string()),
-        COMMIT_SEQNO: pa.array([f"{instant}_{seqno_prefix}_{i}" for i in range(n)], pa.string()),
-        RECORD_KEY: pa.array(keys, pa.string()),
-        PARTITION_PATH: pa.array([partition_path] * n, pa.string()),
-        FILE_NAME: pa.array([name] * n, pa.string()),
+        COMMIT_TIME: pa.repeat(pa.scalar(instant, pa.string()), n),
+        COMMIT_SEQNO: pc.binary_join_element_wise(f"{instant}_{seqno_prefix}_", numbers, ""),
+        RECORD_KEY: keys,
+        PARTITION_PATH: pa.repeat(pa.scalar(partition_path, pa.string()), n),
+        FILE_NAME: pa.repeat(pa.scalar(name, pa.string()), n),
     }
     data = [c for c in rows.column_names if c not in META_COLUMNS]
     table = pa.table({**meta, **{c: rows.column(c) for c in data}})
@@ -121,16 +126,20 @@ def _write(
 ) -> BaseFileWritten:
     """Write ``table`` (meta columns first, ``_hoodie_file_name`` already ``name``) with the
     footers Hudi's index reads, computed from its record keys."""
-    keys = table.column(RECORD_KEY).to_pylist()
-    n = table.num_rows
-    ordered = sorted(keys)
+    import pyarrow.compute as pc
+
+    keys = table.column(RECORD_KEY).combine_chunks()
+    # (UTF-8 byte order is code point order: the bounds Python's sort gave)
+    bounds = pc.min_max(keys).as_py() if table.num_rows else None
     footer = {
         "parquet.avro.schema": schema_json,
         "writer.model.name": "avro",
-        "org.apache.hudi.bloomfilter": BloomFilter.for_keys(keys).serialize(),
+        "org.apache.hudi.bloomfilter": BloomFilter.for_array(keys).serialize(),
         "hoodie_bloom_filter_type_code": BLOOM_TYPE,
         **(
-            {"hoodie_min_record_key": ordered[0], "hoodie_max_record_key": ordered[-1]} if n else {}
+            {"hoodie_min_record_key": bounds["min"], "hoodie_max_record_key": bounds["max"]}
+            if bounds
+            else {}
         ),
     }
     # Avro's logical types: timestamps as microseconds, decimals as fixed-size bytes. No
@@ -159,10 +168,10 @@ def _write(
         directory.uri(name),
         partition_path,
         file_id,
-        n,
+        table.num_rows,
         size,
-        ordered[0] if n else None,
-        ordered[-1] if n else None,
+        bounds["min"] if bounds else None,
+        bounds["max"] if bounds else None,
     )
 
 
