@@ -1,0 +1,265 @@
+"""A table's partitions inspected in Spark tasks instead of the driver's threads.
+
+The driver lists and reads footers in one process: its threads hide a store's latency, but one
+interpreter parses every footer. Spread, each Spark task runs :func:`inspect_partition` (the
+driver path's own function) on a contiguous slice of the partitions and sends back what it
+found as data: the partitions, the footers it read (for the driver's footer cache) and, instead
+of raising, the first exception it met (a raise would reach the driver as the text of a
+``Py4JJavaError``, not as the exception). The driver merges the slices in order, so the
+inventory and any error are the driver path's own.
+
+What a task needs travels with it: plain :class:`PartitionJob` records (no Thrift), the table's
+facts, the driver's object-store options (executors read no driver settings) and the footer
+facts the driver's cache already holds for files under each partition (a task cannot see that
+cache; ``follow`` relies on it not to read unchanged footers again).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import pickle
+import threading
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
+
+from lakeshift.config import INSPECT_ON
+from lakeshift.errors import EnvironmentProblem, first_line
+from lakeshift.inspect.footer_cache import FooterCache, Key
+from lakeshift.inspect.model import FileInfo, PartitionInfo
+from lakeshift.inspect.partition_job import PartitionJob, TableFacts, inspect_partition
+from lakeshift.storage import filesystem_for
+from lakeshift.storage import options as storage_options
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: ``inspect_on``'s values (``config.INSPECT_ON``).
+AUTO, DRIVER, SPARK = INSPECT_ON
+#: Partitions from which ``auto`` spreads an inspection over a cluster's executors.
+SPREAD_MIN_PARTITIONS = 2_000
+#: Partitions a task inspects at the least (a task costs some milliseconds to schedule).
+MIN_TASK_PARTITIONS = 32
+#: Tasks per core: slices finish unevenly; more tasks than cores even out the stragglers.
+TASKS_PER_CORE = 4
+
+#: Cached footer facts of one partition's files, sent with its job.
+Known = tuple[tuple[Key, FileInfo], ...]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An exception a task met, carried back as data.
+
+    Attributes:
+        error: the exception itself, when it survives pickling (most do); else None.
+        kind: its type's name; message: ``str()`` of it; trace: the task's traceback.
+    """
+
+    error: BaseException | None
+    kind: str
+    message: str
+    trace: str
+
+    @classmethod
+    def of(cls, error: BaseException) -> Failure:
+        trace = "".join(traceback.format_exception(error))
+        try:
+            carried: BaseException | None = pickle.loads(pickle.dumps(error))
+            if type(carried) is not type(error) or str(carried) != str(error):
+                carried = None
+        except Exception:  # an exception with its own arguments may not unpickle
+            carried = None
+        return cls(carried, type(error).__name__, str(error), trace)
+
+    def exception(self) -> BaseException:
+        """The exception to raise on the driver: the task's own, or one that names it."""
+        if self.error is not None:
+            return self.error
+        return RuntimeError(f"{self.kind}: {self.message}")
+
+
+@dataclass(frozen=True)
+class SliceResult:
+    """What one task found: partitions in its slice's order, up to its first failure."""
+
+    partitions: list[PartitionInfo]
+    read: list[tuple[Key, FileInfo]] = field(default_factory=list)
+    hits: int = 0
+    reads: int = 0
+    failure: Failure | None = None
+
+
+def slices(items: Sequence[T], count: int) -> list[list[T]]:
+    """``items`` in ``count`` contiguous slices (or fewer, never empty), sizes within one."""
+    count = max(1, min(count, len(items)))
+    size, extra = divmod(len(items), count)
+    out, start = [], 0
+    for index in range(count):
+        end = start + size + (1 if index < extra else 0)
+        out.append(list(items[start:end]))
+        start = end
+    return [s for s in out if s]
+
+
+def task_count(partitions: int, cores: int) -> int:
+    """Tasks for ``partitions``: ``TASKS_PER_CORE`` per core, each of at least
+    ``MIN_TASK_PARTITIONS`` partitions."""
+    return max(1, min(math.ceil(partitions / MIN_TASK_PARTITIONS), cores * TASKS_PER_CORE))
+
+
+def merged(results: Iterable[SliceResult], cache: FooterCache | None) -> list[PartitionInfo]:
+    """The slices' partitions in order; the first failure (in partition order) raised, as the
+    driver path raises the first failing partition's exception. Footers the tasks read go into
+    ``cache`` first (the driver path's threads put theirs in as they read them)."""
+    partitions: list[PartitionInfo] = []
+    failure: Failure | None = None
+    for result in results:
+        if cache is not None:
+            cache.absorb(result.read, result.hits, result.reads)
+        if failure is None:
+            partitions.extend(result.partitions)
+            failure = result.failure
+    if failure is not None:
+        log.debug("a Spark task failed inspecting a partition:\n%s", failure.trace)
+        raise failure.exception()
+    return partitions
+
+
+def known_footers(cache: FooterCache | None, jobs: Sequence[PartitionJob]) -> list[Known]:
+    """For each job, what ``cache`` holds for files below its location (by the cache key's
+    path, ``footer_key``); all empty without a cache."""
+    if cache is None:
+        return [() for _ in jobs]
+    roots: dict[str, int] = {}
+    for index, job in enumerate(jobs):
+        fs, root = filesystem_for(job.location)
+        roots.setdefault(f"{fs.type_name}:{root.rstrip('/')}", index)
+    found: list[list[tuple[Key, FileInfo]]] = [[] for _ in jobs]
+    for key, info in cache.items():
+        directory = key[0]
+        while "/" in directory:
+            directory = directory.rsplit("/", 1)[0]
+            index = roots.get(directory)
+            if index is not None:
+                found[index].append((key, info))
+                break
+    return [tuple(f) for f in found]
+
+
+def inspect_slice(
+    payloads: Iterable[tuple[PartitionJob, Known]], table: TableFacts, use_cache: bool
+) -> SliceResult:
+    """Inspect one slice (in a task): its partitions until the first exception, which is
+    returned, not raised."""
+    seeded = [entry for _, known in payloads for entry in known] if use_cache else []
+    cache = FooterCache(entries=len(seeded) + 1_000_000) if use_cache else None
+    for key, info in seeded:
+        cache.put(key, info)  # type: ignore[union-attr]
+    partitions: list[PartitionInfo] = []
+    failure = None
+    try:
+        for job, _ in payloads:
+            partitions.append(inspect_partition(job, table, cache))
+    except Exception as e:
+        failure = Failure.of(e)
+    if cache is None:
+        return SliceResult(partitions, failure=failure)
+    seen = {key for key, _ in seeded}
+    read = [(key, info) for key, info in cache.items() if key not in seen]
+    return SliceResult(partitions, read, cache.hits, cache.reads, failure)
+
+
+def _task(
+    table: TableFacts, use_cache: bool, done: object
+) -> Callable[[Iterator[list[tuple[PartitionJob, Known]]]], Iterator[SliceResult]]:
+    # Captured here, on the driver: the executors' processes have no settings of their own.
+    options = storage_options.current()
+
+    def run(slices: Iterator[list[tuple[PartitionJob, Known]]]) -> Iterator[SliceResult]:
+        storage_options.configure(options)
+        for payloads in slices:
+            yield inspect_slice(payloads, table, use_cache)
+            done.add(len(payloads))  # type: ignore[attr-defined]
+
+    return run
+
+
+Progress = Callable[[int, int, str], None]
+
+
+def inspect_on_spark(
+    spark: SparkSession,
+    jobs: Sequence[PartitionJob],
+    table: TableFacts,
+    cache: FooterCache | None,
+    progress: Progress | None = None,
+) -> list[PartitionInfo]:
+    """Inspect ``jobs`` in Spark tasks; the partitions in ``jobs``' order.
+
+    Raises:
+        The first exception a partition's inspection raised (as on the driver).
+        EnvironmentProblem: Spark could not run the tasks (executors without pyarrow, lost
+            executors).
+    """
+    if not jobs:
+        return []
+    context = spark.sparkContext
+    payloads = list(zip(jobs, known_footers(cache, jobs), strict=True))
+    parts = slices(payloads, task_count(len(jobs), context.defaultParallelism))
+    done = context.accumulator(0)
+    rdd = context.parallelize(parts, len(parts)).mapPartitions(
+        _task(table, cache is not None, done)
+    )
+    stop = threading.Event()
+    reporter = threading.Thread(target=_report, args=(stop, done, len(jobs), progress))
+    if progress is not None:
+        reporter.start()
+    try:
+        results = rdd.collect()
+    except Exception as e:
+        raise EnvironmentProblem(
+            f"the Spark tasks inspecting partitions failed: {first_line(e, 600)}",
+            hint="Check that the executors' Python has pyarrow (README, Running on your "
+            'cluster), or set inspect_on = "driver" to inspect on the driver alone.',
+        ) from e
+    finally:
+        stop.set()
+        if reporter.is_alive():
+            reporter.join()
+    partitions = merged(results, cache)
+    if progress is not None:
+        progress(len(jobs), len(jobs), partitions[-1].name if partitions else "")
+    return partitions
+
+
+def spark_for(
+    inspect_on: str,
+    spark: Callable[[], SparkSession] | None,
+    partitions: int,
+    master: str,
+) -> SparkSession | None:
+    """The session to spread an inspection of ``partitions`` over, or None (the driver).
+
+    ``spark`` gives the command's session (starting it if need be); commands without one
+    inspect on the driver whatever the setting says. ``auto`` spreads from
+    ``SPREAD_MIN_PARTITIONS`` partitions on a cluster master (not ``local[...]``, whose
+    executors share the driver's machine).
+    """
+    from lakeshift.platform.spark import is_local_master  # not on executors' import path
+
+    if inspect_on == DRIVER or spark is None or partitions == 0:
+        return None
+    if inspect_on == AUTO and (partitions < SPREAD_MIN_PARTITIONS or is_local_master(master)):
+        return None
+    return spark()
+
+
+def _report(stop: threading.Event, done: object, total: int, progress: Progress) -> None:
+    while not stop.wait(0.5):
+        progress(int(done.value), total, "")  # type: ignore[attr-defined]
