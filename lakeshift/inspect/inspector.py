@@ -262,10 +262,16 @@ def inspect_table(
             yield partition_job("", (), table.sd, dict(table.parameters or {}))
             return
         key_names = [k.name for k in keys]
+        seen: dict[tuple[Column, ...], tuple[Column, ...]] = {}
         for p in client.partitions_by_names(db, name, names, settings.partition_batch):
             values = _partition_values(p)
             yield partition_job(
-                partition_name(key_names, values), values, p.sd, dict(p.parameters or {}), tree
+                partition_name(key_names, values),
+                values,
+                p.sd,
+                dict(p.parameters or {}),
+                tree,
+                columns_seen=seen,
             )
 
     cache = footer_cache.active()  # read here: the pool's threads do not see the context

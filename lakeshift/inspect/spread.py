@@ -145,22 +145,25 @@ def known_footers(cache: FooterCache | None, jobs: Sequence[PartitionJob]) -> li
         directory = key[0]
         while "/" in directory:
             directory = directory.rsplit("/", 1)[0]
-            index = roots.get(directory)
-            if index is not None:
-                found[index].append((key, info))
+            owner = roots.get(directory)
+            if owner is not None:
+                found[owner].append((key, info))
                 break
     return [tuple(f) for f in found]
 
 
 def inspect_slice(
-    payloads: Iterable[tuple[PartitionJob, Known]], table: TableFacts, use_cache: bool
+    payloads: Sequence[tuple[PartitionJob, Known]], table: TableFacts, use_cache: bool
 ) -> SliceResult:
     """Inspect one slice (in a task): its partitions until the first exception, which is
-    returned, not raised."""
-    seeded = [entry for _, known in payloads for entry in known] if use_cache else []
-    cache = FooterCache(entries=len(seeded) + 1_000_000) if use_cache else None
-    for key, info in seeded:
-        cache.put(key, info)  # type: ignore[union-attr]
+    returned, not raised. With ``use_cache`` the footers come from the facts sent along when
+    they are there, and the ones read instead are returned for the driver's cache."""
+    cache, seeded = None, set()
+    if use_cache:
+        cache = FooterCache(entries=sum(len(known) for _, known in payloads) + 1_000_000)
+        for key, info in (entry for _, known in payloads for entry in known):
+            cache.put(key, info)
+            seeded.add(key)
     partitions: list[PartitionInfo] = []
     failure = None
     try:
@@ -170,18 +173,17 @@ def inspect_slice(
         failure = Failure.of(e)
     if cache is None:
         return SliceResult(partitions, failure=failure)
-    seen = {key for key, _ in seeded}
-    read = [(key, info) for key, info in cache.items() if key not in seen]
+    read = [(key, info) for key, info in cache.items() if key not in seeded]
     return SliceResult(partitions, read, cache.hits, cache.reads, failure)
 
 
 def _task(
     table: TableFacts, use_cache: bool, done: object
-) -> Callable[[Iterator[list[tuple[PartitionJob, Known]]]], Iterator[SliceResult]]:
-    # Captured here, on the driver: the executors' processes have no settings of their own.
+) -> Callable[[Iterable[list[tuple[PartitionJob, Known]]]], Iterator[SliceResult]]:
+    # Captured on the driver: the executors' processes have no settings of their own.
     options = storage_options.current()
 
-    def run(slices: Iterator[list[tuple[PartitionJob, Known]]]) -> Iterator[SliceResult]:
+    def run(slices: Iterable[list[tuple[PartitionJob, Known]]]) -> Iterator[SliceResult]:
         storage_options.configure(options)
         for payloads in slices:
             yield inspect_slice(payloads, table, use_cache)
