@@ -5,9 +5,10 @@ The table (``BENCH_CLUSTERINSPECT_FILES`` partitions of one ORC file each, 100,0
 is built by the bench's process; the inspections run in a process of their own, whose Spark
 session is the cluster's (the bench's own session, on ``local[2]``, is that process's only one).
 Reported: seconds of each, their ratio, the seconds and the file-system operations (listings
-and footer reads, from the inventory) per file, the cluster session's start and the executors'
-first tasks (untimed warm-up) apart; and, for ``auto``'s choice, the same spread inspection on
-a ``local[2]`` session.
+and footer reads, from the inventory) per file, the metastore's share (fetching every partition,
+which both pay on the driver), the cluster session's start and the executors' first tasks
+(untimed warm-up) apart; and, for ``auto``'s choice, the same spread inspection on a
+``local[2]`` session.
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ def _child(metastore_uri: str, table: str, master: str, home: Path) -> dict[str,
     base = {"home": home, "metastore_uri": metastore_uri, "shuffle_partitions": 2}
     settings = load_settings({**base, "spark_master": master, "spark_conf": conf}, env={})
     ctx = Context(settings)
+    # The metastore's share, which both paths pay on the driver (spread: before any task).
+    started = time.monotonic()
+    db, name = table.split(".")
+    names = ctx.metastore.partition_names(db, name)
+    fetched = sum(1 for _ in ctx.metastore.partitions_by_names(db, name, names, 500))
+    metastore_seconds = time.monotonic() - started
     driver_seconds, on_driver = _timed_inspect(ctx, table, replace(settings, inspect_on="driver"))
     start_seconds, spread_seconds, spread = _spread(ctx, table)
     assert _inventory_facts(spread) == _inventory_facts(on_driver), "the inventories differ"
@@ -74,6 +81,7 @@ def _child(metastore_uri: str, table: str, master: str, home: Path) -> dict[str,
     local.spark.stop()
     local.close()
     files = sum(len(p.files) for p in on_driver.partitions)
+    assert fetched == len(on_driver.partitions)
     operations = on_driver.listings + files  # one listing per partition, one read per file
     return {
         "scenario": "clusterinspect",
@@ -87,6 +95,7 @@ def _child(metastore_uri: str, table: str, master: str, home: Path) -> dict[str,
         "driver_ms_per_file": round(driver_seconds * 1000 / files, 3),
         "spread_ms_per_file": round(spread_seconds * 1000 / files, 3),
         "operations_per_file": round(operations / files, 2),
+        "metastore_fetch_seconds": round(metastore_seconds, 2),
         "cluster_start_and_warm_up_seconds": round(start_seconds, 2),
         "spread_local2_seconds": round(local_seconds, 2),
         "ratio_spread_local2_over_driver": round(local_seconds / driver_seconds, 2),
