@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.measure import timed_profiled
 from benchmarks.synthetic import build_table
 from lakeshift.config import Settings, load_settings
 from lakeshift.context import Context
@@ -41,16 +42,31 @@ def _timed_inspect(ctx: Context, table: str, settings: Settings) -> tuple[float,
     return time.monotonic() - started, inventory
 
 
-def _spread(ctx: Context, table: str) -> tuple[float, float, TableInventory]:
+def _spread(ctx: Context, table: str) -> tuple[float, float, TableInventory, dict[str, Any]]:
     """Session start (with an untimed first inspection, which starts the executors' Python
-    workers), then the timed spread inspection."""
+    workers), then the timed spread inspection, profiled: its Spark jobs' share."""
     started = time.monotonic()
     spreading = replace(ctx.settings, inspect_on="spark")
     warm = PartitionFilter.parse("p=0..99")
     inspect_table(ctx.metastore, table, spreading, partition_filter=warm, spark=lambda: ctx.spark)
     start_seconds = time.monotonic() - started
-    seconds, inventory = _timed_inspect(ctx, table, spreading)
-    return start_seconds, seconds, inventory
+    found: list[TableInventory] = []
+    timing, profile = timed_profiled(
+        "spread",
+        0,
+        0,
+        lambda: found.append(_timed_inspect(ctx, table, spreading)[1]),
+        ctx.spark,
+    )
+    row = next(r for r in profile["phases"] if r["phase"] == "spread")
+    jobs = {
+        "spark_jobs": row["spark_jobs"],
+        "tasks": row["tasks"],
+        "spark_seconds": row["spark_seconds"],  # while any of its Spark jobs ran
+        "driver_only_seconds": row["driver_seconds"],  # before the first, after the last
+        "task_seconds": row["task_seconds"],  # the executors' run time, summed
+    }
+    return start_seconds, timing.seconds, found[0], jobs
 
 
 def _child(metastore_uri: str, table: str, master: str, home: Path) -> dict[str, Any]:
@@ -71,13 +87,13 @@ def _child(metastore_uri: str, table: str, master: str, home: Path) -> dict[str,
     fetched = sum(1 for _ in ctx.metastore.partitions_by_names(db, name, names, 500))
     metastore_seconds = time.monotonic() - started
     driver_seconds, on_driver = _timed_inspect(ctx, table, replace(settings, inspect_on="driver"))
-    start_seconds, spread_seconds, spread = _spread(ctx, table)
+    start_seconds, spread_seconds, spread, spread_jobs = _spread(ctx, table)
     assert _inventory_facts(spread) == _inventory_facts(on_driver), "the inventories differ"
     cores = ctx.spark.sparkContext.defaultParallelism
     ctx.spark.stop()
     ctx.close()
     local = Context(load_settings({**base, "spark_master": "local[2]"}, env={}))
-    _, local_seconds, _ = _spread(local, table)
+    _, local_seconds, _, local_jobs = _spread(local, table)
     local.spark.stop()
     local.close()
     files = sum(len(p.files) for p in on_driver.partitions)
@@ -97,7 +113,9 @@ def _child(metastore_uri: str, table: str, master: str, home: Path) -> dict[str,
         "operations_per_file": round(operations / files, 2),
         "metastore_fetch_seconds": round(metastore_seconds, 2),
         "cluster_start_and_warm_up_seconds": round(start_seconds, 2),
+        "spread_profile": spread_jobs,
         "spread_local2_seconds": round(local_seconds, 2),
+        "spread_local2_profile": local_jobs,
         "ratio_spread_local2_over_driver": round(local_seconds / driver_seconds, 2),
     }
 

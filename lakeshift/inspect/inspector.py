@@ -108,17 +108,6 @@ def seed_footers(cache: FooterCache, inventory: TableInventory) -> int:
 _CHUNK = 32  # partitions a thread inspects per task
 
 
-def _chunks(jobs: Iterator[PartitionJob], size: int) -> Iterator[list[PartitionJob]]:
-    chunk: list[PartitionJob] = []
-    for job in jobs:
-        chunk.append(job)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 def _partition_values(p: Partition) -> tuple[str | None, ...]:
     return tuple(None if v == DEFAULT_PARTITION_NAME else v for v in p.values)
 
@@ -201,7 +190,7 @@ def _inspect_on_driver(
     with ThreadPoolExecutor(max_workers=workers) as pool:
         # Submitted as metastore batches arrive, so file work overlaps the Thrift calls; in
         # chunks, since a future per partition cost more than a small partition's footers.
-        futures = [pool.submit(inspect_chunk, chunk) for chunk in _chunks(jobs, _CHUNK)]
+        futures = [pool.submit(inspect_chunk, chunk) for chunk in spread.chunked(jobs, _CHUNK)]
         total = len(futures)
         for number, future in enumerate(futures, 1):
             results.extend(future.result())
@@ -279,7 +268,7 @@ def inspect_table(
     session = spread.spark_for(settings.inspect_on, spark, count, settings.spark_master)
     if session is not None:
         log.info("inspecting %s.%s in Spark tasks", db, name)
-        results = spread.inspect_on_spark(session, list(jobs()), facts, cache, progress)
+        results = spread.inspect_on_spark(session, jobs(), facts, cache, progress)
     else:
         # Threads hide a store's latency; reading ORC or Parquet footers from a local disk has
         # none to hide, and there Python threads only contend for the interpreter (10,000

@@ -20,6 +20,7 @@ from lakeshift import storage
 from lakeshift.config import Settings
 from lakeshift.errors import EnvironmentProblem
 from lakeshift.inspect import TableInventory, inspect_table
+from lakeshift.inspect import spread as spread_module
 from lakeshift.inspect.footer_cache import FooterCache, reusing
 from lakeshift.inspect.partition_filter import PartitionFilter
 from lakeshift.metastore import ddl
@@ -49,8 +50,13 @@ def _spark_jobs(spark) -> int:  # type: ignore[no-untyped-def]
 
 
 def _both(
-    client: MetastoreClient, spark, table: str, settings: Settings, **kwargs: object
-) -> tuple[TableInventory, TableInventory]:  # type: ignore[no-untyped-def]
+    client: MetastoreClient,
+    spark,  # type: ignore[no-untyped-def]
+    table: str,
+    settings: Settings,
+    jobs: int = 1,
+    **kwargs: object,
+) -> tuple[TableInventory, TableInventory]:
     on_driver = inspect_table(
         client, table, replace(settings, inspect_on="driver"), spark=lambda: spark, **kwargs
     )
@@ -58,7 +64,7 @@ def _both(
     spread = inspect_table(
         client, table, replace(settings, inspect_on="spark"), spark=lambda: spark, **kwargs
     )
-    assert _spark_jobs(spark) == before + 1  # it did run as Spark tasks
+    assert _spark_jobs(spark) == before + jobs  # it did run as Spark tasks, in waves
     return on_driver, spread
 
 
@@ -88,10 +94,16 @@ def odd_table(client: MetastoreClient, tables_root: Path, tmp_path: Path) -> Hiv
 
 
 def test_spread_inventory_is_the_drivers(
-    client: MetastoreClient, settings: Settings, spark, odd_table: HiveTableBuilder
-) -> None:  # type: ignore[no-untyped-def]
+    client: MetastoreClient,
+    settings: Settings,
+    spark,  # type: ignore[no-untyped-def]
+    odd_table: HiveTableBuilder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     table = f"{odd_table.db}.{odd_table.name}"
-    on_driver, spread = _both(client, spark, table, settings)
+    # Waves of 4 partitions: 15 partitions go to Spark as 4 jobs, merged back in order.
+    monkeypatch.setattr(spread_module, "WAVE_PARTITIONS", 4)
+    on_driver, spread = _both(client, spark, table, settings, jobs=4)
     assert _comparable(spread) == _comparable(on_driver)
     # ...and that inventory holds what makes the comparison worth making.
     assert len(spread.partitions) == len(ODD_VALUES) + 10

@@ -19,9 +19,10 @@ from lakeshift.inspect.partition_job import PartitionJob, TableFacts, inspect_pa
 from lakeshift.inspect.spread import (
     SPREAD_MIN_PARTITIONS,
     Failure,
+    KnownFooters,
     SliceResult,
+    chunked,
     inspect_slice,
-    known_footers,
     merged,
     slices,
     spark_for,
@@ -55,6 +56,11 @@ def test_slices_are_contiguous_even_and_never_empty() -> None:
     assert slices(items, 20) == [[i] for i in items]
     assert slices(items, 0) == [items]
     assert slices([], 4) == []
+
+
+def test_partitions_go_in_waves_as_they_arrive() -> None:
+    assert list(chunked(iter(range(5)), 2)) == [[0, 1], [2, 3], [4]]
+    assert list(chunked(iter(()), 2)) == []
 
 
 def test_tasks_are_a_few_per_core_and_never_tiny() -> None:
@@ -104,12 +110,12 @@ def test_each_partition_is_sent_the_cached_facts_of_its_own_files(tmp_path: Path
     base = f"local:{tmp_path}"
     for path in ("p=1/000000_0", "p=1/HIVE_UNION_SUBDIR_1/000000_0", "p=10/000000_0", "q/x"):
         cache.put((f"{base}/{path}", 1, 1, None), _info(path))
-    known = known_footers(cache, jobs)
-    assert [[k[0] for k, _ in entries] for entries in known] == [
+    known = KnownFooters(cache)
+    assert [[k[0] for k, _ in known.of(job)] for job in jobs] == [
         [f"{base}/p=1/000000_0", f"{base}/p=1/HIVE_UNION_SUBDIR_1/000000_0"],
         [f"{base}/p=10/000000_0"],
     ]
-    assert known_footers(None, jobs) == [(), ()]
+    assert [KnownFooters(None).of(job) for job in jobs] == [(), ()]
 
 
 def test_a_slice_returns_its_failure_and_reuses_the_facts_it_was_sent(tmp_path: Path) -> None:
@@ -121,7 +127,7 @@ def test_a_slice_returns_its_failure_and_reuses_the_facts_it_was_sent(tmp_path: 
     driver = FooterCache()
     expected = [inspect_partition(job, facts, driver) for job in jobs]
     # p=1's facts are sent along: only p=2's footer is read in the task.
-    known = known_footers(driver, jobs[:1])[0]
+    known = KnownFooters(driver).of(jobs[0])
     result = inspect_slice([(jobs[0], known), (jobs[1], ())], facts, use_cache=True)
     assert result.partitions == expected and result.failure is None
     assert (result.hits, result.reads) == (1, 1)
