@@ -103,6 +103,7 @@ def test_spread_inventory_is_the_drivers(
     table = f"{odd_table.db}.{odd_table.name}"
     # Waves of 4 partitions: 15 partitions go to Spark as 4 jobs, merged back in order.
     monkeypatch.setattr(spread_module, "WAVE_PARTITIONS", 4)
+    monkeypatch.setattr(spread_module, "CORE_PARTITIONS", 2)
     on_driver, spread = _both(client, spark, table, settings, jobs=4)
     assert _comparable(spread) == _comparable(on_driver)
     # ...and that inventory holds what makes the comparison worth making.

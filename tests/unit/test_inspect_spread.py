@@ -17,7 +17,9 @@ from lakeshift.inspect.footer_cache import FooterCache
 from lakeshift.inspect.model import Column, FileInfo, PartitionInfo
 from lakeshift.inspect.partition_job import PartitionJob, TableFacts, inspect_partition
 from lakeshift.inspect.spread import (
+    CORE_PARTITIONS,
     SPREAD_MIN_PARTITIONS,
+    WAVE_PARTITIONS,
     Failure,
     KnownFooters,
     SliceResult,
@@ -27,6 +29,7 @@ from lakeshift.inspect.spread import (
     slices,
     spark_for,
     task_count,
+    wave_size,
 )
 
 COLUMNS = (Column("id", "bigint"),)
@@ -63,11 +66,13 @@ def test_partitions_go_in_waves_as_they_arrive() -> None:
     assert list(chunked(iter(()), 2)) == []
 
 
-def test_tasks_are_a_few_per_core_and_never_tiny() -> None:
+def test_a_wave_is_a_task_per_core_and_never_tiny_ones() -> None:
     assert task_count(10, 8) == 1
     assert task_count(100, 8) == 4  # 32 partitions a task at the least
-    assert task_count(100_000, 2) == 8  # 4 per core
+    assert task_count(2_000, 2) == 2
     assert task_count(0, 2) == 1
+    assert wave_size(2) == WAVE_PARTITIONS
+    assert wave_size(100) == 100 * CORE_PARTITIONS
 
 
 def test_merge_keeps_partition_order_and_raises_the_first_failure() -> None:
@@ -134,10 +139,12 @@ def test_a_slice_returns_its_failure_and_reuses_the_facts_it_was_sent(tmp_path: 
     assert [k[0].rsplit("/", 2)[-2] for k, _ in result.read] == ["p=2"]
     # A partition whose store cannot be opened: the slice stops there and says why.
     broken = replace(jobs[1], location="wasb://c/t/p=2")
-    failed = inspect_slice([(jobs[0], ()), (broken, ())], facts, use_cache=False)
-    assert failed.partitions == expected[:1]
-    assert failed.failure is not None and isinstance(failed.failure.error, EnvironmentProblem)
-    assert "wasb://c/t/p=2" in failed.failure.message
+    for workers in (1, 4):  # threads, as on object stores: still in order, the first failure
+        failed = inspect_slice([(jobs[0], ()), (broken, ()), (jobs[1], ())], facts, False, workers)
+        assert failed.partitions == expected[:1]
+        assert failed.failure is not None
+        assert isinstance(failed.failure.error, EnvironmentProblem)
+        assert "wasb://c/t/p=2" in failed.failure.message
 
 
 def test_auto_spreads_only_large_tables_on_a_cluster() -> None:
