@@ -6,7 +6,9 @@ driver path's own function) on a contiguous slice of the partitions and sends ba
 found as data: the partitions, the footers it read (for the driver's footer cache) and, instead
 of raising, the first exception it met (a raise would reach the driver as the text of a
 ``Py4JJavaError``, not as the exception). The driver merges the slices in order, so the
-inventory and any error are the driver path's own.
+inventory and any error are the driver path's own. Partitions go to Spark in waves, one job each,
+as the metastore gives them (as the driver's threads start on them), and a task takes as many
+threads as the driver would (``inspect_workers`` where a store has latency to hide).
 
 What a task needs travels with it: plain :class:`PartitionJob` records (no Thrift), the table's
 facts, the driver's object-store options (executors read no driver settings) and the footer
@@ -37,14 +39,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-def inheritable_thread_target(f: Callable[[], T]) -> Callable[[], T]:
-    """PySpark's wrapper that gives a thread the caller's Spark local properties (imported
-    when used: the module is also imported on executors, which need no more than pyarrow)."""
-    from pyspark.util import inheritable_thread_target as wrap
-
-    return wrap(f)  # type: ignore[no-any-return]
-
-
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -66,6 +60,14 @@ IN_FLIGHT = 2
 
 #: Cached footer facts of one partition's files, sent with its job.
 Known = tuple[tuple[Key, FileInfo], ...]
+
+
+def inheritable_thread_target(f: Callable[[], T]) -> Callable[[], T]:
+    """PySpark's wrapper that gives a thread the caller's Spark local properties (imported
+    when used: the module is also imported on executors, which need no more than pyarrow)."""
+    from pyspark.util import inheritable_thread_target as wrap
+
+    return wrap(f)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
