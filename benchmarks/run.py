@@ -26,7 +26,10 @@ Markdown table. Scenarios (``BENCH_SCENARIOS``, default
   the Arrow write path prototype (``bench_arrow``), beside p, b and d;
 * ``scale`` (not in the default list: about 15 minutes here): ``BENCH_SCALE_SIZES``
   (10000,100000) partitions of one 2-row file each through inspect, plan and migrate; seconds
-  per 10,000 partitions and the driver's peak memory after each size (``bench_scale``).
+  per 10,000 partitions and the driver's peak memory after each size (``bench_scale``);
+* ``clusterinspect`` (not in the default list): ``BENCH_CLUSTERINSPECT_FILES`` (100000)
+  partitions of one file each, inspected on the driver alone and spread over a Spark standalone
+  cluster's two workers (``bench_cluster_inspect``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from benchmarks import (
     bench_adopt,
     bench_arrow,
     bench_bulk,
+    bench_cluster_inspect,
     bench_delta,
     bench_follow,
     bench_hudi,
@@ -280,6 +284,9 @@ def main() -> None:
         sizes = [int(n) for n in os.environ.get("BENCH_SCALE_SIZES", "10000,100000").split(",")]
         results.append(bench_scale.run(ctx, settings, home, sizes))
         print(json.dumps({k: v for k, v in results[-1].items() if k != "profiles"}, indent=1))
+    if "clusterinspect" in scenarios:
+        results.append(bench_cluster_inspect.run(ctx, tables, home))
+        print(json.dumps(results[-1], indent=1))
     if "follow" in scenarios:
         sizes = [int(n) for n in os.environ.get("BENCH_FOLLOW_SIZES", "1000,10000").split(",")]
         results.append(bench_follow.run_local(ctx, tables, sizes))

@@ -52,6 +52,7 @@ KEY_CALENDAR = "calendar"
 KEY_NAME_CASE_SENSITIVE = "name_case_sensitive"
 KEY_ORC_DATE_PARSER = "orc_date_parser"
 KEY_INSPECT_WORKERS = "inspect_workers"
+KEY_INSPECT_ON = "inspect_on"
 KEY_SMALL_FILE_BYTES = "small_file_bytes"
 KEY_PARTITION_BATCH = "partition_batch"
 KEY_FORMAT = "format"
@@ -97,6 +98,9 @@ ARCHIVED_OBJECTS = ("refuse", "skip")
 #: How the backfill writes Iceberg data files: Spark's writer, or Spark tasks writing Parquet
 #: through Arrow where reading the files is Hive's reading (``lakeshift.formats.arrow_path``).
 WRITE_PATHS = ("spark", "arrow")
+#: Where partitions are listed and footers read: the driver's threads, Spark's executors, or
+#: the executors of a cluster from ``inspect.spread.SPREAD_MIN_PARTITIONS`` partitions.
+INSPECT_ON = ("auto", "driver", "spark")
 #: Codecs of Hudi base files (Hudi's ``hoodie.parquet.compression.codec``; GZIP is its default).
 HUDI_PARQUET_CODECS = ("gzip", "snappy", "zstd")
 
@@ -146,6 +150,11 @@ class Settings:
             ORC file's day numbers counted in the proleptic calendar, whatever wrote them);
             ``None``: the version's.
         inspect_workers: threads listing directories and reading ORC footers.
+        inspect_on: where a command that has a Spark session lists partitions and reads
+            footers: ``driver`` (its threads), ``spark`` (Spark tasks, on the executors) or
+            ``auto`` (the default: Spark tasks when the master is a cluster, not
+            ``local[...]``, and the table has at least 2,000 partitions to inspect; else the
+            driver). The inventory is the same either way.
         small_file_bytes: files below this size count as small in anomaly reports.
         partition_batch: partitions fetched per metastore call.
         format: target format of new migrations (``iceberg``, ``delta`` or ``hudi``); an
@@ -206,6 +215,7 @@ class Settings:
     calendar: str | None = None
     hive_time_zone: str | None = None
     inspect_workers: int = 8
+    inspect_on: str = "auto"
     small_file_bytes: int = 8 * 1024 * 1024
     partition_batch: int = 500
     format: str = "iceberg"
@@ -253,6 +263,8 @@ class Settings:
                 hint="A partition is copied only after two listings agree: give it a quiet "
                 "period of at least a second.",
             )
+        if self.inspect_on not in INSPECT_ON:
+            raise ConfigError(f"inspect_on must be one of {INSPECT_ON}, got {self.inspect_on!r}")
         if self.write_path not in WRITE_PATHS:
             raise ConfigError(f"write_path must be one of {WRITE_PATHS}, got {self.write_path!r}")
         if self.timestamp_precision not in TIMESTAMP_PRECISIONS:

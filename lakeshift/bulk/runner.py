@@ -304,7 +304,7 @@ def _options(spec: TableSpec) -> MigrateOptions:
 
 
 def _plan(ctx: Context, spec: TableSpec, outcome: TableOutcome) -> None:
-    inventory = inspect_table(ctx.metastore, spec.source, ctx.settings)
+    inventory = inspect_table(ctx.metastore, spec.source, ctx.settings, spark=lambda: ctx.spark)
     save_inventory(inventory, ctx.home)
     plan = plan_migration(
         ctx.spark_conf(), ctx.formats, inventory, ctx.settings, _options(spec), ctx.journal
@@ -369,7 +369,7 @@ def _migrate(
     outcome.not_migrated = {**result.failed, **result.refused, **result.partial}
 
     checkpoint("validate")
-    inventory = inspect_table(ctx.metastore, spec.source, ctx.settings)
+    inventory = inspect_table(ctx.metastore, spec.source, ctx.settings, spark=lambda: ctx.spark)
     todo = needs_validation(inventory, ctx.formats, spec.target, ctx.journal, spec.partition_filter)
     if todo:
         report = validate_table(

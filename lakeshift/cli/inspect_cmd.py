@@ -42,7 +42,12 @@ def inspect_command(state: CliState, table: str, partitions: str | None, limit: 
     wanted = PartitionFilter.parse(partitions)
     with state.output.progress("inspecting", total=0) as advance:
         inventory = inspect_table(
-            ctx.metastore, table, ctx.settings, partition_filter=wanted, progress=advance
+            ctx.metastore,
+            table,
+            ctx.settings,
+            partition_filter=wanted,
+            progress=advance,
+            spark=lambda: ctx.spark,
         )
     path = save_inventory(inventory, ctx.home)
     render_inventory(state.output, inventory, limit=limit)

@@ -248,7 +248,7 @@ def plan_command(
       lakeshift --output json plan sample.click_log --partitions 'yyyymmdd=202204*'
     """
     ctx = state.context
-    inventory = inspect_table(ctx.metastore, table, ctx.settings)
+    inventory = inspect_table(ctx.metastore, table, ctx.settings, spark=lambda: ctx.spark)
     options = options_from_flags(
         state,
         table,

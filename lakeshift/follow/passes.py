@@ -197,7 +197,7 @@ def run_pass(
 
 def _inspect(ctx: Context, name: str, target: str) -> TableInventory:
     try:
-        inventory = inspect_table(ctx.metastore, name, ctx.settings)
+        inventory = inspect_table(ctx.metastore, name, ctx.settings, spark=lambda: ctx.spark)
     except NotFound as e:
         raise SourceGone(
             f"the Hive table {name} is gone (dropped or renamed while lakeshift followed it); "

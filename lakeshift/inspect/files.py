@@ -111,23 +111,31 @@ class TableTree:
     store: str = ""
 
     def entries(self, fs: pafs.FileSystem, partition_root: str) -> tuple[StoredObject, ...] | None:
-        """What the tree holds below ``partition_root``; None when it must be listed alone.
-
-        An archived object's restore status costs a request (a HEAD), so the tree asks it only
-        for the objects of a partition that is read, not for every object under the root."""
-        found = self._found(fs, partition_root)
-        if found and any(e.archived for e in found):
-            found = tuple(with_restore_status(e) if e.archived else e for e in found)
-        return found
+        """What the tree holds below ``partition_root``; None when it must be listed alone
+        (:meth:`held`, then :meth:`restored`)."""
+        return self.restored(self.held(fs, partition_root))
 
     def holds(self, fs: pafs.FileSystem, partition_root: str) -> bool:
         """Whether :meth:`entries` gives ``partition_root`` its listing (no request made)."""
-        return self._found(fs, partition_root) is not None
+        return self.held(fs, partition_root) is not None
 
-    def _found(self, fs: pafs.FileSystem, partition_root: str) -> tuple[StoredObject, ...] | None:
+    def held(self, fs: pafs.FileSystem, partition_root: str) -> tuple[StoredObject, ...] | None:
+        """What the tree holds below ``partition_root`` as listed (no request made); None
+        when it must be listed alone."""
         if fs.type_name != self.store:
             return None
         return self.directories.get(partition_root.rstrip("/")) or None
+
+    @staticmethod
+    def restored(found: tuple[StoredObject, ...] | None) -> tuple[StoredObject, ...] | None:
+        """``found`` with the restore status of its archived objects asked.
+
+        It costs a request (a HEAD) each, so it is asked only for the objects of a partition
+        that is read, not for every object under the root, and where that partition is read
+        (a Spark task, on the spread path)."""
+        if found and any(e.archived for e in found):
+            found = tuple(with_restore_status(e) if e.archived else e for e in found)
+        return found
 
 
 def list_table_tree(fs: pafs.FileSystem, table_root: str, depth: int) -> TableTree:

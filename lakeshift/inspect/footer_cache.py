@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -55,6 +55,20 @@ class FooterCache:
             self._files[key] = info
             while len(self._files) > self.entries:
                 self._files.popitem(last=False)
+
+    def items(self) -> list[tuple[Key, FileInfo]]:
+        """What the cache holds now, least recently used first (a copy)."""
+        with self._lock:
+            return list(self._files.items())
+
+    def absorb(self, found: Iterable[tuple[Key, FileInfo]], hits: int, reads: int) -> None:
+        """Take in what an inspection elsewhere (a Spark task) read and counted with a copy of
+        part of this cache, as if it had used this one."""
+        for key, info in found:
+            self.put(key, info)
+        with self._lock:
+            self.hits += hits
+            self.reads += reads
 
 
 _active: ContextVar[FooterCache | None] = ContextVar("lakeshift_footer_cache", default=None)

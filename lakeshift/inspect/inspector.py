@@ -6,45 +6,38 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 import pyarrow.fs as pafs
 
 from lakeshift.config import Settings
 from lakeshift.errors import NotFound, UsageError
-from lakeshift.inspect import footer_cache
-from lakeshift.inspect.anomalies import (
-    Rules,
-    classify_partition,
-    many_small_files,
-    schema_drift,
-)
-from lakeshift.inspect.files import (
-    ListedFile,
-    TableTree,
-    fingerprint,
-    is_hidden,
-    list_partition,
-    list_table_tree,
-)
-from lakeshift.inspect.footer_cache import FooterCache, Key
-from lakeshift.inspect.footers import TextPartition, read_footer
+from lakeshift.inspect import footer_cache, spread
+from lakeshift.inspect.anomalies import Rules, many_small_files, schema_drift
+from lakeshift.inspect.files import TableTree, is_hidden, list_table_tree
+from lakeshift.inspect.footer_cache import FooterCache
 from lakeshift.inspect.key_values import key_anomalies
 from lakeshift.inspect.model import (
     SEVERITY_WARNING,
     Anomaly,
     Column,
-    FileInfo,
     PartitionInfo,
     TableInventory,
     partition_json,
 )
 from lakeshift.inspect.partition_filter import PartitionFilter
+from lakeshift.inspect.partition_job import (
+    PartitionJob,
+    TableFacts,
+    columns_of,
+    footer_key,
+    inspect_partition,
+    partition_job,
+)
 from lakeshift.inspect.table_checks import check_supported, storage_format, table_warnings
 from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
@@ -53,7 +46,8 @@ from lakeshift.storage.store import StorageUnavailable, translate, unreachable
 from lakeshift.text.layout import read_as_text
 
 if TYPE_CHECKING:
-    from hive_metastore.ttypes import Partition, StorageDescriptor, Table
+    from hive_metastore.ttypes import Partition, Table
+    from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
@@ -96,39 +90,6 @@ def source_table(client: CatalogClient, qualified_name: str) -> Table:
     return table
 
 
-def _columns(sd: StorageDescriptor | None) -> tuple[Column, ...]:
-    return tuple(Column(c.name, c.type) for c in (sd.cols if sd and sd.cols else []))
-
-
-def _footer(
-    fs: pafs.FileSystem,
-    root: str,
-    listed: ListedFile,
-    text: TextPartition | None,
-    cache: FooterCache | None,
-) -> FileInfo:
-    if cache is None:
-        return read_footer(fs, root, listed, text)
-    reading = (
-        None
-        if text is None
-        else (
-            tuple(sorted(text.serde_parameters.items())),
-            tuple(sorted(text.table_parameters.items())),
-            text.columns,
-            text.container,
-        )
-    )
-    key = _footer_key(fs, root, listed.path, listed.size, listed.mtime_ns, reading)
-    return cache.get(key, lambda: read_footer(fs, root, listed, text))
-
-
-def _footer_key(
-    fs: pafs.FileSystem, root: str, path: str, size: int, mtime_ns: int, reading: Hashable
-) -> Key:
-    return (f"{fs.type_name}:{root.rstrip('/')}/{path}", size, mtime_ns, reading)
-
-
 def seed_footers(cache: FooterCache, inventory: TableInventory) -> int:
     """Put the footer facts of a saved inventory's ORC and Parquet files into ``cache`` (a new
     process then reads only the footers of files changed since); returns how many."""
@@ -139,74 +100,12 @@ def seed_footers(cache: FooterCache, inventory: TableInventory) -> int:
         fs, root = filesystem_for(p.location)
         for f in p.files:
             if f.error is None and f.format in ("orc", "parquet"):
-                cache.put(_footer_key(fs, root, f.path, f.size, f.mtime_ns, None), f)
+                cache.put(footer_key(fs, root, f.path, f.size, f.mtime_ns, None), f)
                 seeded += 1
     return seeded
 
 
-def _inspect_partition(
-    name: str,
-    values: tuple[str | None, ...],
-    sd: StorageDescriptor,
-    parameters: dict[str, str],
-    table_root: str,
-    table_columns: Sequence[Column],
-    table_format: str,
-    rules: Rules,
-    table_parameters: dict[str, str],
-    cache: FooterCache | None = None,
-    tree: TableTree | None = None,
-) -> PartitionInfo:
-    fs, root = filesystem_for(sd.location)
-    listing = list_partition(fs, root, tree.entries(fs, root) if tree else None)
-    serde = sd.serdeInfo.serializationLib or "" if sd.serdeInfo else ""
-    serde_parameters = dict(sd.serdeInfo.parameters or {}) if sd.serdeInfo else {}
-    fmt = storage_format(sd.inputFormat, serde)
-    text = (
-        TextPartition(serde_parameters, table_parameters, _columns(sd), fmt)
-        if read_as_text(fmt, serde)
-        else None
-    )
-    files = tuple(_footer(fs, root, f, text, cache) for f in listing.files)
-    base = root.rstrip("/")
-    partition = PartitionInfo(
-        name=name,
-        values=values,
-        location=sd.location,
-        location_exists=listing.exists,
-        outside_table_root=not (base + "/").startswith(table_root.rstrip("/") + "/"),
-        format=fmt,
-        input_format=sd.inputFormat or "",
-        serde=serde,
-        columns=_columns(sd),
-        parameters=dict(parameters),
-        files=files,
-        skipped_files=listing.skipped,
-        fingerprint=fingerprint(listing.files),
-        serde_parameters=serde_parameters,
-        skipped_kinds=listing.skipped_kinds,
-        skipped_examples=listing.skipped_examples,
-        in_progress=listing.in_progress,
-        newest_mtime_ns=listing.newest_mtime_ns,
-        archived=listing.archived,
-    )
-    anomalies = classify_partition(partition, table_columns, table_format, rules, listing.error)
-    return replace(partition, anomalies=tuple(anomalies))
-
-
-Job: TypeAlias = "tuple[str, tuple[str | None, ...], StorageDescriptor, dict[str, str]]"
 _CHUNK = 32  # partitions a thread inspects per task
-
-
-def _chunks(jobs: Iterator[Job], size: int) -> Iterator[list[Job]]:
-    chunk: list[Job] = []
-    for job in jobs:
-        chunk.append(job)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def _partition_values(p: Partition) -> tuple[str | None, ...]:
@@ -277,6 +176,29 @@ def _table_tree(fs: pafs.FileSystem, root: str, depth: int) -> TableTree | None:
         return None
 
 
+def _inspect_on_driver(
+    jobs: Iterator[PartitionJob],
+    facts: TableFacts,
+    cache: FooterCache | None,
+    workers: int,
+    progress: Progress | None,
+) -> list[PartitionInfo]:
+    def inspect_chunk(chunk: list[PartitionJob]) -> list[PartitionInfo]:
+        return [inspect_partition(job, facts, cache) for job in chunk]
+
+    results: list[PartitionInfo] = []
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        # Submitted as metastore batches arrive, so file work overlaps the Thrift calls; in
+        # chunks, since a future per partition cost more than a small partition's footers.
+        futures = [pool.submit(inspect_chunk, chunk) for chunk in spread.chunked(jobs, _CHUNK)]
+        total = len(futures)
+        for number, future in enumerate(futures, 1):
+            results.extend(future.result())
+            if progress:
+                progress(number, total, results[-1].name if results else "")
+    return results
+
+
 def inspect_table(
     client: CatalogClient,
     qualified_name: str,
@@ -284,10 +206,15 @@ def inspect_table(
     *,
     partition_filter: PartitionFilter | None = None,
     progress: Progress | None = None,
+    spark: Callable[[], SparkSession] | None = None,
 ) -> TableInventory:
     """Inspect ``db.table``: metastore entries, files, footers, fingerprints and anomalies.
 
     Reads only; nothing is written anywhere (the caller may save the inventory).
+
+    Args:
+        spark: the command's Spark session (called only when the inspection is spread over
+            its executors: ``inspect_on``); None inspects on the driver.
 
     Raises:
         NotFound: the database or table does not exist.
@@ -297,60 +224,61 @@ def inspect_table(
     db, name = split_table_name(qualified_name)
     table = source_table(client, qualified_name)
     keys = tuple(Column(k.name, k.type) for k in (table.partitionKeys or []))
-    table_columns = _columns(table.sd)
-    table_format = storage_format(table.sd.inputFormat, table.sd.serdeInfo.serializationLib)
     table_fs, table_root = filesystem_for(table.sd.location)
-    rules = Rules(
-        hive=settings.hive,
-        small_file_bytes=settings.small_file_bytes,
-        zone_chosen=settings.hive_time_zone is not None,
-        archived_objects=settings.archived_objects,
+    facts = TableFacts(
+        root=table_root,
+        columns=columns_of(table.sd),
+        format=storage_format(table.sd.inputFormat, table.sd.serdeInfo.serializationLib),
+        rules=Rules(
+            hive=settings.hive,
+            small_file_bytes=settings.small_file_bytes,
+            zone_chosen=settings.hive_time_zone is not None,
+            archived_objects=settings.archived_objects,
+        ),
+        parameters=dict(table.parameters or {}),
     )
+    rules = facts.rules
     wanted = partition_filter or PartitionFilter(())
 
     names = wanted.select(client.partition_names(db, name)) if keys else []
-
-    def jobs() -> Iterator[Job]:
-        if not keys:
-            yield "", (), table.sd, dict(table.parameters or {})
-            return
-        for p in client.partitions_by_names(db, name, names, settings.partition_batch):
-            values = _partition_values(p)
-            key_names = [k.name for k in keys]
-            yield partition_name(key_names, values), values, p.sd, dict(p.parameters or {})
-
-    table_parameters = dict(table.parameters or {})
     # The whole table listed at once pays when most of what is under the root is read: every
     # partition wanted, and enough of them that one listing each would cost more.
     listed_at_once = keys and wanted.is_everything and len(names) >= TREE_MIN_PARTITIONS
     tree = _table_tree(table_fs, table_root, len(keys)) if listed_at_once else None
 
-    cache = footer_cache.active()  # read here: the pool's threads do not see the context
-
-    def inspect_chunk(chunk: list[Job]) -> list[PartitionInfo]:
-        return [
-            _inspect_partition(
-                *job, table_root, table_columns, table_format, rules, table_parameters, cache, tree
+    def jobs() -> Iterator[PartitionJob]:
+        if not keys:
+            yield partition_job("", (), table.sd, dict(table.parameters or {}))
+            return
+        key_names = [k.name for k in keys]
+        seen: dict[tuple[Column, ...], tuple[Column, ...]] = {}
+        for p in client.partitions_by_names(db, name, names, settings.partition_batch):
+            values = _partition_values(p)
+            yield partition_job(
+                partition_name(key_names, values),
+                values,
+                p.sd,
+                dict(p.parameters or {}),
+                tree,
+                columns_seen=seen,
             )
-            for job in chunk
-        ]
 
+    cache = footer_cache.active()  # read here: the pool's threads do not see the context
+    count = len(names) if keys else 1
+    session = spread.spark_for(settings.inspect_on, spark, count, settings.spark_master)
     # Threads hide a store's latency; reading ORC or Parquet footers from a local disk has none
     # to hide, and there Python threads only contend for the interpreter (10,000 partitions:
     # 2.9 s on one, 4.1 s on eight). Text tables keep them: their records are counted by
-    # decompressing whole files, which runs outside the interpreter's lock.
-    footers_only = isinstance(table_fs, pafs.LocalFileSystem) and table_format in ("orc", "parquet")
+    # decompressing whole files, which runs outside the interpreter's lock. Spark's tasks
+    # take the same number each.
+    local = isinstance(table_fs, pafs.LocalFileSystem)
+    footers_only = local and facts.format in ("orc", "parquet")
     workers = 1 if footers_only else max(1, settings.inspect_workers)
-    results: list[PartitionInfo] = []
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        # Submitted as metastore batches arrive, so file work overlaps the Thrift calls; in
-        # chunks, since a future per partition cost more than a small partition's footers.
-        futures = [pool.submit(inspect_chunk, chunk) for chunk in _chunks(jobs(), _CHUNK)]
-        total = len(futures)
-        for number, future in enumerate(futures, 1):
-            results.extend(future.result())
-            if progress:
-                progress(number, total, results[-1].name if results else "")
+    if session is not None:
+        log.info("inspecting %s.%s in Spark tasks", db, name)
+        results = spread.inspect_on_spark(session, jobs(), facts, cache, progress, workers)
+    else:
+        results = _inspect_on_driver(jobs(), facts, cache, workers, progress)
     results.sort(key=lambda p: p.name)
 
     table_anomalies = [*table_warnings(table), *schema_drift(results)]
@@ -375,10 +303,10 @@ def inspect_table(
         table=name,
         location=table.sd.location,
         table_type=table.tableType or "",
-        format=table_format,
+        format=facts.format,
         input_format=table.sd.inputFormat or "",
         serde=table.sd.serdeInfo.serializationLib or "",
-        columns=table_columns,
+        columns=facts.columns,
         partition_keys=keys,
         parameters=dict(table.parameters or {}),
         partitions=tuple(results),

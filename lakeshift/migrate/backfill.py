@@ -319,7 +319,7 @@ def migrate(
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     profiling.attach(spark.sparkContext)
     with profiling.phase("inspect"):
-        inventory = inspect_table(client, source, settings)
+        inventory = inspect_table(client, source, settings, spark=lambda: spark)
         require_match(inventory, options.partitions)
         save_inventory(inventory, settings.home)
     name = inventory.qualified_name

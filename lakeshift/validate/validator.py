@@ -115,7 +115,7 @@ def validate_table(
     wanted = partitions or PartitionFilter(())
     profiling.attach(spark.sparkContext)
     with profiling.phase("inspect"):
-        inventory = inspect_table(client, source, settings)
+        inventory = inspect_table(client, source, settings, spark=lambda: spark)
     with profiling.phase("read target"):
         fmt = require_target(FormatServices(spark, client, settings, catalog), target, source)
         stored = fmt.stored_mapping(target)

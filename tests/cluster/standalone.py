@@ -1,4 +1,5 @@
-"""A Spark standalone cluster (one master, one worker) on 127.0.0.1, from PySpark's own jars.
+"""A Spark standalone cluster (one master, one or more workers) on 127.0.0.1, from PySpark's
+own jars.
 
 The worker's executors are separate JVMs with their own Python workers, so nothing reaches them
 unless lakeshift ships it (jars through ``spark.jars``, its Python code through
@@ -30,6 +31,7 @@ class StandaloneCluster:
     root: Path
     worker_cores: int = 1
     worker_memory: str = "1g"
+    workers: int = 1
     port: int = 0
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
@@ -43,7 +45,13 @@ class StandaloneCluster:
 
     @property
     def worker_log(self) -> Path:
-        return self.root / "worker.log"
+        return self.worker_logs[0]
+
+    @property
+    def worker_logs(self) -> list[Path]:
+        return [
+            self.root / ("worker.log" if i == 0 else f"worker-{i}.log") for i in range(self.workers)
+        ]
 
     @property
     def work_dir(self) -> Path:
@@ -103,24 +111,26 @@ class StandaloneCluster:
             str(free_port(HOST)),
         )
         self._wait_for(self.master_log, _MASTER_READY, timeout)
-        self._spawn(
-            self.worker_log,
-            "org.apache.spark.deploy.worker.Worker",
-            self.master_url,
-            "--host",
-            HOST,
-            "--port",
-            str(free_port(HOST)),
-            "--webui-port",
-            str(free_port(HOST)),
-            "--cores",
-            str(self.worker_cores),
-            "--memory",
-            self.worker_memory,
-            "--work-dir",
-            str(self.work_dir),
-        )
-        self._wait_for(self.worker_log, _WORKER_READY, timeout)
+        for log in self.worker_logs:
+            self._spawn(
+                log,
+                "org.apache.spark.deploy.worker.Worker",
+                self.master_url,
+                "--host",
+                HOST,
+                "--port",
+                str(free_port(HOST)),
+                "--webui-port",
+                str(free_port(HOST)),
+                "--cores",
+                str(self.worker_cores),
+                "--memory",
+                self.worker_memory,
+                "--work-dir",
+                str(self.work_dir),
+            )
+        for log in self.worker_logs:
+            self._wait_for(log, _WORKER_READY, timeout)
         return self
 
     def stop(self) -> None:
@@ -141,7 +151,7 @@ class StandaloneCluster:
     def logs(self, lines: int = 40) -> str:
         """The tail of every log the cluster wrote (master, worker, each executor)."""
         parts = []
-        for path in (self.master_log, self.worker_log, *self.executor_logs()):
+        for path in (self.master_log, *self.worker_logs, *self.executor_logs()):
             text = path.read_text(errors="replace").splitlines() if path.exists() else []
             parts.append(f"--- {path} ---\n" + "\n".join(text[-lines:]))
         return "\n".join(parts)

@@ -25,6 +25,7 @@ EXECUTOR_MODULES = [
     "lakeshift.formats.hudi.task_writer",  # Hudi base files
     "lakeshift.text.scan",  # text and SequenceFile partitions
     "lakeshift.validate.independent.task",  # the independent reader
+    "lakeshift.inspect.spread",  # inspection spread over Spark tasks
 ]
 
 
