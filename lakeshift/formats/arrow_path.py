@@ -26,6 +26,7 @@ from lakeshift.errors import in_task
 from lakeshift.hive.partition_values import typed_value
 from lakeshift.hive.projection import file_groups
 from lakeshift.hive.types import parse_hive_type
+from lakeshift.migrate.faults import first_attempt_fault, task_fault_mode
 from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import EMPTY, Fingerprint
 
@@ -244,6 +245,80 @@ def out_columns(
     ]
 
 
+class FileReader:
+    """In a task: ``plan``'s files as the arrays of ``columns`` (the target's rows, typed as
+    it holds them), and the canonical fingerprint of those very arrays (data columns then
+    keys), as the Spark path observes its rows while writing. Built on the driver, pickled
+    into the tasks."""
+
+    def __init__(self, plan: ArrowPlan, columns: list[OutColumn]) -> None:
+        self.files = plan.files
+        self.columns = columns
+        self.data = {n: i for i, (n, _) in enumerate(plan.data)}
+        self.keys = {n: i for i, (n, _) in enumerate(plan.keys)}
+        # The checksum's columns: every data column then every key, in table order, typed as
+        # the target holds them (the target scan's fingerprint is positional over the same).
+        self.hashed = [(n, parse_hive_type(t)) for n, t in (*plan.data, *plan.keys)]
+        self.key_types = list(plan.keys)
+        self.fault = task_fault_mode()  # tests only (``migrate.faults``)
+
+    def types(self) -> list[pa.DataType]:
+        return [arrow_type(c.hive, c.zoned) for c in self.columns]
+
+    def read(self, index: int) -> list[pa.Array] | None:
+        """File ``index``'s rows as one array per column (None: the file holds no rows)."""
+        import pyarrow as pa
+        import pyarrow.orc as orc
+
+        from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
+
+        item = self.files[index]
+        if self.fault is not None:
+            first_attempt_fault(self.fault, item.partition)
+        fs, path = filesystem_for(item.path)
+        wanted = sorted({c for c in item.columns if c is not None})
+        try:
+            with fs.open_input_file(path) as handle:
+                rows = orc.ORCFile(handle).read(columns=wanted)
+        except Exception as e:
+            # pyarrow's decoders name no file: the batch's failure must, so that the
+            # backfill isolates the partition that holds it (migrate.failures)
+            raise OSError(f"cannot read {item.path} ({type(e).__name__}: {e})") from e
+        count = rows.num_rows
+        if count == 0:  # no file for no rows, as Spark's writer
+            return None
+        arrays: list[pa.Array] = []
+        for column, kind in zip(self.columns, self.types()):
+            if column.source in self.data:
+                orc_column = item.columns[self.data[column.source]]
+                if orc_column is None:
+                    arrays.append(pa.nulls(count, kind))
+                else:  # timestamps cut to microseconds as the Spark path writes them
+                    arrays.append(rows.column(orc_column).cast(kind, safe=False))
+            elif column.source in self.keys:
+                arrays.append(pa.array([item.keys[self.keys[column.source]]] * count, kind))
+            elif column.source == UUID_COLUMN:
+                arrays.append(random_uuids(count))
+            elif column.source == PARTITIONPATH_COLUMN:
+                arrays.append(pa.array([item.partition] * count, pa.string()))
+            else:  # out_columns names only these
+                raise ValueError(f"no values for column {column.source!r}")
+        return arrays
+
+    def fingerprint(self, index: int, arrays: list[pa.Array]) -> Fingerprint:
+        import pyarrow as pa
+
+        from lakeshift.validate.independent.arrow_hash import fingerprint
+
+        item, count = self.files[index], len(arrays[0])
+        by_source = {c.source: a for c, a in zip(self.columns, arrays)}
+        for name, hive in self.key_types:  # keys Delta's files do not hold
+            if name not in by_source:
+                value = item.keys[self.keys[name]]
+                by_source[name] = pa.array([value] * count, arrow_type(hive))
+        return fingerprint([(by_source[n], hive) for n, hive in self.hashed], count)
+
+
 def write_files(
     spark: SparkSession, plan: ArrowPlan, columns: list[OutColumn], locations: list[str]
 ) -> list[Written]:
@@ -251,68 +326,28 @@ def write_files(
     rows to ``locations[i]``. One Spark job; the files are not committed."""
     import pyarrow as pa
 
-    from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
+    from lakeshift.schema_map.mapping import UUID_COLUMN
 
-    files = plan.files
-    data = {n: i for i, (n, _) in enumerate(plan.data)}
-    keys = {n: i for i, (n, _) in enumerate(plan.keys)}
-    # The checksum's columns: every data column then every key, in table order, typed as the
-    # target holds them (the target scan's fingerprint is positional over the same columns).
-    hashed = [(n, parse_hive_type(t)) for n, t in (*plan.data, *plan.keys)]
-    key_types = list(plan.keys)
+    reader = FileReader(plan, columns)
     counts = [("index", pa.int64()), ("rows", pa.int64()), ("size", pa.int64())]
     result = pa.schema([*counts, ("sum1", pa.string()), ("sum2", pa.string())])
 
     @in_task
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import pyarrow.orc as orc
         import pyarrow.parquet as pq
-
-        from lakeshift.validate.independent.arrow_hash import fingerprint
 
         plain_for_keys = [c.name for c in columns if c.source != UUID_COLUMN]
         schema = pa.schema(
             [
-                pa.field(
-                    c.name,
-                    arrow_type(c.hive, c.zoned),
-                    metadata={"PARQUET:field_id": str(c.field_id)},
-                )
-                for c in columns
+                pa.field(c.name, kind, metadata={"PARQUET:field_id": str(c.field_id)})
+                for c, kind in zip(columns, reader.types())
             ]
         )
         for batch in batches:
             for index in batch.column(0).to_pylist():
-                item = files[index]
-                fs, path = filesystem_for(item.path)
-                wanted = sorted({c for c in item.columns if c is not None})
-                try:
-                    with fs.open_input_file(path) as handle:
-                        rows = orc.ORCFile(handle).read(columns=wanted)
-                except Exception as e:
-                    # pyarrow's decoders name no file: the batch's failure must, so that the
-                    # backfill isolates the partition that holds it (migrate.failures)
-                    raise OSError(f"cannot read {item.path} ({type(e).__name__}: {e})") from e
-                count = rows.num_rows
-                if count == 0:  # no file for no rows, as Spark's writer
+                arrays = reader.read(index)
+                if arrays is None:
                     continue
-                arrays: list[pa.Array] = []
-                for column, field in zip(columns, schema):
-                    if column.source in data:
-                        orc_column = item.columns[data[column.source]]
-                        if orc_column is None:
-                            arrays.append(pa.nulls(count, field.type))
-                        else:  # timestamps cut to microseconds as the Spark path writes them
-                            arrays.append(rows.column(orc_column).cast(field.type, safe=False))
-                    elif column.source in keys:
-                        value = item.keys[keys[column.source]]
-                        arrays.append(pa.array([value] * count, field.type))
-                    elif column.source == UUID_COLUMN:
-                        arrays.append(random_uuids(count))
-                    elif column.source == PARTITIONPATH_COLUMN:
-                        arrays.append(pa.array([item.partition] * count, pa.string()))
-                    else:  # out_columns names only these
-                        raise ValueError(f"no values for column {column.source!r}")
                 out_fs, out_path = filesystem_for(locations[index])
                 out_fs.create_dir(out_path.rsplit("/", 1)[0], recursive=True)  # local disks
                 table = pa.Table.from_arrays(arrays, schema=schema)
@@ -326,16 +361,11 @@ def write_files(
                     use_dictionary=plain_for_keys,
                 )
                 size = out_fs.get_file_info(out_path).size
-                by_source = {c.source: a for c, a in zip(columns, arrays)}
-                for name, hive in key_types:  # keys Delta's files do not hold
-                    if name not in by_source:
-                        value = item.keys[keys[name]]
-                        by_source[name] = pa.array([value] * count, arrow_type(hive))
-                found = fingerprint([(by_source[n], hive) for n, hive in hashed], count)
+                found = reader.fingerprint(index, arrays)
                 yield pa.RecordBatch.from_pydict(
                     {
                         "index": [index],
-                        "rows": [count],
+                        "rows": [table.num_rows],
                         "size": [size],
                         "sum1": [found.sum1],
                         "sum2": [found.sum2],
@@ -343,12 +373,12 @@ def write_files(
                     schema=result,
                 )
 
-    slices = max(1, min(len(files), spark.sparkContext.defaultParallelism * 4))
     done = (
-        spark.range(0, len(files), 1, slices)
+        spark.range(0, len(plan.files), 1, task_count(spark, len(plan.files)))
         .mapInArrow(run, "index BIGINT, rows BIGINT, size BIGINT, sum1 STRING, sum2 STRING")
         .collect()
     )
+    files = plan.files
     return [
         Written(
             locations[r["index"]],
@@ -359,6 +389,12 @@ def write_files(
         )
         for r in sorted(done, key=lambda r: r["index"])
     ]
+
+
+def task_count(spark: SparkSession, files: int) -> int:
+    """Tasks of an Arrow path job over ``files`` source files: four a core, at most one a
+    file (stragglers even out; a task costs some milliseconds)."""
+    return max(1, min(files, spark.sparkContext.defaultParallelism * 4))
 
 
 def file_name(run_id: str, batch: int, index: int) -> str:

@@ -8,9 +8,10 @@ journal holds the intended set, the view is not updated yet). Unset in normal us
 dict lookup.
 ``LAKESHIFT_FAULT_SIGNAL=SIGSTOP`` freezes the process at the point instead.
 
-``LAKESHIFT_TASK_FAULT=first-attempt`` makes every Spark task computing a batch's rows fail on
-its first attempt (retries succeed): with ``spark.task.maxFailures`` > 1 (a cluster, or a
-``local[N,F]`` master) the batch completes, and must hold each row once.
+``LAKESHIFT_TASK_FAULT=first-attempt`` makes every Spark task computing a batch's rows (the
+Spark path's and the Arrow path's) fail on its first attempt (retries succeed): with
+``spark.task.maxFailures`` > 1 (a cluster, or a ``local[N,F]`` master) the batch completes,
+and must hold each row once.
 ``LAKESHIFT_TASK_FAULT=kill-executor`` kills the executor JVM running a first attempt instead
 (on a cluster; the cluster manager starts another executor and the tasks run again).
 """
@@ -55,17 +56,24 @@ def with_task_fault(frame: DataFrame, column: str) -> DataFrame:
     """``frame`` unchanged, or (``LAKESHIFT_TASK_FAULT`` set) filtered through a Python function
     that breaks each task's first attempt. The function runs on the executors, pickled by
     reference to this module: it also shows lakeshift's code reaches them."""
-    mode = os.environ.get(TASK_ENV)
+    mode = task_fault_mode()
     if mode is None:
         return frame
-    if mode not in TASK_MODES:
-        raise ValueError(f"{TASK_ENV} must be one of {TASK_MODES}, got {mode!r}")
     from pyspark.sql import functions as F
     from pyspark.sql.types import BooleanType
 
     # Nondeterministic: Spark must neither cache, reorder nor fold the check away.
     check = F.udf(partial(first_attempt_fault, mode), BooleanType()).asNondeterministic()
     return frame.where(check(F.col(column)))
+
+
+def task_fault_mode() -> str | None:
+    """``LAKESHIFT_TASK_FAULT``'s mode, read on the driver (None: unset). The Arrow path's
+    tasks take it with them and call :func:`first_attempt_fault` before each source file."""
+    mode = os.environ.get(TASK_ENV)
+    if mode is not None and mode not in TASK_MODES:
+        raise ValueError(f"{TASK_ENV} must be one of {TASK_MODES}, got {mode!r}")
+    return mode
 
 
 def first_attempt_fault(mode: str, value: object) -> bool:

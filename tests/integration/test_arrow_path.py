@@ -27,7 +27,7 @@ from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.migrate.journal import Journal
 from lakeshift.validate.validator import validate_table
 from tests.helpers.hive_tables import HiveTableBuilder, unique_name
-from tests.helpers.lake import delta_root, read_lake
+from tests.helpers.lake import delta_root, local_path, read_lake
 from tests.helpers.source_state import source_snapshot
 
 pytestmark = pytest.mark.slow
@@ -91,14 +91,47 @@ def _files(client: MetastoreClient, catalog: HiveCatalog, target: str) -> dict[s
     return out
 
 
+def _hudi_file_layout(client: MetastoreClient, target: str) -> set[tuple[Any, ...]]:
+    """Each base file's Parquet schema, codec and footer keys (and the Avro schema footer)."""
+    import pyarrow.parquet as pq
+
+    db, _, name = target.partition(".")
+    root = local_path(client.get_table(db, name).sd.serdeInfo.parameters["path"])
+    out = set()
+    for path in root.glob("dt=*/*.parquet"):
+        meta = pq.read_metadata(path)
+        footer = {k: v for k, v in (meta.metadata or {}).items() if not k.startswith(b"hoodie_m")}
+        out.add(
+            (
+                str(meta.schema.to_arrow_schema().remove_metadata()),
+                meta.row_group(0).column(0).compression,
+                footer[b"parquet.avro.schema"].replace(name.encode(), b"TABLE"),
+                tuple(sorted(footer)),
+            )
+        )
+    assert out, f"no base files under {root}"
+    return out
+
+
 def _content(client: MetastoreClient, target: str) -> Counter[tuple[Any, ...]]:
-    rows = read_lake(client, target).drop_columns(["uuid"])
+    """The rows, less what differs between two writes of them: keys, Hudi's meta columns."""
+    rows = read_lake(client, target)
+    rows = rows.drop_columns([c for c in rows.column_names if c == "uuid" or c[:8] == "_hoodie_"])
     return Counter(tuple(sorted(r.items())) for r in rows.to_pylist())
+
+
+def _observed_by(journal: Journal, source: str) -> dict[str, str]:
+    """Which path wrote each partition's latest batch, as the journal says."""
+    out = {}
+    for name, record in journal.partitions(source).items():
+        batch = journal.batch(str((record.checksum or {}).get("batch")))
+        out[name] = str(batch["checksum"].get("observed_by")) if batch else "none"
+    return out
 
 
 @pytest.mark.parametrize(
     "fmt",
-    ["iceberg", pytest.param("delta", marks=pytest.mark.extended)],  # (make extended)
+    ["iceberg", pytest.param("delta", marks=pytest.mark.extended), "hudi"],  # (make extended)
 )
 def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
     fmt: str,
@@ -140,9 +173,22 @@ def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
             MigrateOptions(target=target, batch_rows=1, format=fmt),  # a partition a batch
         )
         assert result.ok
+        if path == "arrow":
+            # The Arrow path wrote the eligible partitions; the drifted one took the Spark path
+            taken = _observed_by(journal, source)
+            assert taken["dt=2024-01-03"] != "arrow", taken
+            assert {n for n, by in taken.items() if by == "arrow"} == {
+                "dt=2024-01-01", "dt=2024-01-02", "dt=__HIVE_DEFAULT_PARTITION__"
+            }  # fmt: skip
     assert source_snapshot(client, *source.split(".")) == before  # the source is untouched
+    if fmt == "hudi":  # (its files are named as Hudi's writers name them, whichever path)
+        # Both paths write the same base files: columns, types, Hudi's footers
+        assert _hudi_file_layout(client, targets["arrow"]) == _hudi_file_layout(
+            client, targets["spark"]
+        )
+        _check_rows_and_proofs(spark, client, catalog, arrow, journal, source, targets)
+        return
 
-    # The Arrow path wrote the eligible partitions' files; the drifted one took the Spark path
     files = _files(client, catalog, targets["arrow"])
     assert all(n.startswith("arrow-") for n in files["2024-01-01"] + files["2024-01-02"])
     assert all(n.startswith("arrow-") for n in files["None"])
@@ -151,6 +197,18 @@ def test_arrow_path_writes_what_the_spark_path_writes_and_validates(
                    for ns in _files(client, catalog, targets["spark"]).values()
                    for n in ns)  # fmt: skip
 
+    _check_rows_and_proofs(spark, client, catalog, arrow, journal, source, targets)
+
+
+def _check_rows_and_proofs(
+    spark: Any,
+    client: MetastoreClient,
+    catalog: HiveCatalog,
+    arrow: Settings,
+    journal: Journal,
+    source: str,
+    targets: dict[str, str],
+) -> None:
     # The format's own reader reads the same rows (uuid aside) from both, every uuid unique
     assert _content(client, targets["arrow"]) == _content(client, targets["spark"])
     keys = read_lake(client, targets["arrow"]).column("uuid").to_pylist()

@@ -18,11 +18,13 @@ import json
 import logging
 import posixpath
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from lakeshift import profiling
 from lakeshift.errors import RefusedInput, SchemaMappingError
+from lakeshift.formats.arrow_path import FileReader, task_count
 from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
@@ -60,7 +62,14 @@ from lakeshift.formats.hudi.commit_metadata import (
 )
 from lakeshift.formats.hudi.instant_schemas import requested_replace
 from lakeshift.formats.hudi.routing import ROUTE_GRACE_SECONDS, drop_old_route_dirs, link_slices
-from lakeshift.formats.hudi.task_writer import REWRITE_DDL, STATS_DDL, rewrite_task, task_writer
+from lakeshift.formats.hudi.task_writer import (
+    ARROW_STATS_DDL,
+    REWRITE_DDL,
+    STATS_DDL,
+    arrow_task_writer,
+    rewrite_task,
+    task_writer,
+)
 from lakeshift.formats.hudi.timeline import (
     COMMIT,
     COMPLETED,
@@ -73,11 +82,18 @@ from lakeshift.hive.types import HiveType
 from lakeshift.inspect.model import TableInventory
 from lakeshift.metastore import ddl
 from lakeshift.metastore.partition_names import parse_partition_name
-from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, build_mapping, save_mapping
+from lakeshift.schema_map.mapping import (
+    PARTITIONPATH_COLUMN,
+    UUID_COLUMN,
+    build_mapping,
+    save_mapping,
+)
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.storage import Store
+from lakeshift.validate.canonical import Fingerprint
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from hive_metastore.ttypes import Table
     from pyspark.sql import DataFrame
 
@@ -98,6 +114,31 @@ MAX_FILE_ROWS = 60_000
 CLEAN_RETAIN = timedelta(seconds=ROUTE_GRACE_SECONDS)
 
 
+@dataclass
+class _ArrowRows:
+    """A batch's rows as the Arrow path writes them: the tasks' reader of the source files,
+    the base files' schema, and (once written) each source file's observed fingerprint."""
+
+    reader: FileReader
+    schema: pa.Schema
+    sums: list[Fingerprint] = field(default_factory=list)
+
+    def collect(self, stats: DataFrame) -> list[Any]:
+        """Run the write; keep each source file's fingerprint, give back every file's stats."""
+        rows = stats.collect()
+        self.sums = [
+            Fingerprint(r["source_rows"], r["sum1"], r["sum2"])
+            for r in rows
+            if r["source"] is not None
+        ]
+        return rows
+
+    def observed(self) -> Fingerprint:
+        from lakeshift.validate.fingerprints import combined
+
+        return combined(self.sums)
+
+
 class HudiFormat(TargetFormat):
     """Hudi copy-on-write tables (table version 6, or 8 by setting), written by lakeshift."""
 
@@ -105,6 +146,7 @@ class HudiFormat(TargetFormat):
     label = "Hudi table"
     files_hold_partition_columns = True
     files_hold_field_ids = False
+    has_arrow_path = True
 
     def __init__(self, services: FormatServices) -> None:
         super().__init__(services)
@@ -417,6 +459,7 @@ class HudiFormat(TargetFormat):
             self._rollback_pending(target, guard=True)
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         rows = sum(p.rows for p in inventory.partitions if p.name in set(partitions))
+        per_file = min(MAX_FILE_ROWS, self.rows_per_file(rows, size) or MAX_FILE_ROWS)
         with profiling.phase("source frame"):
             frame, checksum = self.batch_frame(
                 inventory,
@@ -425,10 +468,14 @@ class HudiFormat(TargetFormat):
                 key_mode,
                 cluster=self.batch_clustering(inventory, partitions, key_mode),
             )
-        per_file = min(MAX_FILE_ROWS, self.rows_per_file(rows, size) or MAX_FILE_ROWS)
+        arrow = (
+            self._arrow_rows(target, frame, inventory, mapping, partitions, key_mode, record)
+            if self.services.settings.write_path == "arrow"
+            else None
+        )
         instant = self._write(
             target,
-            frame,
+            frame if arrow is None else arrow,
             partitions,
             commit_properties(record),
             per_file,
@@ -436,12 +483,46 @@ class HudiFormat(TargetFormat):
             record.batch,
             guard=True,
         )
+        if arrow is not None:
+            # the tasks' checksum of what they wrote: validation need not scan the source
+            return BatchResult(arrow.observed(), True, int(instant), observed_by="arrow")
         return BatchResult(checksum(), True, int(instant))
+
+    def _arrow_rows(
+        self,
+        target: str,
+        frame: DataFrame,
+        inventory: TableInventory,
+        mapping: FieldMapping,
+        partitions: list[str],
+        key_mode: str,
+        record: CommitRecord,
+    ) -> _ArrowRows | None:
+        """The batch's rows through the Arrow path (``arrow_path``): tasks read the ORC files
+        with pyarrow and write the base files themselves, with the schema of the Spark path's
+        frame (``frame``, never run), so the files are the same; None when the batch must
+        take the Spark path."""
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        from lakeshift.formats.arrow_path import arrow_plan, out_columns
+
+        plan, why = arrow_plan(inventory, mapping, partitions, self.target_type, key_mode)
+        schema = to_arrow_schema(frame.schema)
+        if plan is not None:
+            wanted = {n for n, _ in (*plan.data, *plan.keys)} | {UUID_COLUMN, PARTITIONPATH_COLUMN}
+            if set(schema.names) != wanted or len(schema.names) != len(wanted):
+                plan, why = None, "the frame has columns the source does not fill"
+        if plan is None:
+            log.info("%s: batch %s takes the Spark path: %s", target, record.batch, why)
+            return None
+        zoned = {f.name for f in schema if getattr(f.type, "tz", None)}
+        columns = out_columns(plan, {}, {n: i for i, n in enumerate(schema.names)}, zoned)
+        return _ArrowRows(FileReader(plan, columns), schema)
 
     def _write(
         self,
         target: str,
-        frame: DataFrame | None,
+        frame: DataFrame | _ArrowRows | None,
         partitions: Sequence[str],
         extra: dict[str, str],
         per_file: int,
@@ -474,7 +555,27 @@ class HudiFormat(TargetFormat):
         # A commit writing no rows (emptied partitions) still names the table's schema, as
         # Hudi's delete_partition does: readers take the newest commit's ("{}" broke hudi-rs).
         schema: dict[str, Any] = self.latest_schema(target) if frame is None else {}
-        if frame is not None:
+        if isinstance(frame, _ArrowRows):
+            schema = avro_schema(name, frame.schema)
+            codec, level = self._compression()
+            writer = arrow_task_writer(
+                frame.reader,
+                frame.schema,
+                root.location,
+                instant,
+                with_meta_fields(schema),
+                per_file,
+                codec,
+                level,
+            )
+            files = len(frame.reader.files)
+            with profiling.phase("arrow write"):
+                stats = frame.collect(
+                    self.spark.range(0, files, 1, task_count(self.spark, files)).mapInArrow(
+                        writer, ARROW_STATS_DDL
+                    )
+                )
+        elif frame is not None:
             schema = avro_schema(name, to_arrow_schema(frame.schema))
             codec, level = self._compression()
             writer = task_writer(

@@ -7,12 +7,17 @@ Hudi file modules, shipped to executors with lakeshift's zip on a cluster.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lakeshift.errors import in_task
 from lakeshift.formats.hudi.timeline import write_marker
 from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN
 from lakeshift.storage import Store
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from lakeshift.formats.arrow_path import FileReader
 
 #: The stats row each written file yields (the job's report the driver reconciles against).
 STATS_DDL = "name string, partition string, file_id string, rows long, size long"
@@ -153,3 +158,100 @@ def rewrite_task(
                 )
 
     return rewrite
+
+
+#: The stats row of each file the Arrow path writes: ``STATS_DDL``, and for the first file
+#: of each source file its index, rows and the canonical fingerprint of its rows.
+ARROW_STATS_DDL = STATS_DDL + ", source long, source_rows long, sum1 string, sum2 string"
+
+
+def arrow_task_writer(
+    reader: FileReader,
+    schema: pa.Schema,
+    root: str,
+    instant: str,
+    avro: dict[str, Any],
+    per_file: int,
+    codec: str = "gzip",
+    level: int | None = None,
+) -> Any:
+    """The Arrow path's ``mapInArrow`` function (the input: source file indexes): each task
+    reads its source files with pyarrow (``arrow_path.FileReader``) and writes each as base
+    files of at most ``per_file`` rows, cut evenly, with ``schema`` (the Spark path frame's,
+    so the files are those the Spark path writes); it yields one stats row per base file."""
+
+    @in_task
+    def write(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        from lakeshift.formats.hudi.base_file import new_file_id, write_base_file
+
+        task = TaskContext.get()
+        token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}" if task else "0-0-0"
+        seqno = str(task.partitionId()) if task else "0"
+        table_root = Store(root)
+        for batch in batches:
+            for index in batch.column(0).to_pylist():
+                arrays = reader.read(index)
+                if arrays is None:
+                    continue
+                found = reader.fingerprint(index, arrays)
+                rows = pa.Table.from_arrays(
+                    [a.cast(f.type) for a, f in zip(arrays, schema)], schema=schema
+                )
+                partition = reader.files[index].partition
+                pieces = -(-rows.num_rows // per_file)
+                size = -(-rows.num_rows // pieces)
+                out = []
+                for start in range(0, rows.num_rows, size):
+                    file_id = new_file_id()
+                    written = write_base_file(
+                        rows.slice(start, size),
+                        table_root.child(partition) if partition else table_root,
+                        partition_path=partition,
+                        instant=instant,
+                        file_id=file_id,
+                        write_token=token,
+                        avro_schema=avro,
+                        seqno_prefix=seqno,
+                        codec=codec,
+                        level=level,
+                    )
+                    write_marker(table_root, instant, partition, f"{written.name}.marker.CREATE")
+                    first = start == 0
+                    out.append(
+                        {
+                            "name": written.name,
+                            "partition": partition,
+                            "file_id": file_id,
+                            "rows": written.rows,
+                            "size": written.size,
+                            "source": index if first else None,
+                            "source_rows": rows.num_rows if first else None,
+                            "sum1": found.sum1 if first else None,
+                            "sum2": found.sum2 if first else None,
+                        }
+                    )
+                yield pa.RecordBatch.from_pylist(out, schema=_arrow_stats_schema())
+
+    return write
+
+
+def _arrow_stats_schema() -> pa.Schema:
+    import pyarrow as pa
+
+    text, number = pa.string(), pa.int64()
+    return pa.schema(
+        [
+            ("name", text),
+            ("partition", text),
+            ("file_id", text),
+            ("rows", number),
+            ("size", number),
+            ("source", number),
+            ("source_rows", number),
+            ("sum1", text),
+            ("sum2", text),
+        ]
+    )
