@@ -261,9 +261,8 @@ class FileReader:
         self.hashed = [(n, parse_hive_type(t)) for n, t in (*plan.data, *plan.keys)]
         self.key_types = list(plan.keys)
         self.fault = task_fault_mode()  # tests only (``migrate.faults``)
-
-    def types(self) -> list[pa.DataType]:
-        return [arrow_type(c.hive, c.zoned) for c in self.columns]
+        #: Each column's Arrow type as the target holds it.
+        self.types = [arrow_type(c.hive, c.zoned) for c in columns]
 
     def read(self, index: int) -> list[pa.Array] | None:
         """File ``index``'s rows as one array per column (None: the file holds no rows)."""
@@ -288,7 +287,7 @@ class FileReader:
         if count == 0:  # no file for no rows, as Spark's writer
             return None
         arrays: list[pa.Array] = []
-        for column, kind in zip(self.columns, self.types()):
+        for column, kind in zip(self.columns, self.types):
             if column.source in self.data:
                 orc_column = item.columns[self.data[column.source]]
                 if orc_column is None:
@@ -340,7 +339,7 @@ def write_files(
         schema = pa.schema(
             [
                 pa.field(c.name, kind, metadata={"PARQUET:field_id": str(c.field_id)})
-                for c, kind in zip(columns, reader.types())
+                for c, kind in zip(columns, reader.types)
             ]
         )
         for batch in batches:

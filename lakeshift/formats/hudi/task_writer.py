@@ -23,6 +23,54 @@ if TYPE_CHECKING:
 STATS_DDL = "name string, partition string, file_id string, rows long, size long"
 
 
+def _task_ids() -> tuple[str, str]:
+    """This task's write token (Hudi's ``partition-stage-attempt``) and seqno prefix."""
+    from pyspark import TaskContext
+
+    task = TaskContext.get()
+    if task is None:
+        return "0-0-0", "0"
+    token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}"
+    return token, str(task.partitionId())
+
+
+def _create(
+    table_root: Store,
+    partition: str,
+    rows: pa.Table,
+    instant: str,
+    token: str,
+    seqno: str,
+    avro: dict[str, Any],
+    codec: str,
+    level: int | None,
+) -> dict[str, Any]:
+    """Write ``rows`` as a new file group's base file with its CREATE marker; its stats row."""
+    from lakeshift.formats.hudi.base_file import new_file_id, write_base_file
+
+    file_id = new_file_id()
+    written = write_base_file(
+        rows,
+        table_root.child(partition) if partition else table_root,
+        partition_path=partition,
+        instant=instant,
+        file_id=file_id,
+        write_token=token,
+        avro_schema=avro,
+        seqno_prefix=seqno,
+        codec=codec,
+        level=level,
+    )
+    write_marker(table_root, instant, partition, f"{written.name}.marker.CREATE")
+    return {
+        "name": written.name,
+        "partition": partition,
+        "file_id": file_id,
+        "rows": written.rows,
+        "size": written.size,
+    }
+
+
 def task_writer(
     root: str,
     instant: str,
@@ -39,13 +87,8 @@ def task_writer(
     def write(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
         import pyarrow.compute as pc
-        from pyspark import TaskContext
 
-        from lakeshift.formats.hudi.base_file import new_file_id, write_base_file
-
-        task = TaskContext.get()
-        token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}" if task else "0-0-0"
-        seqno = str(task.partitionId()) if task else "0"
+        token, seqno = _task_ids()
         pending: dict[str, list[Any]] = {}
         counts: dict[str, int] = {}
         table_root = Store(root)
@@ -53,31 +96,10 @@ def task_writer(
         def flush(partition: str) -> Any:
             rows = pa.Table.from_batches(pending.pop(partition))
             counts[partition] = 0
-            file_id = new_file_id()
-            written = write_base_file(
-                rows,
-                table_root.child(partition) if partition else table_root,
-                partition_path=partition,
-                instant=instant,
-                file_id=file_id,
-                write_token=token,
-                avro_schema=schema,
-                seqno_prefix=seqno,
-                codec=codec,
-                level=level,
+            stats = _create(
+                table_root, partition, rows, instant, token, seqno, schema, codec, level
             )
-            write_marker(table_root, instant, partition, f"{written.name}.marker.CREATE")
-            return pa.RecordBatch.from_pylist(
-                [
-                    {
-                        "name": written.name,
-                        "partition": partition,
-                        "file_id": file_id,
-                        "rows": written.rows,
-                        "size": written.size,
-                    }
-                ]
-            )
+            return pa.RecordBatch.from_pylist([stats])
 
         for batch in batches:
             table = pa.Table.from_batches([batch])
@@ -120,12 +142,10 @@ def rewrite_task(
     @in_task
     def rewrite(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
-        from pyspark import TaskContext
 
         from lakeshift.formats.hudi.base_file import rewrite_base_files
 
-        task = TaskContext.get()
-        token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}" if task else "0-0-0"
+        token, _ = _task_ids()
         table_root = Store(root)
         for batch in batches:
             for job in batch.to_pylist():
@@ -183,13 +203,8 @@ def arrow_task_writer(
     @in_task
     def write(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
-        from pyspark import TaskContext
 
-        from lakeshift.formats.hudi.base_file import new_file_id, write_base_file
-
-        task = TaskContext.get()
-        token = f"{task.partitionId()}-{task.stageId()}-{task.attemptNumber()}" if task else "0-0-0"
-        seqno = str(task.partitionId()) if task else "0"
+        token, seqno = _task_ids()
         table_root = Store(root)
         for batch in batches:
             for index in batch.column(0).to_pylist():
@@ -205,28 +220,14 @@ def arrow_task_writer(
                 size = -(-rows.num_rows // pieces)
                 out = []
                 for start in range(0, rows.num_rows, size):
-                    file_id = new_file_id()
-                    written = write_base_file(
-                        rows.slice(start, size),
-                        table_root.child(partition) if partition else table_root,
-                        partition_path=partition,
-                        instant=instant,
-                        file_id=file_id,
-                        write_token=token,
-                        avro_schema=avro,
-                        seqno_prefix=seqno,
-                        codec=codec,
-                        level=level,
+                    piece = rows.slice(start, size)
+                    stats = _create(
+                        table_root, partition, piece, instant, token, seqno, avro, codec, level
                     )
-                    write_marker(table_root, instant, partition, f"{written.name}.marker.CREATE")
                     first = start == 0
                     out.append(
                         {
-                            "name": written.name,
-                            "partition": partition,
-                            "file_id": file_id,
-                            "rows": written.rows,
-                            "size": written.size,
+                            **stats,
                             "source": index if first else None,
                             "source_rows": rows.num_rows if first else None,
                             "sum1": found.sum1 if first else None,
