@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from lakeshift.validate.canonical import EMPTY, Fingerprint
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
     from pyspark.sql import SparkSession
 
     from lakeshift.inspect.model import TableInventory
@@ -78,6 +79,8 @@ class Written:
     rows: int
     size: int
     checksum: Fingerprint = EMPTY
+    #: What the task's ``describe`` said of the file's footer ("" without one).
+    description: str = ""
 
 
 def observed(written: Sequence[Written]) -> Fingerprint:
@@ -319,17 +322,24 @@ class FileReader:
 
 
 def write_files(
-    spark: SparkSession, plan: ArrowPlan, columns: list[OutColumn], locations: list[str]
+    spark: SparkSession,
+    plan: ArrowPlan,
+    columns: list[OutColumn],
+    locations: list[str],
+    describe: Callable[[pq.FileMetaData], str] | None = None,
 ) -> list[Written]:
     """Write ``plan``'s files as Parquet with ``columns`` in Spark tasks, the ``i``-th file's
-    rows to ``locations[i]``. One Spark job; the files are not committed."""
+    rows to ``locations[i]``. One Spark job; the files are not committed. ``describe``, in the
+    task, turns each file's footer into the text its :class:`Written` carries (a format's
+    description of the file for its commit, from the footer in hand: no second read)."""
     import pyarrow as pa
 
     from lakeshift.schema_map.mapping import UUID_COLUMN
 
     reader = FileReader(plan, columns)
     counts = [("index", pa.int64()), ("rows", pa.int64()), ("size", pa.int64())]
-    result = pa.schema([*counts, ("sum1", pa.string()), ("sum2", pa.string())])
+    texts = [("sum1", pa.string()), ("sum2", pa.string()), ("description", pa.string())]
+    result = pa.schema([*counts, *texts])
 
     @in_task
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -350,6 +360,7 @@ def write_files(
                 out_fs, out_path = filesystem_for(locations[index])
                 out_fs.create_dir(out_path.rsplit("/", 1)[0], recursive=True)  # local disks
                 table = pa.Table.from_arrays(arrays, schema=schema)
+                footers: list[pq.FileMetaData] = []
                 pq.write_table(
                     table,
                     out_path,
@@ -358,6 +369,7 @@ def write_files(
                     # a dictionary of the record keys, each different, overflows and is
                     # dropped: pure cost (a quarter of a file's write, measured)
                     use_dictionary=plain_for_keys,
+                    metadata_collector=footers,
                 )
                 size = out_fs.get_file_info(out_path).size
                 found = reader.fingerprint(index, arrays)
@@ -368,13 +380,15 @@ def write_files(
                         "size": [size],
                         "sum1": [found.sum1],
                         "sum2": [found.sum2],
+                        "description": [describe(footers[0]) if describe else ""],
                     },
                     schema=result,
                 )
 
+    columns_ddl = "index BIGINT, rows BIGINT, size BIGINT, sum1 STRING, sum2 STRING"
     done = (
         spark.range(0, len(plan.files), 1, task_count(spark, len(plan.files)))
-        .mapInArrow(run, "index BIGINT, rows BIGINT, size BIGINT, sum1 STRING, sum2 STRING")
+        .mapInArrow(run, f"{columns_ddl}, description STRING")
         .collect()
     )
     files = plan.files
@@ -385,6 +399,7 @@ def write_files(
             r["rows"],
             r["size"],
             Fingerprint(r["rows"], r["sum1"], r["sum2"]),
+            r["description"],
         )
         for r in sorted(done, key=lambda r: r["index"])
     ]

@@ -30,12 +30,17 @@ from lakeshift.formats.commit_metadata import (
     latest_backfills,
 )
 from lakeshift.formats.iceberg_adopt import holds_adopted_files
+from lakeshift.formats.iceberg_files import (
+    java_data_files,
+    java_partitions,
+    metrics_plan,
+    partition_json,
+)
 from lakeshift.formats.iceberg_java import (
     Unboxable,
     _translated_conflict,
     iceberg_hive_type,
     internal_value,
-    partition_data,
 )
 from lakeshift.formats.iceberg_schema import stored_mapping
 from lakeshift.formats.iceberg_sync import sync_iceberg_target
@@ -371,8 +376,9 @@ class IcebergFormat(TargetFormat):
     ) -> BatchResult | None:
         """The batch through the Arrow path (``arrow_path``): tasks write the Parquet files,
         then one replace-partitions commit through Iceberg's Java API with lakeshift's commit
-        record, each file's metrics read from its footer as Spark's writer does. None when the
-        batch must take the Spark path (logged with the reason)."""
+        record, each file's metrics from the footer its task wrote, by Iceberg's rules
+        (``iceberg_files``). None when the batch must take the Spark path (logged with the
+        reason)."""
         from lakeshift.formats.arrow_path import (
             arrow_plan,
             file_name,
@@ -397,13 +403,13 @@ class IcebergFormat(TargetFormat):
             return None
         table.refresh()  # the schema and spec as committed now (sync may have evolved them)
         schema, spec = table.schema(), table.spec()
-        fields = {str(f.name()): int(f.fieldId()) for f in schema.columns()}
+        ids = {str(f.name()): int(f.fieldId()) for f in schema.columns()}
         zoned = {str(f.name()) for f in schema.columns() if str(f.type()) == "timestamptz"}
         wanted = {n for n, _ in (*plan.data, *plan.keys)} | {UUID_COLUMN, PARTITIONPATH_COLUMN}
         key_names = [n for n, _ in plan.keys]
         sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
         why = ""
-        if set(fields) != wanted:
+        if set(ids) != wanted:
             why = "the target has columns the source does not fill"
         elif any(str(f.transform()) != "identity" for f in spec.fields()) or sorted(
             sources
@@ -412,19 +418,20 @@ class IcebergFormat(TargetFormat):
         if why:
             log.info("%s: batch %s takes the Spark path: %s", target, record.batch, why)
             return None
-        # Every class or package named through py4j is a round trip to the JVM: each is looked
-        # up once per batch, not per partition or file (1,000 small files: ~6 calls a file).
-        iceberg = jvm.org.apache.iceberg
+        # Every call through py4j is a round trip to the JVM: partitions and files cross as
+        # one JSON text each (iceberg_files), not call by call.
         kinds = [plan.keys[key_names.index(source)][1] for source in sources]
-        by_partition: dict[str, Any] = {}
+        fields = [(int(f.fieldId()), str(f.type())) for f in spec.partitionType().fields()]
+        as_json: dict[str, str] = {}  # each partition's
         try:
             for item in plan.files:
-                if item.partition not in by_partition:
+                if item.partition not in as_json:
                     values = [item.keys[key_names.index(source)] for source in sources]
-                    by_partition[item.partition] = partition_data(iceberg, spec, kinds, values)
+                    as_json[item.partition] = partition_json(fields, kinds, values)
         except Unboxable as e:
             log.info("%s: batch %s takes the Spark path: %s", target, record.batch, e)
             return None
+        by_partition = dict(zip(as_json, java_partitions(jvm, spec, list(as_json.values()))))
         provider = table.locationProvider()
         locations = [
             str(
@@ -435,31 +442,20 @@ class IcebergFormat(TargetFormat):
             for i, item in enumerate(plan.files)
         ]
         with profiling.phase("arrow write"):
-            columns = out_columns(plan, {}, fields, zoned)
-            written = write_files(self.spark, plan, columns, locations)
+            columns = out_columns(plan, {}, ids, zoned)
+            describe = metrics_plan(jvm, table).describe
+            written = write_files(self.spark, plan, columns, locations, describe)
         # files landed, not committed: a kill here leaves files no snapshot references
         faults.crash_point("before-log-commit", record.batch)
         with profiling.phase("commit"):
-            config = iceberg.MetricsConfig.forTable(table)
             replace = table.newReplacePartitions()
             if base is not None:  # as the Spark path's serializable overwrite
                 replace = replace.validateFromSnapshot(base)
             replace = replace.validateNoConflictingData().validateNoConflictingDeletes()
             for key, value in commit_properties(record).items():
                 replace.set(key, value)
-            io, parquet_util = table.io(), iceberg.parquet.ParquetUtil
-            data_files, parquet = iceberg.DataFiles, iceberg.FileFormat.PARQUET
-            for file in written:
-                metrics = parquet_util.fileMetrics(io.newInputFile(file.path), config)
-                replace.addFile(
-                    data_files.builder(spec)
-                    .withPath(file.path)
-                    .withFormat(parquet)
-                    .withFileSizeInBytes(file.size)
-                    .withPartition(by_partition[file.partition])
-                    .withMetrics(metrics)
-                    .build()
-                )
+            for data_file in java_data_files(jvm, table, written, as_json, by_partition):
+                replace.addFile(data_file)
             _translated_conflict(target, replace.commit)
             self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
         with profiling.phase("find commit"):
