@@ -81,6 +81,9 @@ class Written:
     checksum: Fingerprint = EMPTY
     #: What the task's ``describe`` said of the file's footer ("" without one).
     description: str = ""
+    #: The source file's timestamps with digits past a microsecond (in the columns read),
+    #: counted from the very values the task cut to microseconds (``validate.nanoseconds``)
+    finer: int = 0
 
 
 def observed(written: Sequence[Written]) -> Fingerprint:
@@ -88,6 +91,15 @@ def observed(written: Sequence[Written]) -> Fingerprint:
     from lakeshift.validate.fingerprints import combined
 
     return combined([w.checksum for w in written])
+
+
+def finer_counts(plan: ArrowPlan, written: Sequence[Written]) -> dict[str, int]:
+    """Partition -> the timestamps its source files hold with digits past a microsecond, as
+    the tasks counted them (every partition of ``plan``: a file of no rows holds none)."""
+    counts = dict.fromkeys((f.partition for f in plan.files), 0)
+    for w in written:
+        counts[w.partition] += w.finer
+    return counts
 
 
 def arrow_plan(
@@ -269,10 +281,16 @@ class FileReader:
 
     def read(self, index: int) -> list[pa.Array] | None:
         """File ``index``'s rows as one array per column (None: the file holds no rows)."""
+        return self.read_counting(index)[0]
+
+    def read_counting(self, index: int) -> tuple[list[pa.Array] | None, int]:
+        """``read``'s arrays, and the file's timestamps with digits past a microsecond in the
+        columns read (which the arrays, in microseconds, no longer show)."""
         import pyarrow as pa
         import pyarrow.orc as orc
 
         from lakeshift.schema_map.mapping import PARTITIONPATH_COLUMN, UUID_COLUMN
+        from lakeshift.validate.independent.zones import finer_than_micros
 
         item = self.files[index]
         if self.fault is not None:
@@ -288,7 +306,9 @@ class FileReader:
             raise OSError(f"cannot read {item.path} ({type(e).__name__}: {e})") from e
         count = rows.num_rows
         if count == 0:  # no file for no rows, as Spark's writer
-            return None
+            return None, 0
+        stamped = [f.name for f in rows.schema if pa.types.is_timestamp(f.type)]
+        finer = finer_than_micros(rows.select(stamped)) if stamped else 0
         arrays: list[pa.Array] = []
         for column, kind in zip(self.columns, self.types):
             if column.source in self.data:
@@ -305,7 +325,7 @@ class FileReader:
                 arrays.append(pa.array([item.partition] * count, pa.string()))
             else:  # out_columns names only these
                 raise ValueError(f"no values for column {column.source!r}")
-        return arrays
+        return arrays, finer
 
     def fingerprint(self, index: int, arrays: list[pa.Array]) -> Fingerprint:
         import pyarrow as pa
@@ -337,7 +357,7 @@ def write_files(
     from lakeshift.schema_map.mapping import UUID_COLUMN
 
     reader = FileReader(plan, columns)
-    counts = [("index", pa.int64()), ("rows", pa.int64()), ("size", pa.int64())]
+    counts = [(n, pa.int64()) for n in ("index", "rows", "size", "finer")]
     texts = [("sum1", pa.string()), ("sum2", pa.string()), ("description", pa.string())]
     result = pa.schema([*counts, *texts])
 
@@ -354,7 +374,7 @@ def write_files(
         )
         for batch in batches:
             for index in batch.column(0).to_pylist():
-                arrays = reader.read(index)
+                arrays, finer = reader.read_counting(index)
                 if arrays is None:
                     continue
                 out_fs, out_path = filesystem_for(locations[index])
@@ -378,6 +398,7 @@ def write_files(
                         "index": [index],
                         "rows": [table.num_rows],
                         "size": [size],
+                        "finer": [finer],
                         "sum1": [found.sum1],
                         "sum2": [found.sum2],
                         "description": [describe(footers[0]) if describe else ""],
@@ -385,7 +406,7 @@ def write_files(
                     schema=result,
                 )
 
-    columns_ddl = "index BIGINT, rows BIGINT, size BIGINT, sum1 STRING, sum2 STRING"
+    columns_ddl = "index BIGINT, rows BIGINT, size BIGINT, finer BIGINT, sum1 STRING, sum2 STRING"
     done = (
         spark.range(0, len(plan.files), 1, task_count(spark, len(plan.files)))
         .mapInArrow(run, f"{columns_ddl}, description STRING")
@@ -400,6 +421,7 @@ def write_files(
             r["size"],
             Fingerprint(r["rows"], r["sum1"], r["sum2"]),
             r["description"],
+            r["finer"],
         )
         for r in sorted(done, key=lambda r: r["index"])
     ]

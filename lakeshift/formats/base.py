@@ -98,6 +98,9 @@ class BatchResult:
     #: reader) or ``arrow`` (the Arrow path's tasks, pyarrow's ORC decoder): the independent
     #: level proves an ``arrow`` batch with the Spark reader too, never with pyarrow alone
     observed_by: str = "spark"
+    #: partition -> its source timestamps with digits past a microsecond, counted while
+    #: writing (the Arrow path's tasks); None: not counted, and ``validate`` counts them
+    finer: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)

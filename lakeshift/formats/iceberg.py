@@ -382,6 +382,7 @@ class IcebergFormat(TargetFormat):
         from lakeshift.formats.arrow_path import (
             arrow_plan,
             file_name,
+            finer_counts,
             observed,
             out_columns,
             write_files,
@@ -461,7 +462,9 @@ class IcebergFormat(TargetFormat):
         with profiling.phase("find commit"):
             landed = self._landed(target, base, record)
             # the tasks' checksum of what they wrote: validation need not scan the source
-            return BatchResult(observed(written), True, landed, observed_by="arrow")
+            return BatchResult(
+                observed(written), True, landed, "arrow", finer_counts(plan, written)
+            )
 
     def java_table(self, target: str) -> Any:
         """The target as Iceberg's Java ``Table`` in the session's JVM. Spark's session catalog

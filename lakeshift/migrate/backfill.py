@@ -726,6 +726,8 @@ def _record(
                 **result.checksum.to_json(),
                 "columns": columns_key(run.inventory),
                 "observed_by": result.observed_by,
+                # (only where the writer counted them: validation counts the rest itself)
+                **({} if result.finer is None else {"finer": result.finer}),
             },
             result.commit_id,
         )

@@ -50,6 +50,7 @@ from lakeshift.validate.model import (
 )
 from lakeshift.validate.nanoseconds import finer_timestamps
 from lakeshift.validate.observed import observed_batches as _observed
+from lakeshift.validate.observed import observed_finer
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -167,7 +168,8 @@ def validate_table(
         accept = settings.timestamp_precision == "truncate"
         if level != "independent":  # the independent reader counts them in its own reading
             with profiling.phase("timestamps"):
-                results = _finer_by_scan(spark, inventory, stored, results, accept)
+                counted = observed_finer(journal, inventory, list(results))
+                results = _finer_by_scan(spark, inventory, stored, results, accept, counted)
         if level == "independent":
             with profiling.phase("independent"):
                 results, independent_seconds = independent_check(
@@ -304,19 +306,28 @@ def _finer_by_scan(
     mapping: FieldMapping,
     results: dict[str, PartitionValidation],
     accept: bool,
+    counted: dict[str, int],
 ) -> dict[str, PartitionValidation]:
     """The checksum level reads timestamps as Spark does, in microseconds, so cannot see finer
     digits: the source's timestamps are read again at nanoseconds (``finer_timestamps``), and
     partitions holding any differ (``truncated``); a partition whose file could not be read
-    again is not proven equal."""
+    again is not proven equal. Partitions whose writer ``counted`` them while reading the
+    same files at nanoseconds (the Arrow path) are not read again."""
     compared = [n for n, r in results.items() if r.status in (EQUAL, MISMATCH)]
     if not compared:
         return results
-    found, unread = finer_timestamps(spark, inventory, mapping, compared)
+    scanned = [n for n in compared if n not in counted]
+    found, unread = finer_timestamps(spark, inventory, mapping, scanned) if scanned else ({}, {})
     out = dict(results)
     for name, count in found.items():
-        counted = f"a scan of the source counted {count:,} timestamp value(s)"
-        out[name] = truncated(out[name], counted, accept)
+        said = f"a scan of the source counted {count:,} timestamp value(s)"
+        out[name] = truncated(out[name], said, accept)
+    for name in compared:
+        if counted.get(name):
+            said = (
+                f"the backfill's reading of the source counted {counted[name]:,} timestamp value(s)"
+            )
+            out[name] = truncated(out[name], said, accept)
     for name, why in unread.items():
         result = out[name]
         said = f"its timestamps could not be read again at nanoseconds: {why}"

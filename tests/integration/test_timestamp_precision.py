@@ -332,3 +332,54 @@ def test_a_timestamp_the_table_reads_as_text_is_counted_too(
         assert "counted 1 timestamp value" in fine.detail, (level, fine.detail)
     (text,) = {r["ts"] for r in read_lake(client, target).to_pylist() if r["i"] == 0}
     assert text == "2020-09-13 12:26:40.123456"
+
+
+@pytest.mark.parametrize(
+    "fmt",  # make test: Iceberg; make extended: Delta
+    ["iceberg", pytest.param("delta", marks=pytest.mark.extended)],
+)
+def test_the_arrow_path_counts_nanoseconds_while_writing(
+    fmt: str,
+    client: MetastoreClient,
+    tables_root: Path,
+    settings: Settings,
+    spark: Any,
+    lakeshift_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Arrow path's tasks read the ORC files at nanoseconds before cutting them to
+    microseconds: they count what they cut, the journal keeps it beside the observed
+    checksum, and the checksum level reports it without reading the source again."""
+    b = HiveTableBuilder(
+        client, tables_root, "precision", unique_name("a"), [("i", "int"), ("ts", "timestamp")]
+    )
+    ids = pa.array([0, 1, 2], pa.int32())
+    fine = pa.array([BASE + 123_456_789, BASE + 1_000, BASE + 7], pa.timestamp("ns"))
+    coarse = pa.array([BASE + 123_456_000, BASE, None], pa.timestamp("ns"))
+    b.add_partition(["fine"], {"000000_0": pa.table({"i": ids, "ts": fine})})
+    b.add_partition(["coarse"], {"000000_0": pa.table({"i": ids, "ts": coarse})})
+    source = f"{b.db}.{b.name}"
+    from lakeshift.validate import validator
+
+    scanned: list[list[str]] = []
+    real = validator.finer_timestamps
+    monkeypatch.setattr(
+        validator,
+        "finer_timestamps",
+        lambda spark, inventory, mapping, names: (
+            scanned.append(names) or real(spark, inventory, mapping, names)
+        ),
+    )
+    journal_path = lakeshift_home / f"precision-arrow-{fmt}.sqlite"
+    result, report = migrate_and_validate(
+        spark, client, settings, journal_path, source, f"{source}_{fmt}", fmt, level="checksum"
+    )
+    assert result.ok and len(result.backfilled) == 2
+    by_name = {p.partition: p for p in report.partitions}
+    assert by_name["dt=coarse"].status == EQUAL, by_name["dt=coarse"].detail
+    assert by_name["dt=fine"].status == MISMATCH
+    # .123456789 and 7 ns are finer than a microsecond; 1,000 ns is one
+    assert "the backfill's reading of the source counted 2 timestamp value" in (
+        by_name["dt=fine"].detail
+    )
+    assert scanned == []  # the tasks counted them: no scan of the source at nanoseconds

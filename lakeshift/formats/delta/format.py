@@ -68,7 +68,6 @@ from lakeshift.schema_map.mapping import (
 )
 from lakeshift.schema_map.model import FieldMapping
 from lakeshift.storage import Store
-from lakeshift.validate.canonical import Fingerprint
 from lakeshift.validate.counts import counts_by_partition
 
 if TYPE_CHECKING:
@@ -300,7 +299,7 @@ class DeltaFormat(TargetFormat):
                 target, state, inventory, mapping, partitions, key_mode, record
             )
             if arrow is not None:  # the tasks' checksum of what they wrote
-                return BatchResult(arrow[1], True, arrow[0], observed_by="arrow")
+                return arrow
         size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
         cluster = self.batch_clustering(inventory, partitions, key_mode)
         with profiling.phase("source frame"):
@@ -332,14 +331,15 @@ class DeltaFormat(TargetFormat):
         partitions: list[str],
         key_mode: str,
         record: CommitRecord,
-    ) -> tuple[int, Fingerprint] | None:
+    ) -> BatchResult | None:
         """The batch through the Arrow path (``arrow_path``): tasks write the Parquet files
         (physical column names, field IDs, no partition columns, as the Spark path writes
-        them), then the same log commit: its version and the tasks' checksum of what they
-        wrote. None when the batch must take the Spark path."""
+        them), then the same log commit, with the tasks' checksum of what they wrote. None
+        when the batch must take the Spark path."""
         from lakeshift.formats.arrow_path import (
             arrow_plan,
             file_name,
+            finer_counts,
             observed,
             out_columns,
             write_files,
@@ -385,7 +385,7 @@ class DeltaFormat(TargetFormat):
             metadata=commit_properties(record),
             guard=True,
         )
-        return version, observed(written)
+        return BatchResult(observed(written), True, version, "arrow", finer_counts(plan, written))
 
     def rewrite_partitions(
         self,
