@@ -335,8 +335,8 @@ def test_a_timestamp_the_table_reads_as_text_is_counted_too(
 
 
 @pytest.mark.parametrize(
-    "fmt",  # make test: Iceberg; make extended: Delta
-    ["iceberg", pytest.param("delta", marks=pytest.mark.extended)],
+    "fmt",  # make test: Iceberg; make extended: Delta and Hudi
+    ["iceberg", *(pytest.param(f, marks=pytest.mark.extended) for f in ("delta", "hudi"))],
 )
 def test_the_arrow_path_counts_nanoseconds_while_writing(
     fmt: str,

@@ -122,15 +122,18 @@ class _ArrowRows:
     reader: FileReader
     schema: pa.Schema
     sums: list[Fingerprint] = field(default_factory=list)
+    #: partition -> its source timestamps the tasks cut to microseconds (``arrow_path``)
+    finer: dict[str, int] = field(default_factory=dict)
 
     def collect(self, stats: DataFrame) -> list[Any]:
-        """Run the write; keep each source file's fingerprint, give back every file's stats."""
+        """Run the write; keep each source file's fingerprint and count of timestamps cut,
+        give back every file's stats."""
         rows = stats.collect()
-        self.sums = [
-            Fingerprint(r["source_rows"], r["sum1"], r["sum2"])
-            for r in rows
-            if r["source"] is not None
-        ]
+        firsts = [r for r in rows if r["source"] is not None]
+        self.sums = [Fingerprint(r["source_rows"], r["sum1"], r["sum2"]) for r in firsts]
+        self.finer = dict.fromkeys((f.partition for f in self.reader.files), 0)
+        for r in firsts:
+            self.finer[self.reader.files[r["source"]].partition] += r["finer"]
         return rows
 
     def observed(self) -> Fingerprint:
@@ -485,7 +488,7 @@ class HudiFormat(TargetFormat):
         )
         if arrow is not None:
             # the tasks' checksum of what they wrote: validation need not scan the source
-            return BatchResult(arrow.observed(), True, int(instant), observed_by="arrow")
+            return BatchResult(arrow.observed(), True, int(instant), "arrow", arrow.finer)
         return BatchResult(checksum(), True, int(instant))
 
     def _arrow_rows(

@@ -182,7 +182,9 @@ def rewrite_task(
 
 #: The stats row of each file the Arrow path writes: ``STATS_DDL``, and for the first file
 #: of each source file its index, rows and the canonical fingerprint of its rows.
-ARROW_STATS_DDL = STATS_DDL + ", source long, source_rows long, sum1 string, sum2 string"
+ARROW_STATS_DDL = (
+    STATS_DDL + ", source long, source_rows long, sum1 string, sum2 string, finer long"
+)
 
 
 def arrow_task_writer(
@@ -208,7 +210,7 @@ def arrow_task_writer(
         table_root = Store(root)
         for batch in batches:
             for index in batch.column(0).to_pylist():
-                arrays = reader.read(index)
+                arrays, finer = reader.read_counting(index)
                 if arrays is None:
                     continue
                 found = reader.fingerprint(index, arrays)
@@ -232,6 +234,7 @@ def arrow_task_writer(
                             "source_rows": rows.num_rows if first else None,
                             "sum1": found.sum1 if first else None,
                             "sum2": found.sum2 if first else None,
+                            "finer": finer if first else None,
                         }
                     )
                 yield pa.RecordBatch.from_pylist(out, schema=_arrow_stats_schema())
@@ -254,5 +257,6 @@ def _arrow_stats_schema() -> pa.Schema:
             ("source_rows", number),
             ("sum1", text),
             ("sum2", text),
+            ("finer", number),
         ]
     )
