@@ -23,6 +23,7 @@ from lakeshift.schema_map.model import FieldMapping
 from lakeshift.validate.canonical import Fingerprint
 
 if TYPE_CHECKING:
+    from hive_metastore.ttypes import Table
     from pyiceberg.catalog import Catalog
     from pyspark.sql import DataFrame, SparkSession
 
@@ -133,6 +134,27 @@ class CommitRecord:
     batch: int
     source: str
     partitions: dict[str, tuple[str, int]]
+
+
+def catalog_entry(client: CatalogClient, target: str) -> Table | None:
+    """The metastore's entry for ``target`` (``db.table``), or None when there is none: one
+    call (asking first whether it exists was a second)."""
+    from lakeshift.errors import NotFound
+
+    db, _, name = target.partition(".")
+    try:
+        return client.get_table(db, name)
+    except NotFound:
+        return None
+
+
+def entry_location(client: CatalogClient, target: str, entry: Table | None) -> str:
+    """Where a table whose entry is ``entry`` lives (or would): the entry's location, else
+    its database's location and its name (a path table lakeshift has yet to create)."""
+    if entry is not None and entry.sd is not None and entry.sd.location:
+        return str(entry.sd.location)
+    db, _, name = target.partition(".")
+    return f"{client.get_database(db).locationUri.rstrip('/')}/{name}"
 
 
 class TargetFormat(ABC):

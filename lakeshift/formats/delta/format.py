@@ -30,6 +30,8 @@ from lakeshift.formats.base import (
     LakeSide,
     SyncResult,
     TargetFormat,
+    catalog_entry,
+    entry_location,
 )
 from lakeshift.formats.commit_metadata import (
     TARGET_SOURCE_PROPERTY,
@@ -130,18 +132,10 @@ class DeltaFormat(TargetFormat):
     # -- where the table is -----------------------------------------------------------
 
     def _entry(self, target: str) -> Table | None:
-        db, _, name = target.partition(".")
-        if not self.client.table_exists(db, name):
-            return None
-        return self.client.get_table(db, name)
+        return catalog_entry(self.client, target)
 
     def location(self, target: str) -> str:
-        entry = self._entry(target)
-        if entry is not None and entry.sd is not None and entry.sd.location:
-            return str(entry.sd.location)
-        db, _, name = target.partition(".")
-        base = self.client.get_database(db).locationUri.rstrip("/")
-        return f"{base}/{name}"
+        return entry_location(self.client, target, self._entry(target))
 
     def root(self, target: str) -> Store:
         return Store(self.location(target))

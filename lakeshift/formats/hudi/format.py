@@ -33,6 +33,8 @@ from lakeshift.formats.base import (
     LakeSide,
     SyncResult,
     TargetFormat,
+    catalog_entry,
+    entry_location,
 )
 from lakeshift.formats.commit_metadata import (
     TARGET_SOURCE_PROPERTY,
@@ -159,15 +161,10 @@ class HudiFormat(TargetFormat):
     # -- where the table is -----------------------------------------------------------
 
     def _entry(self, target: str) -> Table | None:
-        db, _, name = target.partition(".")
-        return self.client.get_table(db, name) if self.client.table_exists(db, name) else None
+        return catalog_entry(self.client, target)
 
     def location(self, target: str) -> str:
-        entry = self._entry(target)
-        if entry is not None and entry.sd is not None and entry.sd.location:
-            return str(entry.sd.location)
-        db, _, name = target.partition(".")
-        return f"{self.client.get_database(db).locationUri.rstrip('/')}/{name}"
+        return entry_location(self.client, target, self._entry(target))
 
     def root(self, target: str) -> Store:
         return Store(self.location(target))
