@@ -19,9 +19,11 @@ from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
     CommitRecord,
+    FormatServices,
     LakeSide,
     SyncResult,
     TargetFormat,
+    catalog_entry,
 )
 from lakeshift.formats.commit_metadata import (
     TARGET_SOURCE_PROPERTY,
@@ -185,6 +187,12 @@ class IcebergFormat(TargetFormat):
     has_arrow_path = True
     adoption_refusal = ""
 
+    def __init__(self, services: FormatServices) -> None:
+        super().__init__(services)
+        #: target -> the table as last loaded: kept while the catalog still points at the
+        #: same metadata file (which Iceberg never changes once written)
+        self._loaded: dict[str, Table] = {}
+
     def describe(self, target: str) -> str:
         return "Iceberg format v2, Parquet, identity partitions"
 
@@ -219,12 +227,26 @@ class IcebergFormat(TargetFormat):
         return spark_identifier(target, self.spark_catalog)
 
     def table(self, target: str) -> Table | None:
+        """The target as pyiceberg loads it, or None. The catalog's entry is read each time
+        (one call on the client's open connection); the table is loaded again only when its
+        entry names another metadata file (pyiceberg's load opened a metastore connection
+        and read the metadata file each time: five times in one validation)."""
         from pyiceberg.exceptions import NoSuchTableError
 
+        entry = catalog_entry(self.client, target)
+        if entry is None:
+            self._loaded.pop(target, None)
+            return None
+        current = (entry.parameters or {}).get("metadata_location")
+        known = self._loaded.get(target)
+        if known is not None and current and known.metadata_location == current:
+            return known
         try:
-            return self.catalog.load_table(target)
+            table = self.catalog.load_table(target)
         except NoSuchTableError:
             return None
+        self._loaded[target] = table
+        return table
 
     def _require(self, target: str) -> Table:
         from lakeshift.errors import NotFound
