@@ -252,7 +252,10 @@ def inspect_table(
             return
         key_names = [k.name for k in keys]
         seen: dict[tuple[Column, ...], tuple[Column, ...]] = {}
-        for p in client.partitions_by_names(db, name, names, settings.partition_batch):
+        batches = client.partitions_by_names(
+            db, name, names, settings.partition_batch, calls=settings.partition_calls
+        )
+        for p in batches:
             values = _partition_values(p)
             yield partition_job(
                 partition_name(key_names, values),
