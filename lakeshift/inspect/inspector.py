@@ -6,8 +6,9 @@ import json
 import logging
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -106,6 +107,7 @@ def seed_footers(cache: FooterCache, inventory: TableInventory) -> int:
 
 
 _CHUNK = 32  # partitions a thread inspects per task
+_CHUNKS_WAITING = 4  # chunks submitted per thread and not yet collected, at most
 
 
 def _partition_values(p: Partition) -> tuple[str | None, ...]:
@@ -187,15 +189,29 @@ def _inspect_on_driver(
         return [inspect_partition(job, facts, cache) for job in chunk]
 
     results: list[PartitionInfo] = []
+    # Submitted as metastore batches arrive, so file work overlaps the metastore's calls; in
+    # chunks, since a future per partition cost more than a small partition's footers. At
+    # most a few chunks per thread wait, so a metastore faster than the files does not pile
+    # the table's jobs up in the pool's queue (``partitions_by_names`` fetches a bounded
+    # number of batches ahead while this waits).
+    waiting: deque[Future[list[PartitionInfo]]] = deque()
+    submitted = done = 0
+
+    def collect() -> None:
+        nonlocal done
+        results.extend(waiting.popleft().result())
+        done += 1
+        if progress:
+            progress(done, submitted, results[-1].name if results else "")
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        # Submitted as metastore batches arrive, so file work overlaps the Thrift calls; in
-        # chunks, since a future per partition cost more than a small partition's footers.
-        futures = [pool.submit(inspect_chunk, chunk) for chunk in spread.chunked(jobs, _CHUNK)]
-        total = len(futures)
-        for number, future in enumerate(futures, 1):
-            results.extend(future.result())
-            if progress:
-                progress(number, total, results[-1].name if results else "")
+        for chunk in spread.chunked(jobs, _CHUNK):
+            waiting.append(pool.submit(inspect_chunk, chunk))
+            submitted += 1
+            if len(waiting) > _CHUNKS_WAITING * workers:
+                collect()
+        while waiting:
+            collect()
     return results
 
 
