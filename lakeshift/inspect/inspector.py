@@ -43,6 +43,7 @@ from lakeshift.inspect.table_checks import check_supported, storage_format, tabl
 from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
 from lakeshift.storage import filesystem_for
+from lakeshift.storage.location import parse
 from lakeshift.storage.store import StorageUnavailable, translate, unreachable
 from lakeshift.text.layout import read_as_text
 
@@ -304,7 +305,8 @@ def inspect_table(
     table_anomalies += many_small_files(results, rules)
     table_anomalies += key_anomalies(results, keys, rules.hive.version, rules.hive.jvm_zone)
     if keys and wanted.is_everything:
-        registered = {filesystem_for(p.location)[1].rstrip("/") for p in results}
+        # the paths alone: opening a file system per partition cost more than the set
+        registered = {parse(p.location).path.rstrip("/") for p in results}
         for directory in _unregistered_dirs(table.sd.location, len(keys), registered, tree):
             table_anomalies.append(
                 Anomaly(
