@@ -55,6 +55,7 @@ KEY_INSPECT_WORKERS = "inspect_workers"
 KEY_INSPECT_ON = "inspect_on"
 KEY_SMALL_FILE_BYTES = "small_file_bytes"
 KEY_PARTITION_BATCH = "partition_batch"
+KEY_PARTITION_CALLS = "partition_calls"
 KEY_FORMAT = "format"
 KEY_HUDI_TABLE_VERSION = "hudi_table_version"
 KEY_HUDI_PARQUET_CODEC = "hudi_parquet_codec"
@@ -157,6 +158,10 @@ class Settings:
             driver). The inventory is the same either way.
         small_file_bytes: files below this size count as small in anomaly reports.
         partition_batch: partitions fetched per metastore call.
+        partition_calls: metastore calls fetching partitions at once while a table is
+            inspected (the Hive Metastore: a connection each; Glue: concurrent requests), so
+            the catalog prepares the next batches while the driver reads the files of the
+            last.
         format: target format of new migrations (``iceberg``, ``delta`` or ``hudi``); an
             existing target keeps its own.
         hudi_table_version: table version of new Hudi targets: 6 (read by Hudi 0.14 and
@@ -218,6 +223,7 @@ class Settings:
     inspect_on: str = "auto"
     small_file_bytes: int = 8 * 1024 * 1024
     partition_batch: int = 500
+    partition_calls: int = 2
     format: str = "iceberg"
     hudi_table_version: int = 6
     hudi_parquet_codec: str = "gzip"
@@ -252,6 +258,8 @@ class Settings:
             )
         if not 1 <= self.hudi_gzip_level <= 9:
             raise ConfigError(f"hudi_gzip_level must be 1 to 9, got {self.hudi_gzip_level}")
+        if self.partition_calls < 1:
+            raise ConfigError(f"partition_calls must be 1 or more, got {self.partition_calls}")
         if self.retire_probation_days < 0:
             raise ConfigError(
                 f"retire_probation_days must be 0 or more, got {self.retire_probation_days}"

@@ -6,8 +6,9 @@ import json
 import logging
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +43,7 @@ from lakeshift.inspect.table_checks import check_supported, storage_format, tabl
 from lakeshift.metastore.catalog import CatalogClient
 from lakeshift.metastore.partition_names import DEFAULT_PARTITION_NAME, partition_name
 from lakeshift.storage import filesystem_for
+from lakeshift.storage.location import parse
 from lakeshift.storage.store import StorageUnavailable, translate, unreachable
 from lakeshift.text.layout import read_as_text
 
@@ -106,6 +108,7 @@ def seed_footers(cache: FooterCache, inventory: TableInventory) -> int:
 
 
 _CHUNK = 32  # partitions a thread inspects per task
+_CHUNKS_WAITING = 4  # chunks submitted per thread and not yet collected, at most
 
 
 def _partition_values(p: Partition) -> tuple[str | None, ...]:
@@ -187,15 +190,29 @@ def _inspect_on_driver(
         return [inspect_partition(job, facts, cache) for job in chunk]
 
     results: list[PartitionInfo] = []
+    # Submitted as metastore batches arrive, so file work overlaps the metastore's calls; in
+    # chunks, since a future per partition cost more than a small partition's footers. At
+    # most a few chunks per thread wait, so a metastore faster than the files does not pile
+    # the table's jobs up in the pool's queue (``partitions_by_names`` fetches a bounded
+    # number of batches ahead while this waits).
+    waiting: deque[Future[list[PartitionInfo]]] = deque()
+    submitted = done = 0
+
+    def collect() -> None:
+        nonlocal done
+        results.extend(waiting.popleft().result())
+        done += 1
+        if progress:
+            progress(done, submitted, results[-1].name if results else "")
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        # Submitted as metastore batches arrive, so file work overlaps the Thrift calls; in
-        # chunks, since a future per partition cost more than a small partition's footers.
-        futures = [pool.submit(inspect_chunk, chunk) for chunk in spread.chunked(jobs, _CHUNK)]
-        total = len(futures)
-        for number, future in enumerate(futures, 1):
-            results.extend(future.result())
-            if progress:
-                progress(number, total, results[-1].name if results else "")
+        for chunk in spread.chunked(jobs, _CHUNK):
+            waiting.append(pool.submit(inspect_chunk, chunk))
+            submitted += 1
+            if len(waiting) > _CHUNKS_WAITING * workers:
+                collect()
+        while waiting:
+            collect()
     return results
 
 
@@ -252,7 +269,10 @@ def inspect_table(
             return
         key_names = [k.name for k in keys]
         seen: dict[tuple[Column, ...], tuple[Column, ...]] = {}
-        for p in client.partitions_by_names(db, name, names, settings.partition_batch):
+        batches = client.partitions_by_names(
+            db, name, names, settings.partition_batch, calls=settings.partition_calls
+        )
+        for p in batches:
             values = _partition_values(p)
             yield partition_job(
                 partition_name(key_names, values),
@@ -285,7 +305,8 @@ def inspect_table(
     table_anomalies += many_small_files(results, rules)
     table_anomalies += key_anomalies(results, keys, rules.hive.version, rules.hive.jvm_zone)
     if keys and wanted.is_everything:
-        registered = {filesystem_for(p.location)[1].rstrip("/") for p in results}
+        # the paths alone: opening a file system per partition cost more than the set
+        registered = {parse(p.location).path.rstrip("/") for p in results}
         for directory in _unregistered_dirs(table.sd.location, len(keys), registered, tree):
             table_anomalies.append(
                 Anomaly(

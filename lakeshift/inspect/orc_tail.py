@@ -82,8 +82,9 @@ def _fields(message: bytes, wanted: frozenset[int] | None = None) -> dict[int, l
 
 _POSTSCRIPT_FIELDS = frozenset({1, 2, 3})  # footerLength, compression, compressionBlockSize
 _BLOCK_SIZE = 256 << 10  # ORC's default compressionBlockSize
-_FOOTER_FIELDS = frozenset({7, 11})  # statistics, calendar
 _STRIPES = 3  # Footer.stripes
+_TYPES = 4  # Footer.types
+_FOOTER_FIELDS = frozenset({7, 11, _TYPES})  # statistics, calendar, types (kept undecoded)
 _STRIPE_FIELDS = frozenset({1, 2, 3, 4})  # offset, indexLength, dataLength, footerLength
 _WRITER_ZONE = frozenset({3})  # StripeFooter.writerTimezone
 #: PostScript writer versions from before ORC recorded the writer's time zone (HIVE-8746,
@@ -181,13 +182,35 @@ def _statistics(statistics: list[int | bytes]) -> tuple[bool, bool]:
     return early, finer
 
 
-def read_tail(
-    handle: pa.NativeFile, size: int, *, dates: bool = True, stripe_zone: bool = False
-) -> OrcTail:
-    """The calendar field and the pre-1582 check of the ORC file open as ``handle``
-    (``dates``: whether it has date or timestamp columns; without any, its column statistics
-    need not be decoded and nothing in it is before 1582); ``stripe_zone``: also whether its
-    first stripe's footer names the writer's time zone (``_zoneless``)."""
+@dataclass(frozen=True)
+class OrcFooter:
+    """An ORC file's footer as its tail holds it (:func:`read_orc_footer`): the fields the tail
+    checks need, and how the file's streams are compressed.
+
+    Attributes:
+        types: the footer's ``Type`` messages as written: the file's schema, byte for byte, so
+            files with equal ``types`` have equal schemas (a cheap key for what a schema
+            implies; a table's files mostly share one).
+    """
+
+    fields: dict[int, list[int | bytes]]
+    kind: int
+    block_size: int
+
+    @property
+    def types(self) -> tuple[int | bytes, ...]:
+        return tuple(self.fields.get(_TYPES, ()))
+
+
+def read_orc_footer(handle: pa.NativeFile, size: int, *, stripes: bool = False) -> OrcFooter | None:
+    """The footer of the ORC file open as ``handle``; None when its codec is not read here
+    (LZO, LZ4). ``stripes``: keep the stripes' entries too (``tail_facts``' ``stripe_zone``
+    needs them; a footer holds one per stripe).
+
+    Raises:
+        ValueError, IndexError, OSError, zlib.error, pyarrow.ArrowException: a tail that is
+            not an ORC tail.
+    """
     start = max(0, size - _TAIL)
     handle.seek(start)
     tail = handle.read(size - start)
@@ -204,20 +227,43 @@ def read_tail(
         raw = tail[end - footer_length : end]
     footer = _decompress(raw, kind, block_size)
     if footer is None:
-        return OrcTail(None, None)
-    fields = _fields(footer, _FOOTER_FIELDS | {_STRIPES} if stripe_zone else _FOOTER_FIELDS)
+        return None
+    wanted = _FOOTER_FIELDS | {_STRIPES} if stripes else _FOOTER_FIELDS
+    return OrcFooter(_fields(footer, wanted), kind, block_size)
+
+
+def tail_facts(
+    handle: pa.NativeFile, footer: OrcFooter, *, dates: bool = True, stripe_zone: bool = False
+) -> OrcTail:
+    """What :class:`OrcTail` says of the file open as ``handle``, from its ``footer``
+    (``dates``, ``stripe_zone``: as :func:`read_tail` takes them; ``stripe_zone`` needs a
+    footer read with its ``stripes``)."""
+    fields = footer.fields
     calendar = fields.get(11)
     early, finer = _statistics(fields.get(7, [])) if dates else (False, False)
     stripes = fields.get(_STRIPES, [])
     zoneless = None
     if stripe_zone and stripes and isinstance(stripes[0], bytes):
-        zoneless = _zoneless(handle, stripes[0], kind, block_size)
+        zoneless = _zoneless(handle, stripes[0], footer.kind, footer.block_size)
     return OrcTail(
         _CALENDARS.get(int(calendar[0])) if calendar else None,  # type: ignore[arg-type]
         early,
         finer,
         zoneless,
     )
+
+
+def read_tail(
+    handle: pa.NativeFile, size: int, *, dates: bool = True, stripe_zone: bool = False
+) -> OrcTail:
+    """The calendar field and the pre-1582 check of the ORC file open as ``handle``
+    (``dates``: whether it has date or timestamp columns; without any, its column statistics
+    need not be decoded and nothing in it is before 1582); ``stripe_zone``: also whether its
+    first stripe's footer names the writer's time zone (``_zoneless``)."""
+    footer = read_orc_footer(handle, size, stripes=stripe_zone)
+    if footer is None:
+        return OrcTail(None, None)
+    return tail_facts(handle, footer, dates=dates, stripe_zone=stripe_zone)
 
 
 def _zoneless(handle: pa.NativeFile, stripe: bytes, kind: int, block_size: int) -> bool | None:

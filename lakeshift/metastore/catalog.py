@@ -79,8 +79,10 @@ class CatalogClient(Protocol):
     def partition_names(self, db: str, table: str) -> list[str]: ...
 
     def partitions_by_names(
-        self, db: str, table: str, names: Sequence[str], batch: int = 500
-    ) -> Iterator[Partition]: ...
+        self, db: str, table: str, names: Sequence[str], batch: int = 500, *, calls: int = 1
+    ) -> Iterator[Partition]:
+        """The partitions of ``names``, in their order, ``batch`` names per call to the
+        catalog and ``calls`` calls in flight at once (``metastore.batches.in_order``)."""
 
     def add_partitions(self, partitions: Sequence[Partition]) -> int: ...
 

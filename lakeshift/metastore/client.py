@@ -8,6 +8,7 @@ the object and say what to do.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +27,7 @@ from lakeshift.errors import (
     causes,
     first_line,
 )
+from lakeshift.metastore.batches import in_order
 from lakeshift.metastore.catalog import Notification, NotificationBatch
 
 if TYPE_CHECKING:
@@ -216,16 +218,38 @@ class MetastoreClient:
         )
 
     def partitions_by_names(
-        self, db: str, table: str, names: Sequence[str], batch: int = 500
+        self, db: str, table: str, names: Sequence[str], batch: int = 500, *, calls: int = 1
     ) -> Iterator[Partition]:
-        """Yield partitions in batches of ``batch`` names per Thrift call."""
-        for start in range(0, len(names), batch):
-            chunk = list(names[start : start + batch])
+        """Yield partitions in batches of ``batch`` names per Thrift call, in the order of
+        ``names``; ``calls`` calls at once, each on a connection of its own (this client's,
+        and ``calls - 1`` opened for the fetch and closed after it)."""
+        what = f"partitions of {db}.{table}"
 
-            def fetch(c: Any, chunk: list[str] = chunk) -> list[Partition]:
-                return list(c.get_partitions_by_names(db, table, chunk))
+        def get(client: Any, chunk: list[str]) -> list[Partition]:
+            return list(client.get_partitions_by_names(db, table, chunk))
 
-            yield from self._call(f"partitions of {db}.{table}", fetch)
+        chunks = [list(names[start : start + batch]) for start in range(0, len(names), batch)]
+        calls = max(1, min(calls, len(chunks)))
+        extra = [
+            MetastoreClient(self.uri, timeout=self.timeout, call_timeout=self.call_timeout)
+            for _ in range(calls - 1)
+        ]
+        free: queue.SimpleQueue[MetastoreClient] = queue.SimpleQueue()
+        for client in (self, *extra):
+            free.put(client)
+
+        def fetch(chunk: list[str]) -> list[Partition]:
+            client = free.get()  # one is always free: there are as many as calls at once
+            try:
+                return client._call(what, lambda c: get(c, chunk))
+            finally:
+                free.put(client)
+
+        try:
+            yield from in_order(fetch, chunks, calls)
+        finally:
+            for client in extra:
+                client.close()
 
     def add_partitions(self, partitions: Sequence[Partition]) -> int:
         if not partitions:

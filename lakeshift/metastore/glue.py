@@ -34,6 +34,7 @@ from lakeshift.errors import (
     MetastoreUnreachable,
     NotFound,
 )
+from lakeshift.metastore.batches import in_order
 from lakeshift.metastore.catalog import NotificationBatch
 from lakeshift.metastore.partition_names import partition_name, unescape_path_name
 
@@ -521,11 +522,14 @@ class GlueCatalog:
         return [unescape_path_name(part.partition("=")[2]) for part in name.split("/")]
 
     def partitions_by_names(
-        self, db: str, table: str, names: Sequence[str], batch: int = 500
+        self, db: str, table: str, names: Sequence[str], batch: int = 500, *, calls: int = 1
     ) -> Iterator[Partition]:
-        """Yield partitions, ``min(batch, 1000)`` per ``BatchGetPartition``, asking again for
-        the keys Glue leaves unprocessed."""
-        for chunk in _chunks(list(names), max(1, min(batch, MAX_GET))):
+        """Yield partitions in the order of ``names``, ``min(batch, 1000)`` per
+        ``BatchGetPartition`` and ``calls`` requests at once (the client is thread-safe),
+        asking again for the keys Glue leaves unprocessed."""
+
+        def fetch(chunk: list[str]) -> list[Partition]:
+            found: list[Partition] = []
             pending = [{"Values": self._values_of(db, table, n)} for n in chunk]
             for attempt in range(UNPROCESSED_ATTEMPTS):
                 answer = self._call(
@@ -535,18 +539,18 @@ class GlueCatalog:
                     TableName=table,
                     PartitionsToGet=pending,
                 )
-                for found in answer.get("Partitions", []):
-                    yield partition_from_glue(db, table, found)
+                found += (partition_from_glue(db, table, p) for p in answer.get("Partitions", []))
                 pending = list(answer.get("UnprocessedKeys") or [])
                 if not pending:
-                    break
+                    return found
                 time.sleep(min(2.0, 0.05 * 2**attempt) * (0.5 + random.random()))
-            else:
-                raise MetastoreUnreachable(
-                    f"the Glue Data Catalog {self.uri} left {len(pending)} partitions of "
-                    f"{db}.{table} unprocessed after {UNPROCESSED_ATTEMPTS} attempts.",
-                    hint="Glue is throttling; re-run later (lakeshift resumes safely).",
-                )
+            raise MetastoreUnreachable(
+                f"the Glue Data Catalog {self.uri} left {len(pending)} partitions of "
+                f"{db}.{table} unprocessed after {UNPROCESSED_ATTEMPTS} attempts.",
+                hint="Glue is throttling; re-run later (lakeshift resumes safely).",
+            )
+
+        return in_order(fetch, _chunks(list(names), max(1, min(batch, MAX_GET))), calls)
 
     def _batched(
         self, db: str, table: str, operation: str, field: str, cap: int, items: list[Any]

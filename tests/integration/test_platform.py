@@ -40,6 +40,17 @@ def test_sample_partitions_listed_through_thrift(
         assert partition.parameters["numRows"] == str(entry["num_rows_stat"])
 
 
+def test_partitions_fetched_over_several_connections_come_in_the_order_of_the_names(
+    client: MetastoreClient, sample_table: LoadResult
+) -> None:
+    names = client.partition_names("sample", "click_log")
+    one_by_one = list(client.partitions_by_names("sample", "click_log", names, 3))
+    at_once = list(client.partitions_by_names("sample", "click_log", names, 3, calls=4))
+    assert [p.values for p in one_by_one] == [p.values for p in at_once]
+    assert [repr(p) for p in at_once] == [repr(p) for p in one_by_one]
+    assert client.get_table("sample", "click_log").sd.location  # this connection still works
+
+
 def test_sample_rows_read_back_with_spark(spark, sample_table: LoadResult) -> None:  # type: ignore[no-untyped-def]
     entry = next(p for p in MANIFEST["partitions"] if p["value"] == "20220410")
     root = Path(sample_table.location).parent / entry["location"]

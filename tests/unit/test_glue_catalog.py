@@ -252,3 +252,19 @@ def test_a_bulk_file_chooses_its_catalog(tmp_path: Path) -> None:
         parse_bulk_spec({**data, "catalog": {"regoin": "x"}}, tmp_path / "run.toml")
     with pytest.raises(BulkFileError, match=r"\[catalog\]: catalog must be one of"):
         parse_bulk_spec({**data, "catalog": {"kind": "hms"}}, tmp_path / "run.toml")
+
+
+def test_concurrent_gets_yield_the_partitions_in_the_order_of_the_names() -> None:
+    class EchoGlue(ScriptedGlue):
+        """Answers each get with the partitions it asks for (from any thread)."""
+
+        def batch_get_partition(self, **params: Any) -> dict[str, Any]:
+            self.calls.append(("BatchGetPartition", params))
+            asked = [k["Values"] for k in params["PartitionsToGet"]]
+            return {"Partitions": [{"Values": v, "StorageDescriptor": {}} for v in asked]}
+
+    glue = EchoGlue()
+    names = [f"dt={i}" for i in range(2500)]
+    got = GlueCatalog(glue).partitions_by_names("db", "t", names, batch=400, calls=3)
+    assert [p.values[0] for p in got] == [str(i) for i in range(2500)]
+    assert sorted(len(p["PartitionsToGet"]) for _, p in glue.calls) == [100] + [400] * 6
