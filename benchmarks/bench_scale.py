@@ -22,12 +22,16 @@ from lakeshift.inspect.inspector import inspect_table
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.migrate.journal import Journal
 
-#: Driver phases whose cost grows with the partitions (profile paths, summed over batches).
+#: Driver phases whose cost grows with the partitions (profile paths, summed over batches). A
+#: batch on the Spark path builds a source frame; one on the Arrow path (the default) has its
+#: tasks write and commits their files: a run reports the phases its batches went through.
 PER_PARTITION_PHASES = (
     "inspect",
     "plan",
     "batch/journal",
     "batch/write/source frame",
+    "batch/write/arrow write",
+    "batch/write/commit",
     "batch/write/find commit",
 )
 
@@ -84,7 +88,8 @@ def _one_size(
         "migrate": migrated.seconds,
     }
     for path in PER_PARTITION_PHASES:  # under the phase timed_profiled wraps the call in
-        steps[f"migrate: {path}"] = phases[f"migrate/{path}"]["seconds"]
+        if f"migrate/{path}" in phases:
+            steps[f"migrate: {path}"] = phases[f"migrate/{path}"]["seconds"]
     figures = {
         "partitions": partitions,
         "batches": len(results[0].plan.batches),
