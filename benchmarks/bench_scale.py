@@ -5,11 +5,13 @@ Reported per size: seconds of each step and of the driver phases that grow with 
 count (the journal, planning, the source frame, the commit), each also per 10,000 partitions, so
 constant per-partition costs show as equal figures at every size; and the peak resident memory
 of the driver's Python and JVM after each size (peaks only grow, so a flat driver shows as
-nearly equal peaks after the small and the large table).
+nearly equal peaks after the small and the large table), and the Python peak after each step
+of a size (``python_peak_mb_after``: the step that raised it).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +22,16 @@ from lakeshift.inspect.inspector import inspect_table
 from lakeshift.migrate.backfill import MigrateOptions, migrate, plan_migration
 from lakeshift.migrate.journal import Journal
 
-#: Driver phases whose cost grows with the partitions (profile paths, summed over batches).
+#: Driver phases whose cost grows with the partitions (profile paths, summed over batches). A
+#: batch on the Spark path builds a source frame; one on the Arrow path (the default) has its
+#: tasks write and commits their files: a run reports the phases its batches went through.
 PER_PARTITION_PHASES = (
     "inspect",
     "plan",
     "batch/journal",
     "batch/write/source frame",
+    "batch/write/arrow write",
+    "batch/write/commit",
     "batch/write/find commit",
 )
 
@@ -52,15 +58,17 @@ def _one_size(
     journal_path = home / f"scale-{partitions}-journal.sqlite"
     drop_lake_table(ctx.metastore, target, journal_path)
     journal = Journal(journal_path)
+    peaks: dict[str, float] = {}  # the peak so far after each step: which step raised it
     inspected = timed("inspect", rows, size, lambda: inspect_table(ctx.metastore, source, settings))
+    peaks["inspect"] = python_peak_mb()
     options = MigrateOptions(target=target)
     inventory = inspect_table(ctx.metastore, source, settings)
-    planned = timed(
-        "plan",
-        rows,
-        size,
-        lambda: plan_migration({}, ctx.formats, inventory, settings, options, journal),
-    )
+    dry_run = partial(plan_migration, {}, ctx.formats, inventory, settings, options, journal)
+    planned = timed("plan", rows, size, dry_run)
+    peaks["plan"] = python_peak_mb()
+    # The dry run's inventory is the benchmark's own: ``migrate`` inspects the table itself,
+    # and a second inventory of the table held beside its own would be measured as its peak.
+    del inventory, dry_run
     results: list[Any] = []
     migrated, profile = timed_profiled(
         "migrate",
@@ -72,6 +80,7 @@ def _one_size(
         spark,
     )
     journal.close()
+    peaks["migrate"] = python_peak_mb()
     phases = {row["phase"]: row for row in profile["phases"]}
     steps = {
         "inspect": inspected.seconds,
@@ -79,7 +88,8 @@ def _one_size(
         "migrate": migrated.seconds,
     }
     for path in PER_PARTITION_PHASES:  # under the phase timed_profiled wraps the call in
-        steps[f"migrate: {path}"] = phases[f"migrate/{path}"]["seconds"]
+        if f"migrate/{path}" in phases:
+            steps[f"migrate: {path}"] = phases[f"migrate/{path}"]["seconds"]
     figures = {
         "partitions": partitions,
         "batches": len(results[0].plan.batches),
@@ -87,6 +97,7 @@ def _one_size(
         "seconds": {k: round(v, 2) for k, v in steps.items()},
         "seconds_per_10k_partitions": {k: _per_10k(v, partitions) for k, v in steps.items()},
         "python_peak_mb": python_peak_mb(),
+        "python_peak_mb_after": peaks,
         "jvm_peak_mb": jvm_peak_mb(spark),
     }
     return figures, profile

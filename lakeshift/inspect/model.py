@@ -1,9 +1,18 @@
-"""The inventory records: small frozen dataclasses that serialise to JSON."""
+"""The inventory records: small frozen dataclasses that serialise to JSON.
+
+An inventory holds every partition and file of a table at once (100,000 partitions and more),
+so its records are compact: slotted, and their texts that repeat from one partition to the next
+(formats, SerDe names, parameter names, writer strings, Hive's file names) are one shared string
+each, as are equal SerDe parameter mappings (``_shared``). Sharing equal immutable values
+changes nothing a reader can see: the records compare, copy and serialise as before.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+import sys
+from collections.abc import Hashable
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, TypeVar
 
 INVENTORY_VERSION = 1
 
@@ -11,14 +20,78 @@ SEVERITY_INFO = "info"
 SEVERITY_WARNING = "warning"
 SEVERITY_ERROR = "error"  # the partition cannot be migrated until it is fixed
 
+_T = TypeVar("_T")
 
-@dataclass(frozen=True)
+
+def _intern(text: Any) -> Any:
+    """``text`` as the one shared string of its value (``sys.intern``: freed once no record
+    holds it); anything not a plain string (None, a str subclass) as it is."""
+    return sys.intern(text) if type(text) is str else text
+
+
+def _interned_mapping(mapping: dict[str, str]) -> dict[str, str]:
+    """A copy of ``mapping`` whose keys and values are shared strings, in the same order."""
+    return {_intern(k): _intern(v) for k, v in mapping.items()}
+
+
+#: Equal values met while building records, kept once (bounded: emptied when full, so a long
+#: process inspecting many tables keeps only the latest few thousand).
+_SHARED: dict[Hashable, Any] = {}
+_SHARED_LIMIT = 4096
+
+
+def _shared(key: Hashable, value: _T) -> _T:
+    """The value first met under ``key`` (``value`` when none was): partitions whose SerDe
+    parameters are equal then hold one mapping. Safe only for values nobody changes (the
+    records are frozen; their mappings are read, never written)."""
+    found = _SHARED.get(key)
+    if found is None:
+        if len(_SHARED) >= _SHARED_LIMIT:
+            _SHARED.clear()
+        found = _SHARED.setdefault(key, value)
+    return found  # type: ignore[no-any-return]
+
+
+def _set(record: object, name: str, value: object) -> None:
+    object.__setattr__(record, name, value)  # a frozen record, while it is being built
+
+
+def _restore(record: object, state: list[Any]) -> None:
+    """Unpickle a slotted record (a Spark task's results reach the driver pickled) through its
+    ``__post_init__``, so the driver shares their repeated texts too."""
+    for f, value in zip(fields(record), state):  # type: ignore[arg-type]
+        _set(record, f.name, value)
+    record.__post_init__()  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
 class Column:
     name: str
     type: str
 
+    def __post_init__(self) -> None:
+        _set(self, "name", _intern(self.name))
+        _set(self, "type", _intern(self.type))
 
-@dataclass(frozen=True)
+    def __setstate__(self, state: list[Any]) -> None:
+        _restore(self, state)
+
+
+#: FileInfo's texts that repeat across a table's files (not ``error``, which names the file).
+_FILE_TEXTS = (
+    "path",  # Hive names a file for its task (000000_0): most partitions repeat the names
+    "format",
+    "compression",
+    "writer",
+    "writer_version",
+    "software_version",
+    "calendar",
+    "writer_zone",
+    "encodings",
+)
+
+
+@dataclass(frozen=True, slots=True)
 class FileInfo:
     """One data file of a partition as Hive reads it, with what its footer says.
 
@@ -66,6 +139,13 @@ class FileInfo:
     # (``footers.parquet_encodings``)
     encodings: str | None = None
 
+    def __post_init__(self) -> None:
+        for name in _FILE_TEXTS:
+            _set(self, name, _intern(getattr(self, name)))
+
+    def __setstate__(self, state: list[Any]) -> None:
+        _restore(self, state)
+
     @property
     def positional(self) -> bool:
         """Files from old Hive writers name their columns ``_col0.._colN``."""
@@ -83,7 +163,7 @@ def is_positional_name(name: str) -> bool:
     return name.startswith("_col") and name[4:].isdigit()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArchivedObject:
     """A data file kept in an archive storage class (S3 Glacier Flexible Retrieval, Deep
     Archive) and not restored: no reader can open it, so it is never read (``archived_objects``
@@ -94,7 +174,7 @@ class ArchivedObject:
     storage_class: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Anomaly:
     """Something a migration must know about, with what to do.
 
@@ -109,7 +189,7 @@ class Anomaly:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PartitionInfo:
     """One registered partition with its own storage descriptor."""
 
@@ -138,6 +218,18 @@ class PartitionInfo:
     newest_mtime_ns: int = 0
     #: data files in an archive storage class, not restored: not in ``files``, never read
     archived: tuple[ArchivedObject, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("format", "input_format", "serde"):
+            _set(self, name, _intern(getattr(self, name)))
+        # Partitions of a table name the same parameters (transient_lastDdlTime, numRows, ...)
+        # and mostly declare the same SerDe parameters.
+        _set(self, "parameters", _interned_mapping(self.parameters))
+        serde = _interned_mapping(self.serde_parameters)
+        _set(self, "serde_parameters", _shared(("serde", *serde.items()), serde))
+
+    def __setstate__(self, state: list[Any]) -> None:
+        _restore(self, state)
 
     @property
     def rows(self) -> int:

@@ -31,7 +31,7 @@ NEW, CHANGED, UNCHANGED, REFUSED = "new", "changed", "unchanged", "refused"
 TARGET_FILE_BYTES = 128 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per partition: 100,000 and more in a plan
 class PartitionPlan:
     name: str
     state: str  # new | changed | unchanged | refused
