@@ -294,7 +294,8 @@ class DeltaFormat(TargetFormat):
             )
             if arrow is not None:  # the tasks' checksum of what they wrote
                 return arrow
-        size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
+        wanted = set(partitions)  # (once: rebuilt per partition, a batch cost O(table x batch))
+        size = sum(p.bytes for p in inventory.partitions if p.name in wanted)
         cluster = self.batch_clustering(inventory, partitions, key_mode)
         with profiling.phase("source frame"):
             frame, checksum = self.batch_frame(
@@ -309,7 +310,7 @@ class DeltaFormat(TargetFormat):
             app=(f"lakeshift-{record.run_id}", record.batch),
             metadata=commit_properties(record),
             rows_per_file=self.rows_per_file(
-                sum(p.rows for p in inventory.partitions if p.name in set(partitions)), size
+                sum(p.rows for p in inventory.partitions if p.name in wanted), size
             ),
             cluster=False,  # clustered by batch_frame (a partition is one BATCH_PART)
             guard=True,

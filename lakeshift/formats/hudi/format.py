@@ -457,8 +457,9 @@ class HudiFormat(TargetFormat):
     ) -> BatchResult:
         with profiling.phase("timeline"):
             self._rollback_pending(target, guard=True)
-        size = sum(p.bytes for p in inventory.partitions if p.name in set(partitions))
-        rows = sum(p.rows for p in inventory.partitions if p.name in set(partitions))
+        wanted = set(partitions)  # (once: rebuilt per partition, a batch cost O(table x batch))
+        size = sum(p.bytes for p in inventory.partitions if p.name in wanted)
+        rows = sum(p.rows for p in inventory.partitions if p.name in wanted)
         per_file = min(MAX_FILE_ROWS, self.rows_per_file(rows, size) or MAX_FILE_ROWS)
         with profiling.phase("source frame"):
             frame, checksum = self.batch_frame(
