@@ -93,12 +93,13 @@ def observed(written: Sequence[Written]) -> Fingerprint:
     return combined([w.checksum for w in written])
 
 
-def finer_counts(plan: ArrowPlan, written: Sequence[Written]) -> dict[str, int]:
-    """Partition -> the timestamps its source files hold with digits past a microsecond, as
-    the tasks counted them (every partition of ``plan``: a file of no rows holds none)."""
-    counts = dict.fromkeys((f.partition for f in plan.files), 0)
-    for w in written:
-        counts[w.partition] += w.finer
+def finer_counts(files: Sequence[ArrowFile], counted: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """Partition -> the timestamps its source files hold with digits past a microsecond, from
+    the tasks' counts (partition, count of one source file); every partition of ``files`` is
+    there (a file of no rows holds none)."""
+    counts = dict.fromkeys((f.partition for f in files), 0)
+    for partition, finer in counted:
+        counts[partition] += finer
     return counts
 
 
@@ -406,10 +407,10 @@ def write_files(
                     schema=result,
                 )
 
-    columns_ddl = "index BIGINT, rows BIGINT, size BIGINT, finer BIGINT, sum1 STRING, sum2 STRING"
+    ddl = "index BIGINT, rows BIGINT, size BIGINT, finer BIGINT, sum1 STRING, sum2 STRING, "
     done = (
         spark.range(0, len(plan.files), 1, task_count(spark, len(plan.files)))
-        .mapInArrow(run, f"{columns_ddl}, description STRING")
+        .mapInArrow(run, ddl + "description STRING")
         .collect()
     )
     files = plan.files

@@ -485,7 +485,11 @@ class IcebergFormat(TargetFormat):
             landed = self._landed(target, base, record)
             # the tasks' checksum of what they wrote: validation need not scan the source
             return BatchResult(
-                observed(written), True, landed, "arrow", finer_counts(plan, written)
+                observed(written),
+                True,
+                landed,
+                "arrow",
+                finer_counts(plan.files, ((w.partition, w.finer) for w in written)),
             )
 
     def java_table(self, target: str) -> Any:

@@ -380,7 +380,13 @@ class DeltaFormat(TargetFormat):
             metadata=commit_properties(record),
             guard=True,
         )
-        return BatchResult(observed(written), True, version, "arrow", finer_counts(plan, written))
+        return BatchResult(
+            observed(written),
+            True,
+            version,
+            "arrow",
+            finer_counts(plan.files, ((w.partition, w.finer) for w in written)),
+        )
 
     def rewrite_partitions(
         self,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakeshift import profiling
 from lakeshift.errors import RefusedInput, SchemaMappingError
-from lakeshift.formats.arrow_path import FileReader, task_count
+from lakeshift.formats.arrow_path import FileReader, finer_counts, task_count
 from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
@@ -133,9 +133,10 @@ class _ArrowRows:
         rows = stats.collect()
         firsts = [r for r in rows if r["source"] is not None]
         self.sums = [Fingerprint(r["source_rows"], r["sum1"], r["sum2"]) for r in firsts]
-        self.finer = dict.fromkeys((f.partition for f in self.reader.files), 0)
-        for r in firsts:
-            self.finer[self.reader.files[r["source"]].partition] += r["finer"]
+        files = self.reader.files
+        self.finer = finer_counts(
+            files, ((files[r["source"]].partition, r["finer"]) for r in firsts)
+        )
         return rows
 
     def observed(self) -> Fingerprint:
