@@ -10,20 +10,55 @@ from pathlib import Path
 from typing import Any
 
 
-def jvm_peak_mb(spark: Any) -> float | None:
-    """Peak resident memory of the Spark driver JVM (VmHWM), in MB."""
+def _jvm_pid(spark: Any) -> int | None:
     try:
-        pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+        return int(spark._jvm.java.lang.ProcessHandle.current().pid())
+    except Exception:
+        return None
+
+
+def _peak_mb(pid: int | str) -> float | None:
+    """VmHWM of a process, in MB: its peak resident memory since it started or since
+    :func:`reset_peaks`."""
+    try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
                 return round(int(line.split()[1]) / 1024, 1)
-    except Exception:
+    except OSError:
         return None
     return None
 
 
+def jvm_peak_mb(spark: Any) -> float | None:
+    """Peak resident memory of the Spark driver JVM (VmHWM), in MB."""
+    pid = _jvm_pid(spark)
+    return None if pid is None else _peak_mb(pid)
+
+
 def python_peak_mb() -> float:
+    """Peak resident memory of this Python process (VmHWM), in MB; ``ru_maxrss`` where /proc
+    has no answer."""
+    peak = _peak_mb("self")
+    if peak is not None:
+        return peak
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def reset_peaks(spark: Any) -> bool:
+    """Reset the peak resident memory of this process and of the driver JVM to what each holds
+    now (Linux's ``clear_refs`` 5), so that a peak read later is the peak of what ran since,
+    not of an earlier scenario in the same process. False where the kernel does not allow it
+    (the peaks then stay process-wide)."""
+    done = True
+    for pid in ("self", _jvm_pid(spark)):
+        if pid is None:
+            done = False
+            continue
+        try:
+            Path(f"/proc/{pid}/clear_refs").write_text("5")
+        except OSError:
+            done = False
+    return done
 
 
 @dataclass(frozen=True)
