@@ -8,7 +8,8 @@ of the driver's Python and JVM while each size ran (both are reset to what the p
 when a size starts, ``python_start_mb``, so that neither the earlier scenarios of the run nor
 the smaller size set the larger one's figure), and the Python peak after each step of a size
 (``python_peak_mb_after``: the step that raised it). ``ratio_python_peak`` is the largest
-size's Python peak over the smallest's: the issue's "within 1.5x" figure.
+size's Python peak over the smallest's: the issue's "within 1.5x" figure (absent where the
+peaks could not be reset).
 """
 
 from __future__ import annotations
@@ -117,7 +118,8 @@ def run(ctx: Any, settings: Settings, home: Path, sizes: list[int]) -> dict[str,
         figures, profile = _one_size(ctx, settings, home, partitions)
         out[str(partitions)] = figures
         out["profiles"][f"migrate of {partitions:,} partitions"] = profile
-    if len(sizes) > 1:
-        smallest, largest = out[str(min(sizes))], out[str(max(sizes))]
+    smallest, largest = out[str(min(sizes))], out[str(max(sizes))]
+    # Without a reset, each peak is the process's since it started: their ratio says nothing.
+    if len(sizes) > 1 and smallest["peaks_reset_at_start"] and largest["peaks_reset_at_start"]:
         out["ratio_python_peak"] = round(largest["python_peak_mb"] / smallest["python_peak_mb"], 2)
     return out
