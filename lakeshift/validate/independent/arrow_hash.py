@@ -69,7 +69,7 @@ def _java_bytes(value: int) -> bytes:
 def _hash_decimal(array: pa.Array, hive: HiveType, rows: np.ndarray, seeds: np.ndarray) -> None:
     words = _decimal_words(array)[rows]
     if hive.params[0] <= 18:
-        seeds[rows] = hash_long(words[:, 0], seeds[rows])
+        seeds[..., rows] = hash_long(words[:, 0], seeds[..., rows])
         return
     unscaled = [int(lo) % (1 << 64) + (int(hi) << 64) for lo, hi in words]
     blobs = [_java_bytes(v) for v in unscaled]
@@ -80,7 +80,7 @@ def _hash_blobs(blobs: Sequence[bytes], rows: np.ndarray, seeds: np.ndarray) -> 
     lengths = np.array([len(b) for b in blobs], np.int64)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     data = np.frombuffer(b"".join(blobs), np.uint8)
-    seeds[rows] = hash_variable(data, starts, lengths, seeds[rows])
+    seeds[..., rows] = hash_variable(data, starts, lengths, seeds[..., rows])
 
 
 def _hash_bytes(array: pa.Array, rows: np.ndarray, seeds: np.ndarray) -> None:
@@ -91,7 +91,7 @@ def _hash_bytes(array: pa.Array, rows: np.ndarray, seeds: np.ndarray) -> None:
     data = np.frombuffer(buffer, np.uint8) if buffer is not None else np.zeros(0, np.uint8)
     starts = offsets[:-1][rows].astype(np.int64)
     lengths = (offsets[1:] - offsets[:-1])[rows].astype(np.int64)
-    seeds[rows] = hash_variable(data, starts, lengths, seeds[rows])
+    seeds[..., rows] = hash_variable(data, starts, lengths, seeds[..., rows])
 
 
 def _hash_float(array: pa.Array, double: bool, rows: np.ndarray, seeds: np.ndarray) -> None:
@@ -99,38 +99,41 @@ def _hash_float(array: pa.Array, double: bool, rows: np.ndarray, seeds: np.ndarr
     bits = values.view(np.int64 if double else np.int32).copy()
     bits[values == 0] = 0  # Spark hashes -0.0 as 0
     bits[np.isnan(values)] = 0x7FF8000000000000 if double else 0x7FC00000  # floatToIntBits
-    hashed = hash_long(bits, seeds[rows]) if double else hash_int(bits, seeds[rows])
-    seeds[rows] = hashed
+    hashed = hash_long(bits, seeds[..., rows]) if double else hash_int(bits, seeds[..., rows])
+    seeds[..., rows] = hashed
     zeros = np.nonzero(values == 0)[0]
     for negative in (False, True):  # zeros also hash their text, which keeps the sign
         chosen = zeros[np.signbit(values[zeros]) == negative]
         if len(chosen):
             text = _ZERO_TEXT[negative]
-            matrix_rows = rows[chosen]
-            seeds[matrix_rows] = hash_variable(
+            matrix_rows = chosen if isinstance(rows, slice) else rows[chosen]
+            seeds[..., matrix_rows] = hash_variable(
                 text,
                 np.zeros(len(chosen), np.int64),
                 np.full(len(chosen), len(text), np.int64),
-                seeds[matrix_rows],
+                seeds[..., matrix_rows],
             )
 
 
 def _hash_primitive(array: pa.Array, hive: HiveType, seeds: np.ndarray) -> np.ndarray:
-    rows = np.nonzero(_valid(array))[0]
     out = seeds.copy()
-    if not len(rows) or hive.kind == "void":
+    if array.null_count == len(array) or hive.kind == "void":
         return out
+    # every row (a slice: no copies of the values and seeds) or the rows that hold a value
+    rows: np.ndarray | slice = (
+        slice(None) if array.null_count == 0 else np.flatnonzero(_valid(array))
+    )
     kind = hive.kind
     if kind == "boolean":
-        out[rows] = hash_int(
-            _numbers(array.cast(pa.int32()), pa.int32(), np.int32)[rows], out[rows]
+        out[..., rows] = hash_int(
+            _numbers(array.cast(pa.int32()), pa.int32(), np.int32)[rows], out[..., rows]
         )
     elif kind in _INTS:
         as_type = pa.int32() if kind == "date" else array.type
-        out[rows] = hash_int(_numbers(array, as_type, np.int64)[rows], out[rows])
+        out[..., rows] = hash_int(_numbers(array, as_type, np.int64)[rows], out[..., rows])
     elif kind in _LONGS:
         as_type = pa.int64() if kind == "timestamp" else array.type
-        out[rows] = hash_long(_numbers(array, as_type, np.int64)[rows], out[rows])
+        out[..., rows] = hash_long(_numbers(array, as_type, np.int64)[rows], out[..., rows])
     elif kind in ("float", "double"):
         _hash_float(array, kind == "double", rows, out)
     elif kind == "decimal":
@@ -177,8 +180,8 @@ def _hash_array(array: pa.Array, hive: HiveType, seeds: np.ndarray) -> np.ndarra
     flags = null_flags(elements)
     out = seeds.copy()
     for chosen, parents in _by_position(lengths):
-        s = hash_int(flags[chosen], out[parents])
-        out[parents] = hash_canonical(elements.take(pa.array(chosen)), element_type, s)
+        s = hash_int(flags[chosen], out[..., parents])
+        out[..., parents] = hash_canonical(elements.take(pa.array(chosen)), element_type, s)
     return out
 
 
@@ -206,9 +209,9 @@ def _hash_map(array: pa.Array, hive: HiveType, seeds: np.ndarray) -> np.ndarray:
     out = seeds.copy()
     for chosen, parents in _by_position(lengths):
         take = pa.array(chosen)
-        s = hash_canonical(keys.take(take), key_type, out[parents])
+        s = hash_canonical(keys.take(take), key_type, out[..., parents])
         s = hash_int(flags[chosen], s)
-        out[parents] = hash_canonical(items.take(take), value_type, s)
+        out[..., parents] = hash_canonical(items.take(take), value_type, s)
     return out
 
 
@@ -232,10 +235,14 @@ def hash_canonical(array: pa.Array, hive: HiveType, seeds: np.ndarray) -> np.nda
     return _hash_primitive(array, hive, seeds)
 
 
-def row_hashes(columns: Sequence[tuple[pa.Array, HiveType]], rows: int, salt: int) -> np.ndarray:
-    """``xxhash64(salt, flag1, value1, ...)`` of every row, as signed 64-bit integers."""
-    seeds = np.full(rows, SPARK_SEED, np.uint64)
-    seeds = hash_int(np.full(rows, salt, np.int64), seeds)
+def row_hashes(
+    columns: Sequence[tuple[pa.Array, HiveType]], rows: int, salts: Sequence[int]
+) -> np.ndarray:
+    """``xxhash64(salt, flag1, value1, ...)`` of every row, as signed 64-bit integers, one
+    row of them per salt: the chains of all salts at once, so that each column's values are
+    prepared (grouped, gathered, converted) once, not once a salt."""
+    seeds = np.full((len(salts), rows), SPARK_SEED, np.uint64)
+    seeds = hash_int(np.asarray(salts, np.int64)[:, None], seeds)
     for array, hive in columns:
         if isinstance(array, pa.ChunkedArray):
             array = array.combine_chunks()
@@ -251,7 +258,17 @@ def exact_sum(values: np.ndarray) -> int:
     return int(high.sum()) * (1 << 32) + int(low.sum())
 
 
+#: Rows hashed at a time: each step's arrays then stay in the core's cache (a 250,000-row
+#: file of five columns: 74 ms in one block, 41 ms in blocks of 32,768; measured).
+BLOCK_ROWS = 1 << 15
+
+
 def fingerprint(columns: Sequence[tuple[pa.Array, HiveType]], rows: int) -> Fingerprint:
     """The canonical fingerprint of these rows (count and the two salted hash sums)."""
-    sums = [exact_sum(row_hashes(columns, rows, salt)) for salt in SALTS]
+    sums = [0] * len(SALTS)
+    for start in range(0, rows, BLOCK_ROWS):
+        count = min(BLOCK_ROWS, rows - start)
+        block = [(array.slice(start, count), hive) for array, hive in columns]
+        for i, hashes in enumerate(row_hashes(block, count, SALTS)):
+            sums[i] += exact_sum(hashes)
     return Fingerprint(rows, str(sums[0]), str(sums[1]))

@@ -424,5 +424,5 @@ def file_rows(task: FileTask) -> pa.Table:
     columns = target_columns(task)
     rows = len(columns[0].values) if columns else 0
     arrays = {c.name: c.values for c in columns}
-    arrays[PARTITION_COLUMN] = pa.array([task.partition] * rows, pa.string())
+    arrays[PARTITION_COLUMN] = pa.repeat(pa.scalar(task.partition, pa.string()), rows)
     return pa.table(arrays)

@@ -21,34 +21,49 @@ _LOW32 = U64(0xFFFFFFFF)
 
 
 def _rotl(x: np.ndarray, r: int) -> np.ndarray:
-    return (x << U64(r)) | (x >> U64(64 - r))
+    """``x`` rotated left by ``r`` bits, in place (``x`` must be a fresh array)."""
+    high = x >> U64(64 - r)
+    x <<= U64(r)
+    x |= high
+    return x
 
 
 def _fmix(h: np.ndarray) -> np.ndarray:
-    h = h ^ (h >> U64(33))
-    h = h * PRIME2
-    h = h ^ (h >> U64(29))
-    h = h * PRIME3
-    return h ^ (h >> U64(32))
+    """XXH64's final avalanche, in place (``h`` must be a fresh array)."""
+    h ^= h >> U64(33)
+    h *= PRIME2
+    h ^= h >> U64(29)
+    h *= PRIME3
+    h ^= h >> U64(32)
+    return h
 
 
 def hash_int(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-    """Spark's ``hashInt``: ``values`` are 32-bit integers (any integer dtype, sign-extended)."""
+    """Spark's ``hashInt``: ``values`` are 32-bit integers (any integer dtype, sign-extended).
+    ``seeds`` may hold several seeds per value (any leading axes: one chain per salt)."""
     with np.errstate(over="ignore"):
         v = values.astype(np.int64).view(U64) & _LOW32
-        h = seeds + PRIME5 + U64(4)
-        h = h ^ (v * PRIME1)
-        h = _rotl(h, 23) * PRIME2 + PRIME3
+        v *= PRIME1
+        h = seeds + (PRIME5 + U64(4))
+        h ^= v
+        h = _rotl(h, 23)
+        h *= PRIME2
+        h += PRIME3
         return _fmix(h)
 
 
 def hash_long(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-    """Spark's ``hashLong``: ``values`` are 64-bit integers."""
+    """Spark's ``hashLong``: ``values`` are 64-bit integers (``seeds`` as ``hash_int``'s)."""
     with np.errstate(over="ignore"):
-        v = values.astype(np.int64).view(U64)
-        h = seeds + PRIME5 + U64(8)
-        h = h ^ (_rotl(v * PRIME2, 31) * PRIME1)
-        h = _rotl(h, 27) * PRIME1 + PRIME4
+        v = values.astype(np.int64).view(U64)  # a copy: changed in place below
+        v *= PRIME2
+        v = _rotl(v, 31)
+        v *= PRIME1
+        h = seeds + (PRIME5 + U64(8))
+        h ^= v
+        h = _rotl(h, 27)
+        h *= PRIME1
+        h += PRIME4
         return _fmix(h)
 
 
@@ -59,13 +74,18 @@ def _words(matrix: np.ndarray, start: int, size: int) -> np.ndarray:
 
 
 def _round(acc: np.ndarray, word: np.ndarray) -> np.ndarray:
-    return _rotl(acc + word * PRIME2, 31) * PRIME1
+    """One XXH64 round, in place on ``acc`` (a fresh array)."""
+    acc += word * PRIME2
+    acc = _rotl(acc, 31)
+    acc *= PRIME1
+    return acc
 
 
 def hash_bytes(matrix: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     """Spark's ``hashUnsafeBytes`` (standard XXH64) of rows of equal length.
 
     ``matrix`` is ``uint8`` of shape (rows, length); callers group values by length.
+    ``seeds`` as ``hash_int``'s: its last axis is the rows.
     """
     length = matrix.shape[1]
     with np.errstate(over="ignore"):
@@ -81,38 +101,60 @@ def hash_bytes(matrix: np.ndarray, seeds: np.ndarray) -> np.ndarray:
                 v3 = _round(v3, _words(matrix, offset + 16, 8))
                 v4 = _round(v4, _words(matrix, offset + 24, 8))
                 offset += 32
-            h = _rotl(v1, 1) + _rotl(v2, 7) + _rotl(v3, 12) + _rotl(v4, 18)
+            h = _rotl(v1.copy(), 1)
+            h += _rotl(v2.copy(), 7)
+            h += _rotl(v3.copy(), 12)
+            h += _rotl(v4.copy(), 18)
             for v in (v1, v2, v3, v4):
-                h = (h ^ _round(np.zeros_like(v), v)) * PRIME1 + PRIME4
+                h ^= _round(np.zeros_like(v), v)
+                h *= PRIME1
+                h += PRIME4
         else:
             h = seeds + PRIME5
-        h = h + U64(length)
+        h += U64(length)
         while offset <= length - 8:
-            h = h ^ _round(np.zeros_like(h), _words(matrix, offset, 8))
-            h = _rotl(h, 27) * PRIME1 + PRIME4
+            h ^= _round(np.zeros_like(h), _words(matrix, offset, 8))
+            h = _rotl(h, 27)
+            h *= PRIME1
+            h += PRIME4
             offset += 8
         if offset <= length - 4:
-            h = h ^ (_words(matrix, offset, 4) * PRIME1)
-            h = _rotl(h, 23) * PRIME2 + PRIME3
+            h ^= _words(matrix, offset, 4) * PRIME1
+            h = _rotl(h, 23)
+            h *= PRIME2
+            h += PRIME3
             offset += 4
         while offset < length:
-            h = h ^ (matrix[:, offset].astype(U64) * PRIME5)
-            h = _rotl(h, 11) * PRIME1
+            h ^= matrix[:, offset].astype(U64) * PRIME5
+            h = _rotl(h, 11)
+            h *= PRIME1
             offset += 1
         return _fmix(h)
+
+
+def _lengths_present(lengths: np.ndarray) -> np.ndarray:
+    """The distinct values of ``lengths``, ascending: by counting where they are short (one
+    pass, where ``np.unique`` sorts every row)."""
+    if not len(lengths):
+        return lengths
+    longest = int(lengths.max())
+    if longest <= 1 << 16:
+        return np.flatnonzero(np.bincount(lengths, minlength=longest + 1))
+    return np.unique(lengths)
 
 
 def hash_variable(
     data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, seeds: np.ndarray
 ) -> np.ndarray:
-    """XXH64 of byte strings ``data[start:start+length]``, one per seed (grouped by length)."""
+    """XXH64 of byte strings ``data[start:start+length]``, one per seed (grouped by length;
+    ``seeds`` as ``hash_int``'s)."""
+    present = _lengths_present(lengths)
+    if len(present) == 1:  # one length (a constant, keys, codes): no regrouping
+        length = int(present[0])
+        return hash_bytes(data[starts[:, None] + np.arange(length)], seeds)
     out = seeds.copy()
-    for length in np.unique(lengths):
-        rows = np.nonzero(lengths == length)[0]
-        matrix = (
-            data[starts[rows, None] + np.arange(int(length))]
-            if length
-            else np.zeros((len(rows), 0), np.uint8)
-        )
-        out[rows] = hash_bytes(matrix, seeds[rows])
+    for length in present:
+        rows = np.flatnonzero(lengths == length)
+        matrix = data[starts[rows, None] + np.arange(int(length))]
+        out[..., rows] = hash_bytes(matrix, seeds[..., rows])
     return out
