@@ -36,6 +36,8 @@ _INTS = {"tinyint", "smallint", "int", "date"}
 _LONGS = {"bigint", "timestamp"}
 _BYTES = {"string", "char", "varchar", "binary"}
 _ZERO_TEXT = {False: np.frombuffer(b"0.0", np.uint8), True: np.frombuffer(b"-0.0", np.uint8)}
+#: The rows of a column that hold a value: their indices, or every row (a slice: no copies).
+Rows = np.ndarray | slice
 
 
 def _valid(array: pa.Array) -> np.ndarray:
@@ -66,7 +68,7 @@ def _java_bytes(value: int) -> bytes:
     return value.to_bytes(bits // 8 + 1, "big", signed=True)
 
 
-def _hash_decimal(array: pa.Array, hive: HiveType, rows: np.ndarray, seeds: np.ndarray) -> None:
+def _hash_decimal(array: pa.Array, hive: HiveType, rows: Rows, seeds: np.ndarray) -> None:
     words = _decimal_words(array)[rows]
     if hive.params[0] <= 18:
         seeds[..., rows] = hash_long(words[:, 0], seeds[..., rows])
@@ -76,14 +78,14 @@ def _hash_decimal(array: pa.Array, hive: HiveType, rows: np.ndarray, seeds: np.n
     _hash_blobs(blobs, rows, seeds)
 
 
-def _hash_blobs(blobs: Sequence[bytes], rows: np.ndarray, seeds: np.ndarray) -> None:
+def _hash_blobs(blobs: Sequence[bytes], rows: Rows, seeds: np.ndarray) -> None:
     lengths = np.array([len(b) for b in blobs], np.int64)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     data = np.frombuffer(b"".join(blobs), np.uint8)
     seeds[..., rows] = hash_variable(data, starts, lengths, seeds[..., rows])
 
 
-def _hash_bytes(array: pa.Array, rows: np.ndarray, seeds: np.ndarray) -> None:
+def _hash_bytes(array: pa.Array, rows: Rows, seeds: np.ndarray) -> None:
     if pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
         array = array.cast(pa.binary() if pa.types.is_large_binary(array.type) else pa.string())
     offsets = np.frombuffer(array.buffers()[1], "<i4")[array.offset : array.offset + len(array) + 1]
@@ -94,7 +96,7 @@ def _hash_bytes(array: pa.Array, rows: np.ndarray, seeds: np.ndarray) -> None:
     seeds[..., rows] = hash_variable(data, starts, lengths, seeds[..., rows])
 
 
-def _hash_float(array: pa.Array, double: bool, rows: np.ndarray, seeds: np.ndarray) -> None:
+def _hash_float(array: pa.Array, double: bool, rows: Rows, seeds: np.ndarray) -> None:
     values = _numbers(array, array.type, np.float64 if double else np.float32)[rows]
     bits = values.view(np.int64 if double else np.int32).copy()
     bits[values == 0] = 0  # Spark hashes -0.0 as 0
@@ -120,9 +122,7 @@ def _hash_primitive(array: pa.Array, hive: HiveType, seeds: np.ndarray) -> np.nd
     if array.null_count == len(array) or hive.kind == "void":
         return out
     # every row (a slice: no copies of the values and seeds) or the rows that hold a value
-    rows: np.ndarray | slice = (
-        slice(None) if array.null_count == 0 else np.flatnonzero(_valid(array))
-    )
+    rows: Rows = slice(None) if array.null_count == 0 else np.flatnonzero(_valid(array))
     kind = hive.kind
     if kind == "boolean":
         out[..., rows] = hash_int(
