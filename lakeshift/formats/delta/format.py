@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from lakeshift import profiling
-from lakeshift.errors import RefusedInput, SchemaMappingError
+from lakeshift.errors import NotFound, RefusedInput, SchemaMappingError
 from lakeshift.formats import backfill_record
 from lakeshift.formats.base import (
     Backfilled,
@@ -144,8 +144,6 @@ class DeltaFormat(TargetFormat):
         return delta_log.table_state(self.root(target))
 
     def _require_state(self, target: str) -> delta_log.DeltaState:
-        from lakeshift.errors import NotFound
-
         state = self._state(target)
         if state is None:
             raise NotFound(f"Delta table {target} has no _delta_log at {self.location(target)}.")
@@ -584,8 +582,12 @@ class DeltaFormat(TargetFormat):
 
         from pyspark.sql import functions as F
 
-        state = self._require_state(target)
+        # one catalog lookup and one read of the log for the schema and the files
         location = self.location(target)
+        found = delta_log.snapshot(Store(location))
+        if found is None:
+            raise NotFound(f"Delta table {target} has no _delta_log at {location}.")
+        state, files = found
         key_names = list(state.partition_columns)
         by_name = {f["name"]: f for f in state.schema["fields"]}
         fields = [f for f in state.schema["fields"] if f["name"] not in set(key_names)]
@@ -605,7 +607,6 @@ class DeltaFormat(TargetFormat):
         def key_column(key: str, value: Any) -> Any:
             return F.lit(value).cast(logical_spark_type(by_name[key]["type"])).alias(key)
 
-        files = delta_log.current_files(self.root(target))
         if not files:
             empty = self.spark.createDataFrame([], ddl)
             return empty.select(*renamed, *[key_column(k, None) for k in key_names]).select(
@@ -616,8 +617,10 @@ class DeltaFormat(TargetFormat):
             values = tuple(f.partition_values.get(k) for k in key_names)
             groups.setdefault(values, []).append(spark_file_path(location, f.path))
 
+        reader = self.spark.read.schema(ddl)  # one reader for every scan: fewer py4j calls
+
         def scan(paths: list[str]) -> DataFrame:
-            return self.spark.read.schema(ddl).parquet(*[glob_escaped(p) for p in paths])
+            return reader.parquet(*[glob_escaped(p) for p in paths])
 
         if len(groups) <= LITERAL_PARTITIONS:
             parts = [

@@ -170,6 +170,16 @@ def table_state(root: Store) -> DeltaState | None:
     return _state_of(_load(root))
 
 
+def snapshot(root: Store) -> tuple[DeltaState, list[DataFile]] | None:
+    """The current version's metadata and files from one read of the log (None when ``root``
+    has no Delta log yet)."""
+    if not _has_log(root):
+        return None
+    table = _load(root)
+    state = _state_of(table)
+    return state, _active_files(root, table, state)
+
+
 def current_files(root: Store) -> list[DataFile]:
     """The files of the table's current version."""
     table = _load(root)
