@@ -38,18 +38,28 @@ def _fmix(h: np.ndarray) -> np.ndarray:
     return h
 
 
+def _one_word(
+    seeds: np.ndarray, length: int, word: np.ndarray, rotation: int, times: U64, plus: U64
+) -> np.ndarray:
+    """XXH64 of an input of one 4- or 8-byte word (``word`` already mixed by its prime): the
+    seed's start for ``length`` bytes, the word folded in, one rotate-multiply-add, the
+    avalanche."""
+    with np.errstate(over="ignore"):
+        h = seeds + (PRIME5 + U64(length))
+        h ^= word
+        h = _rotl(h, rotation)
+        h *= times
+        h += plus
+        return _fmix(h)
+
+
 def hash_int(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     """Spark's ``hashInt``: ``values`` are 32-bit integers (any integer dtype, sign-extended).
     ``seeds`` may hold several seeds per value (any leading axes: one chain per salt)."""
     with np.errstate(over="ignore"):
         v = values.astype(np.int64).view(U64) & _LOW32
         v *= PRIME1
-        h = seeds + (PRIME5 + U64(4))
-        h ^= v
-        h = _rotl(h, 23)
-        h *= PRIME2
-        h += PRIME3
-        return _fmix(h)
+    return _one_word(seeds, 4, v, 23, PRIME2, PRIME3)
 
 
 def hash_long(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
@@ -59,12 +69,7 @@ def hash_long(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         v *= PRIME2
         v = _rotl(v, 31)
         v *= PRIME1
-        h = seeds + (PRIME5 + U64(8))
-        h ^= v
-        h = _rotl(h, 27)
-        h *= PRIME1
-        h += PRIME4
-        return _fmix(h)
+    return _one_word(seeds, 8, v, 27, PRIME1, PRIME4)
 
 
 def _words(matrix: np.ndarray, start: int, size: int) -> np.ndarray:
