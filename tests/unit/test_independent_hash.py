@@ -162,3 +162,22 @@ def test_rows_hashed_in_blocks_sum_to_sparks_value(
     assert found == Fingerprint(
         copies * len(ROWS), str(copies * int(whole[0])), str(copies * int(whole[1]))
     )
+
+
+def test_small_sets_hashed_together_equal_each_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Row sets smaller than a block are hashed together and summed apart: each one's
+    fingerprint is Spark's value for its rows, whatever it was grouped with (a group that
+    fills a block closes, a set of a block or more goes alone)."""
+    import lakeshift.validate.independent.arrow_hash as arrow_hash
+
+    monkeypatch.setattr(arrow_hash, "BLOCK_ROWS", 6)
+    columns = [_column(p) for p in range(len(COLUMNS))]
+    whole = SPARK["*"]
+    copies = [1, 2, 0, 1, 3, 1]  # the 4 rows, n times: sets of 4, 8, 0, 4, 12, 4 rows
+    sets = [
+        [(pa.concat_arrays([a] * n) if n else a.slice(0, 0), h) for a, h in columns] for n in copies
+    ]
+    found = arrow_hash.fingerprints(sets, [4 * n for n in copies])
+    assert found == [
+        Fingerprint(4 * n, str(n * int(whole[0])), str(n * int(whole[1]))) for n in copies
+    ]

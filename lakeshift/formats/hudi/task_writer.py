@@ -208,36 +208,42 @@ def arrow_task_writer(
 
         token, seqno = _task_ids()
         table_root = Store(root)
-        for batch in batches:
-            for index in batch.column(0).to_pylist():
-                arrays, finer = reader.read_counting(index)
-                if arrays is None:
-                    continue
-                found = reader.fingerprint(index, arrays)
-                rows = pa.Table.from_arrays(
-                    [a.cast(f.type) for a, f in zip(arrays, schema)], schema=schema
-                )
-                partition = reader.files[index].partition
-                pieces = -(-rows.num_rows // per_file)
-                size = -(-rows.num_rows // pieces)
-                out = []
-                for start in range(0, rows.num_rows, size):
-                    piece = rows.slice(start, size)
-                    stats = _create(
-                        table_root, partition, piece, instant, token, seqno, avro, codec, level
+
+        def written() -> Iterator[tuple[int, list[pa.Array], list[dict[str, Any]]]]:
+            for batch in batches:
+                for index in batch.column(0).to_pylist():
+                    arrays, finer = reader.read_counting(index)
+                    if arrays is None:
+                        continue
+                    rows = pa.Table.from_arrays(
+                        [a.cast(f.type) for a, f in zip(arrays, schema)], schema=schema
                     )
-                    first = start == 0
-                    out.append(
-                        {
-                            **stats,
-                            "source": index if first else None,
-                            "source_rows": rows.num_rows if first else None,
-                            "sum1": found.sum1 if first else None,
-                            "sum2": found.sum2 if first else None,
-                            "finer": finer if first else None,
-                        }
-                    )
-                yield pa.RecordBatch.from_pylist(out, schema=_arrow_stats_schema())
+                    partition = reader.files[index].partition
+                    pieces = -(-rows.num_rows // per_file)
+                    size = -(-rows.num_rows // pieces)
+                    out = []
+                    for start in range(0, rows.num_rows, size):
+                        piece = rows.slice(start, size)
+                        stats = _create(
+                            table_root, partition, piece, instant, token, seqno, avro, codec, level
+                        )
+                        first = start == 0
+                        out.append(
+                            {
+                                **stats,
+                                "source": index if first else None,
+                                "source_rows": rows.num_rows if first else None,
+                                "finer": finer if first else None,
+                            }
+                        )
+                    yield index, arrays, out
+
+        # the source file's checksum goes with its first base file
+        for out, found in reader.with_fingerprints(written()):
+            out[0].update(sum1=found.sum1, sum2=found.sum2)
+            for later in out[1:]:
+                later.update(sum1=None, sum2=None)
+            yield pa.RecordBatch.from_pylist(out, schema=_arrow_stats_schema())
 
     return write
 
