@@ -114,6 +114,10 @@ def partition_value(value: str | None, hive_type: str, hive: HiveSemantics) -> s
         return None
 
 
+def _no_log(target: str, location: str) -> NotFound:
+    return NotFound(f"Delta table {target} has no _delta_log at {location}.")
+
+
 class DeltaFormat(TargetFormat):
     """Delta tables with column mapping (``name`` mode), committed by delta-rs."""
 
@@ -146,7 +150,7 @@ class DeltaFormat(TargetFormat):
     def _require_state(self, target: str) -> delta_log.DeltaState:
         state = self._state(target)
         if state is None:
-            raise NotFound(f"Delta table {target} has no _delta_log at {self.location(target)}.")
+            raise _no_log(target, self.location(target))
         return state
 
     # -- identity and schema --------------------------------------------------------------
@@ -586,7 +590,7 @@ class DeltaFormat(TargetFormat):
         location = self.location(target)
         found = delta_log.snapshot(Store(location))
         if found is None:
-            raise NotFound(f"Delta table {target} has no _delta_log at {location}.")
+            raise _no_log(target, location)
         state, files = found
         key_names = list(state.partition_columns)
         by_name = {f["name"]: f for f in state.schema["fields"]}

@@ -290,16 +290,16 @@ def fingerprints(
     for i, n in enumerate(counts):
         if not 0 < n < BLOCK_ROWS:
             found[i] = fingerprint(sets[i], n)
-    group: list[int] = []
+    groups: list[list[int]] = [[]]
     rows = 0
-    for i in small:
-        group.append(i)
+    for i in small:  # each group closes once it holds a block's rows
+        if rows >= BLOCK_ROWS:
+            groups.append([])
+            rows = 0
+        groups[-1].append(i)
         rows += counts[i]
-        if rows >= BLOCK_ROWS or i == small[-1]:
-            found.update(
-                zip(group, _together([sets[j] for j in group], [counts[j] for j in group]))
-            )
-            group, rows = [], 0
+    for group in (g for g in groups if g):
+        found.update(zip(group, _together([sets[j] for j in group], [counts[j] for j in group])))
     return [found[i] for i in range(len(counts))]
 
 
