@@ -43,6 +43,7 @@ from lakeshift.formats.iceberg_java import (
     _translated_conflict,
     iceberg_hive_type,
     internal_value,
+    java_items,
 )
 from lakeshift.formats.iceberg_schema import stored_mapping
 from lakeshift.formats.iceberg_sync import sync_iceberg_target
@@ -321,6 +322,36 @@ class IcebergFormat(TargetFormat):
             )
         return int(snapshot.snapshot_id)
 
+    def _landed_through(
+        self, target: str, table: Any, base: int | None, record: CommitRecord
+    ) -> int | None:
+        """``_landed``, read from the Java ``table`` the commit went through: Iceberg refreshes
+        it from the catalog after committing, so its current snapshot is the table's as it is
+        now, with no second catalog lookup and metadata read (pyiceberg's load; about a tenth
+        of an adoption's registration). Anything but the record's commit standing right on
+        ``base`` is left to ``_landed``, which describes what landed instead.
+
+        No ``REFRESH TABLE`` follows such a commit: ``table`` is the very object Spark's
+        catalog caches (``java_table``), now refreshed, so the session's next read sees the
+        commit; a refresh would only evict it and load the table again."""
+        snapshot = table.currentSnapshot()
+        # the summary is asked for two keys: iterating a Java map costs a round trip an entry
+        if snapshot is None or not is_commit_of(snapshot.summary(), record.run_id, record.batch):
+            return self._landed(target, base, record)
+        parent = snapshot.parentId()
+        if (None if parent is None else int(parent)) != base:
+            return self._landed(target, base, record)
+        return int(snapshot.snapshotId())
+
+    def _as_checked(self, target: str, table: Any) -> None:
+        """Brings the Java ``table`` (Spark's catalog caches it) to the metadata file that
+        ``_base_snapshot`` just checked: refreshed only when it holds another one (a refresh
+        is a catalog lookup and a metadata read)."""
+        known = self._loaded.get(target)
+        held = str(table.operations().current().metadataFileLocation())
+        if known is None or known.metadata_location != held:
+            table.refresh()
+
     def sync(self, target: str, inventory: TableInventory, *, source: str) -> SyncResult:
         settings = self.services.settings
         synced = sync_iceberg_target(
@@ -424,17 +455,19 @@ class IcebergFormat(TargetFormat):
                 raise
             log.info("%s: batch %s takes the Spark path: %s", target, record.batch, e)
             return None
-        table.refresh()  # the schema and spec as committed now (sync may have evolved them)
+        self._as_checked(target, table)  # the schema and spec as committed (sync may evolve)
         schema, spec = table.schema(), table.spec()
-        ids = {str(f.name()): int(f.fieldId()) for f in schema.columns()}
-        zoned = {str(f.name()) for f in schema.columns() if str(f.type()) == "timestamptz"}
+        columns = java_items(schema.columns())
+        ids = {str(f.name()): int(f.fieldId()) for f in columns}
+        zoned = {str(f.name()) for f in columns if str(f.type()) == "timestamptz"}
         wanted = {n for n, _ in (*plan.data, *plan.keys)} | {UUID_COLUMN, PARTITIONPATH_COLUMN}
         key_names = [n for n, _ in plan.keys]
-        sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
+        spec_fields = java_items(spec.fields())
+        sources = [str(schema.findColumnName(f.sourceId())) for f in spec_fields]
         why = ""
         if set(ids) != wanted:
             why = "the target has columns the source does not fill"
-        elif any(str(f.transform()) != "identity" for f in spec.fields()) or sorted(
+        elif any(str(f.transform()) != "identity" for f in spec_fields) or sorted(
             sources
         ) != sorted(key_names):
             why = "the target's partitioning is not its keys' identity"
@@ -444,7 +477,8 @@ class IcebergFormat(TargetFormat):
         # Every call through py4j is a round trip to the JVM: partitions and files cross as
         # one JSON text each (iceberg_files), not call by call.
         kinds = [plan.keys[key_names.index(source)][1] for source in sources]
-        fields = [(int(f.fieldId()), str(f.type())) for f in spec.partitionType().fields()]
+        partition_type = java_items(spec.partitionType().fields())
+        fields = [(int(f.fieldId()), str(f.type())) for f in partition_type]
         as_json: dict[str, str] = {}  # each partition's
         try:
             for item in plan.files:
@@ -480,9 +514,8 @@ class IcebergFormat(TargetFormat):
             for data_file in java_data_files(jvm, table, written, as_json, by_partition):
                 replace.addFile(data_file)
             _translated_conflict(target, replace.commit)
-            self.spark.sql(f"REFRESH TABLE {self.ident(target)}")
         with profiling.phase("find commit"):
-            landed = self._landed(target, base, record)
+            landed = self._landed_through(target, table, base, record)
             # the tasks' checksum of what they wrote: validation need not scan the source
             return BatchResult(
                 observed(written),

@@ -27,6 +27,7 @@ from lakeshift.formats.iceberg_java import (
     Unboxable,
     _translated_conflict,
     iceberg_hive_type,
+    java_items,
     partition_data,
 )
 from lakeshift.hive.partition_values import typed_value
@@ -64,7 +65,10 @@ class IcebergTarget(Protocol):
     def stored_mapping(self, target: str) -> FieldMapping | None: ...
     def key_reading(self, target: str) -> HiveSemantics: ...
     def _base_snapshot(self, target: str) -> int | None: ...
-    def _landed(self, target: str, base: int | None, record: CommitRecord) -> int | None: ...
+    def _landed_through(
+        self, target: str, table: Any, base: int | None, record: CommitRecord
+    ) -> int | None: ...
+    def _as_checked(self, target: str, table: Any) -> None: ...
     def java_table(self, target: str) -> Any: ...
 
 
@@ -89,7 +93,7 @@ def adopt_partitions(
     jvm: Any = spark.sparkContext._jvm
     iceberg = jvm.org.apache.iceberg
     table = fmt.java_table(target)
-    table.refresh()
+    fmt._as_checked(target, table)
     steps = {"base and table": took()}
     # No file of the source may be referenced by a table whose snapshots an engine could
     # expire, deleting what they no longer reference: the first adoption turns gc off in the
@@ -109,7 +113,7 @@ def adopt_partitions(
     data_files, orc = iceberg.DataFiles, iceberg.FileFormat.ORC
     hive = fmt.key_reading(target)
     by_name = {p.name: p for p in inventory.partitions}
-    sources = [str(schema.findColumnName(f.sourceId())) for f in spec.fields()]
+    sources = [str(schema.findColumnName(f.sourceId())) for f in java_items(spec.fields())]
     keys = {k.name.lower(): k for k in inventory.partition_keys}
     replace = (transaction or table).newReplacePartitions()
     if base is not None:
@@ -155,9 +159,7 @@ def adopt_partitions(
 
     _translated_conflict(target, commit_all)
     steps["commit"] = took()
-    spark.sql(f"REFRESH TABLE {fmt.ident(target)}")
-    steps["refresh"] = took()
-    commit = fmt._landed(target, base, record)
+    commit = fmt._landed_through(target, table, base, record)
     steps["landing"] = took()
     log.info(
         "%s: adopted %d file(s) of %d partition(s); seconds: %s",

@@ -22,7 +22,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from lakeshift.formats.iceberg_java import Unboxable, internal_value
+from lakeshift.formats.iceberg_java import Unboxable, internal_value, java_items
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
@@ -226,6 +226,6 @@ def metrics_plan(jvm: Any, table: Any) -> MetricsPlan:
     ``MetricsConfig`` applies the table's properties and their defaults)."""
     config = jvm.org.apache.iceberg.MetricsConfig.forTable(table)
     schema = table.schema()
-    names = [str(f.name()) for f in schema.columns()]
+    names = [str(f.name()) for f in java_items(schema.columns())]
     modes = tuple((name, str(config.columnMode(name))) for name in names)
     return MetricsPlan(str(jvm.org.apache.iceberg.SchemaParser.toJson(schema)), modes)
