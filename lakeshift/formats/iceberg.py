@@ -613,7 +613,8 @@ class IcebergFormat(TargetFormat):
     ) -> BatchResult:
         from lakeshift.formats.iceberg_adopt import adopt_partitions
 
-        return adopt_partitions(self, target, inventory, decisions, record)
+        workers = self.services.settings.inspect_workers
+        return adopt_partitions(self, target, inventory, decisions, record, workers)
 
     def release_files(self, target: str, files: Sequence[Mapping[str, Any]]) -> list[str]:
         from lakeshift.formats.iceberg_adopt import release_files

@@ -18,17 +18,18 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lakeshift.errors import RefusedInput
 from lakeshift.formats.base import BatchResult, CommitRecord
 from lakeshift.formats.commit_metadata import commit_properties
+from lakeshift.formats.iceberg_files import java_partitions, partition_json
 from lakeshift.formats.iceberg_java import (
     Unboxable,
     _translated_conflict,
     iceberg_hive_type,
     java_items,
-    partition_data,
 )
 from lakeshift.hive.partition_values import typed_value
 from lakeshift.hive.types import parse_hive_type
@@ -78,8 +79,10 @@ def adopt_partitions(
     inventory: TableInventory,
     decisions: Sequence[AdoptionDecision],
     record: CommitRecord,
+    workers: int = 1,
 ) -> BatchResult:
-    """One replace-partitions commit holding ``decisions``' files in their partitions."""
+    """One replace-partitions commit holding ``decisions``' files in their partitions, their
+    metrics read on ``workers`` threads."""
 
     clock = [time.monotonic()]
 
@@ -121,9 +124,10 @@ def adopt_partitions(
     replace = replace.validateNoConflictingData().validateNoConflictingDeletes()
     for key, value in {**commit_properties(record), ADOPTED_PROPERTY: "true"}.items():
         replace.set(key, value)
-    count = 0
     kinds = [str(iceberg_hive_type(parse_hive_type(keys[s.lower()].type))) for s in sources]
+    fields = [(int(f.fieldId()), str(f.type())) for f in java_items(spec.partitionType().fields())]
     steps["setup"] = took()
+    as_json: dict[str, str] = {}  # each partition's, parsed by Java all at once
     for decision in decisions:
         partition = by_name[decision.partition]
         values = dict(zip((k.name.lower() for k in inventory.partition_keys), partition.values))
@@ -132,24 +136,37 @@ def adopt_partitions(
             for s in sources
         ]
         try:
-            data = partition_data(iceberg, spec, kinds, typed)
+            as_json[decision.partition] = partition_json(fields, kinds, typed)
         except Unboxable as e:  # left out: validation then finds it missing, and it is copied
             log.warning("%s: %s is not adopted: %s", target, decision.partition, e)
-            continue
-        sizes = {f.path: f.size for f in partition.files}
-        for relative in decision.files:
-            path = adopted_path(partition, relative)
-            metrics = orc_metrics.fromInputFile(io.newInputFile(path), config, mapping)
-            replace.addFile(
-                data_files.builder(spec)
-                .withPath(path)
-                .withFormat(orc)
-                .withFileSizeInBytes(sizes[relative])
-                .withPartition(data)
-                .withMetrics(metrics)
-                .build()
-            )
-            count += 1
+    datas = dict(zip(as_json, java_partitions(jvm, spec, list(as_json.values()))))
+    entries = [
+        (adopted_path(by_name[d.partition], relative), size, datas[d.partition])
+        for d in decisions
+        if d.partition in datas
+        for relative, size in _sizes(by_name[d.partition], d.files)
+    ]
+
+    def data_file(entry: tuple[str, int, Any]) -> Any:
+        path, size, data = entry
+        metrics = orc_metrics.fromInputFile(io.newInputFile(path), config, mapping)
+        return (
+            data_files.builder(spec)
+            .withPath(path)
+            .withFormat(orc)
+            .withFileSizeInBytes(size)
+            .withPartition(data)
+            .withMetrics(metrics)
+            .build()
+        )
+
+    # Each file is a footer read by Java and eight calls through py4j: threads overlap them
+    # (each Python thread has a JVM thread of its own), as the inspection's footer reads are.
+    with ThreadPoolExecutor(max(1, min(workers, len(entries))), "lakeshift-adopt") as pool:
+        built = list(pool.map(data_file, entries))
+    for made in built:
+        replace.addFile(made)
+    count = len(built)
     steps["files"] = took()
 
     def commit_all() -> None:
@@ -166,6 +183,12 @@ def adopt_partitions(
         target, count, len(decisions), steps,
     )  # fmt: skip
     return BatchResult(None, True, commit)
+
+
+def _sizes(partition: PartitionInfo, files: Sequence[str]) -> list[tuple[str, int]]:
+    """``files`` (relative paths the decision chose) with their sizes as inspected."""
+    sizes = {f.path: f.size for f in partition.files}
+    return [(relative, sizes[relative]) for relative in files]
 
 
 def adopted_path(partition: PartitionInfo, relative: str) -> str:

@@ -22,8 +22,9 @@ from lakeshift.formats.iceberg_files import (
     metrics_plan,
     partition_json,
 )
-from lakeshift.formats.iceberg_java import Unboxable, partition_data
+from lakeshift.formats.iceberg_java import Unboxable
 from tests.helpers.hive_tables import unique_name
+from tests.helpers.iceberg_partitions import parsed_partition
 
 pytestmark = pytest.mark.slow
 
@@ -176,7 +177,7 @@ def test_partitions_as_json_are_the_partitions_iceberg_parses(
     texts = [partition_json(fields, [kind], [v]) for v in values]
     for value, parsed in zip(values, java_partitions(jvm, spec, texts)):
         try:  # Iceberg's own parsing of the value's text (the path before JSON)
-            expected = partition_data(iceberg, spec, [kind], [value])
+            expected = parsed_partition(iceberg, spec, [kind], [value])
         except Unboxable:
             continue  # a value py4j could not box: nothing to compare it with
         assert parsed.equals(expected), (value, str(spec.partitionToPath(parsed)))
