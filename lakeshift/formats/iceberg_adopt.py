@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 GC_PROPERTY = "gc.enabled"
 #: Marks a lakeshift commit whose files are the source's own (``backfilled`` reads it).
 ADOPTED_PROPERTY = "lakeshift.adopted"
+#: Files whose metrics one thread reads at least (the next thread pays its own connection).
+FILES_PER_THREAD = 32
 
 
 class IcebergTarget(Protocol):
@@ -162,16 +164,23 @@ def adopt_partitions(
 
     # Each file is a footer read by Java and eight calls through py4j: threads overlap them
     # (each Python thread has a JVM thread of its own), as the inspection's footer reads are.
-    with ThreadPoolExecutor(max(1, min(workers, len(entries))), "lakeshift-adopt") as pool:
-        built = list(pool.map(data_file, entries))
+    # A thread's first call opens its own py4j connection (8 files took 0.04 s on 8 threads
+    # against 0.02 s on one): one thread for every FILES_PER_THREAD files.
+    threads = min(workers, len(entries) // FILES_PER_THREAD)
+    if threads > 1:
+        with ThreadPoolExecutor(threads, "lakeshift-adopt") as pool:
+            built = list(pool.map(data_file, entries))
+    else:
+        built = [data_file(entry) for entry in entries]
     for made in built:
         replace.addFile(made)
     count = len(built)
     steps["files"] = took()
 
     def commit_all() -> None:
-        replace.commit()
+        replace.commit()  # in a transaction: its manifests only; else the whole commit
         if transaction is not None:
+            steps["snapshot"] = took()
             transaction.commitTransaction()
 
     _translated_conflict(target, commit_all)
