@@ -227,6 +227,10 @@ class PartitionInfo:
         _set(self, "parameters", _interned_mapping(self.parameters))
         serde = _interned_mapping(self.serde_parameters)
         _set(self, "serde_parameters", _shared(("serde", *serde.items()), serde))
+        # Most partitions skip nothing: their empty mappings are one (64 bytes each apart).
+        for name in ("parameters", "skipped_kinds", "skipped_examples"):
+            if not getattr(self, name):
+                _set(self, name, _shared(("empty mapping",), getattr(self, name)))
 
     def __setstate__(self, state: list[Any]) -> None:
         _restore(self, state)
