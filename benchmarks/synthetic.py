@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.orc as orc
 
+from lakeshift.errors import NotFound
 from lakeshift.metastore import ddl
 from lakeshift.metastore.client import MetastoreClient
 
@@ -58,7 +60,9 @@ def build_table(
     started = time.monotonic()
     location = root / db / name
     if client.table_exists(db, name):
-        client.drop_table(db, name)
+        # a drop that outlasted the socket's timeout is retried, and finds it done
+        with contextlib.suppress(NotFound):
+            client.drop_table(db, name)
     shutil.rmtree(location, ignore_errors=True)
     location.mkdir(parents=True)
     template = root / f"{name}.template.orc"
