@@ -36,6 +36,7 @@ from lakeshift.formats.iceberg_files import (
     java_data_files,
     java_partitions,
     metrics_plan,
+    partition_fields,
     partition_json,
 )
 from lakeshift.formats.iceberg_java import (
@@ -240,9 +241,12 @@ class IcebergFormat(TargetFormat):
         (one call on the client's open connection); the table is loaded again only when its
         entry names another metadata file (pyiceberg's load opened a metastore connection
         and read the metadata file each time: five times in one validation)."""
+        return self._table_at(target, catalog_entry(self.client, target))
+
+    def _table_at(self, target: str, entry: Any) -> Table | None:
+        """``table`` for the catalog ``entry`` just read."""
         from pyiceberg.exceptions import NoSuchTableError
 
-        entry = catalog_entry(self.client, target)
         if entry is None:
             self._loaded.pop(target, None)
             return None
@@ -258,9 +262,12 @@ class IcebergFormat(TargetFormat):
         return table
 
     def _require(self, target: str) -> Table:
+        return self._required(target, self.table(target))
+
+    @staticmethod
+    def _required(target: str, table: Table | None) -> Table:
         from lakeshift.errors import NotFound
 
-        table = self.table(target)
         if table is None:
             raise NotFound(f"Iceberg table {target} does not exist.")
         return table
@@ -304,16 +311,13 @@ class IcebergFormat(TargetFormat):
         that commit is the base and nothing is loaded: ``_committed``.)"""
         from lakeshift.formats.foreign import foreign_commit_error
 
+        entry = catalog_entry(self.client, target)
+        location = (entry.parameters or {}).get("metadata_location") if entry else None
         committed = self._committed.get(target)
-        if committed is not None:
-            entry = catalog_entry(self.client, target)
-            if (
-                entry is not None
-                and (entry.parameters or {}).get("metadata_location") == (committed[0])
-            ):
-                self._checked[target] = committed[0]
-                return committed[1]
-        table = self._require(target)
+        if committed is not None and location == committed[0]:
+            self._checked[target] = location
+            return committed[1]
+        table = self._required(target, self._table_at(target, entry))
         found = foreign_snapshots(table)
         if found:
             raise foreign_commit_error(f"{self.label} {target}", found)
@@ -500,8 +504,7 @@ class IcebergFormat(TargetFormat):
         # Every call through py4j is a round trip to the JVM: partitions and files cross as
         # one JSON text each (iceberg_files), not call by call.
         kinds = [plan.keys[key_names.index(source)][1] for source in sources]
-        partition_type = java_items(spec.partitionType().fields())
-        fields = [(int(f.fieldId()), str(f.type())) for f in partition_type]
+        fields = partition_fields(spec)
         as_json: dict[str, str] = {}  # each partition's
         try:
             for item in plan.files:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lakeshift.errors import RefusedInput
 from lakeshift.formats.base import BatchResult, CommitRecord
 from lakeshift.formats.commit_metadata import commit_properties
-from lakeshift.formats.iceberg_files import java_partitions, partition_json
+from lakeshift.formats.iceberg_files import java_partitions, partition_fields, partition_json
 from lakeshift.formats.iceberg_java import (
     Unboxable,
     _translated_conflict,
@@ -81,7 +81,7 @@ def adopt_partitions(
     inventory: TableInventory,
     decisions: Sequence[AdoptionDecision],
     record: CommitRecord,
-    workers: int = 1,
+    workers: int,
 ) -> BatchResult:
     """One replace-partitions commit holding ``decisions``' files in their partitions, their
     metrics read on ``workers`` threads."""
@@ -127,7 +127,7 @@ def adopt_partitions(
     for key, value in {**commit_properties(record), ADOPTED_PROPERTY: "true"}.items():
         replace.set(key, value)
     kinds = [str(iceberg_hive_type(parse_hive_type(keys[s.lower()].type))) for s in sources]
-    fields = [(int(f.fieldId()), str(f.type())) for f in java_items(spec.partitionType().fields())]
+    fields = partition_fields(spec)
     steps["setup"] = took()
     as_json: dict[str, str] = {}  # each partition's, parsed by Java all at once
     for decision in decisions:

@@ -167,6 +167,12 @@ def data_file_json(path: str, size: int, partition: str, metrics: str, spec_id: 
 _NO_METRICS = '"record-count":0'
 
 
+def partition_fields(spec: Any) -> list[tuple[int, str]]:
+    """Each partition field of the Java ``spec``: its ID and Iceberg type, in spec order (what
+    ``partition_json`` takes)."""
+    return [(int(f.fieldId()), str(f.type())) for f in java_items(spec.partitionType().fields())]
+
+
 def java_partitions(jvm: Any, spec: Any, partitions: list[str]) -> list[Any]:
     """Each ``partition_json`` text as Iceberg's Java ``PartitionData`` of ``spec``: one JSON
     parse for all, then two calls a partition."""
