@@ -157,7 +157,7 @@ class Settings:
             ``local[...]``, and the table has at least 2,000 partitions to inspect; else the
             driver). The inventory is the same either way.
         small_file_bytes: files below this size count as small in anomaly reports.
-        partition_batch: partitions fetched per metastore call.
+        partition_batch: partitions fetched per metastore call (Glue caps it at 1,000).
         partition_calls: metastore calls fetching partitions at once while a table is
             inspected (the Hive Metastore: a connection each; Glue: concurrent requests), so
             the catalog prepares the next batches while the driver reads the files of the
@@ -222,7 +222,7 @@ class Settings:
     inspect_workers: int = 8
     inspect_on: str = "auto"
     small_file_bytes: int = 8 * 1024 * 1024
-    partition_batch: int = 500
+    partition_batch: int = 2000
     partition_calls: int = 2
     format: str = "iceberg"
     hudi_table_version: int = 6
