@@ -115,16 +115,22 @@ def nested_by_name(file_format: str, into_table: bool) -> bool:
 
 
 def by_position(file: FileInfo, semantics: HiveSemantics) -> bool:
+    """Whether a file's top-level columns are matched by position (``reads_by_position``)."""
+    return reads_by_position(file.format, file.positional, semantics)
+
+
+def reads_by_position(file_format: str, positional_names: bool, semantics: HiveSemantics) -> bool:
     """Whether a file's top-level columns are matched by position: a text file's fields are
     the partition's columns in order; Hive 1.2 reads ORC files by position; ORC's schema
-    evolution does for ``_colN`` files (old writers) and when forced; Parquet never."""
-    if file.format in TEXT_FORMATS:
+    evolution does for ``_colN`` files (old writers: ``positional_names``) and when forced;
+    Parquet never."""
+    if file_format in TEXT_FORMATS:
         return True
-    if file.format != "orc":
+    if file_format != "orc":
         return False
-    if not semantics.reads_into_table(file.format):
+    if not semantics.reads_into_table(file_format):
         return True
-    return file.positional or semantics.orc_positional
+    return positional_names or semantics.orc_positional
 
 
 def name_match_is_case_sensitive(file_format: str, semantics: HiveSemantics) -> bool:
@@ -210,7 +216,7 @@ def find_column(physical: Sequence[Column], name: str, case_sensitive: bool) -> 
 
 
 def column_pairs(
-    partition: PartitionInfo,
+    declared: Sequence[Column],
     physical: Sequence[Column],
     positional: bool,
     table_columns: Sequence[Column],
@@ -220,16 +226,17 @@ def column_pairs(
     table_names: bool = False,
 ) -> list[tuple[int | None, Column | None]]:
     """Per table column, the index of the file column Hive reads it from (None: NULL) and the
-    column that reads it: the table's under model B (``into_table``), else the partition's at
-    the same position (None past the partition's columns). ``table_names`` (Parquet files,
-    ``asks_table_names``): the file column is found by the table's name, and struct fields
-    inside by the table's (``hive.types.names_asked``), read as the partition declares."""
+    column that reads it: the table's under model B (``into_table``), else the partition's
+    (``declared``) at the same position (None past the partition's columns). ``table_names``
+    (Parquet files, ``asks_table_names``): the file column is found by the table's name, and
+    struct fields inside by the table's (``hive.types.names_asked``), read as the partition
+    declares."""
     out: list[tuple[int | None, Column | None]] = []
     for position, table_column in enumerate(table_columns):
         if into_table:
             wanted = table_column
-        elif position < len(partition.columns):
-            wanted = partition.columns[position]
+        elif position < len(declared):
+            wanted = declared[position]
             if table_names:
                 wanted = asked(wanted, table_column)
         else:
@@ -279,7 +286,7 @@ def project(
     (``into_table``: model B, the table's columns read the file directly; ``table_names``:
     see ``column_pairs``)."""
     pairs = column_pairs(
-        partition,
+        partition.columns,
         physical,
         positional,
         table_columns,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from statistics import median
 
 from lakeshift.config import CALENDAR_RULES
@@ -395,7 +396,8 @@ def _file_anomalies(
         if projection.asks_table_names(f.format):
             wanted = [projection.asked(d, t) for d, t in zip(p.columns, table_columns)]
         legacy_orc = f.format == "orc" and rules.hive.orc_sql_dates  # ORC 1.3-1.5 reads it
-        for code, detail in _file_vs_columns(f, wanted, by_position, sensitive, legacy_orc):
+        compared = _file_vs_columns(f.columns, tuple(wanted), by_position, sensitive, legacy_orc)
+        for code, detail in compared:
             diffs.setdefault(code, []).append(f"{f.path}: {detail}")
         if projection.asks_table_names(f.format):
             for detail in _parquet_refusals(p, f, table_columns, rules.hive.version):
@@ -472,7 +474,7 @@ def _parquet_refusals(
     """The columns of a Parquet file whose values Hive's Parquet reader builds as writables
     the partition's declared types cannot read (``parquet_reading``)."""
     out: list[str] = []
-    pairs = projection.column_pairs(p, f.columns, False, table_columns, table_names=True)
+    pairs = projection.column_pairs(p.columns, f.columns, False, table_columns, table_names=True)
     for (index, column), table_column in zip(pairs, table_columns):
         if index is None or column is None:
             continue
@@ -537,7 +539,7 @@ def _parquet_map_keys(
     """The maps in a Parquet file whose keys Hive's Parquet reader builds for the table's key
     type (``parquet_reading.keys_rebuilt``), as ``column.path``."""
     out: list[str] = []
-    pairs = projection.column_pairs(p, f.columns, False, table_columns, table_names=True)
+    pairs = projection.column_pairs(p.columns, f.columns, False, table_columns, table_names=True)
     scanned = {c.name: c.type for c in f.scanned}
     for (index, column), table_column in zip(pairs, table_columns):
         if index is None or column is None:
@@ -561,17 +563,28 @@ _SOUND_BUT_UNREAD = (
 )
 
 
+@lru_cache(maxsize=1024)
 def _file_vs_columns(
-    f: FileInfo,
-    columns: Sequence[Column],
+    file_columns: tuple[Column, ...],
+    columns: tuple[Column, ...],
     by_position: bool,
     case_sensitive: bool,
     legacy_orc: bool = False,
-) -> list[tuple[str, str]]:
+) -> tuple[tuple[str, str], ...]:
     """How a file's columns differ from the columns that read it (the partition's, or under
-    schema evolution the table's)."""
+    schema evolution the table's). Cached: a table's files mostly share a few schemas, and
+    their partitions the declared columns."""
+    return tuple(_compared(list(file_columns), columns, by_position, case_sensitive, legacy_orc))
+
+
+def _compared(
+    physical: list[Column],
+    columns: Sequence[Column],
+    by_position: bool,
+    case_sensitive: bool,
+    legacy_orc: bool,
+) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
-    physical = list(f.columns)
     if by_position:
         if len(physical) > len(columns):
             out.append(("file-extra-columns", f"{len(physical) - len(columns)} trailing column(s)"))

@@ -40,10 +40,11 @@ EXAMPLES = 3  # paths named per class
 # Names that writers leave only while a write is under way: Hadoop's FileOutputCommitter
 # (``_temporary``), Hive's staging and temporary files, Spark's dynamic-overwrite staging,
 # ``hadoop fs -put``/distcp copies before their rename (``name._COPYING_``, which Hive would
-# read: the name is not hidden), Flink's in-progress part files.
+# read: the name is not hidden), Flink's in-progress part files. Matched as a component of a
+# relative path, in one search of the whole path (a partition's listing asks it of every object).
 _IN_PROGRESS = re.compile(
-    r"^(_temporary|\.hive-staging.*|_tmp.*|\.spark-staging.*|\.distcp\.tmp.*|.*\._COPYING_"
-    r"|.*\.inprogress.*)$"
+    r"(?:^|/)(?:_temporary|\.hive-staging[^/]*|_tmp[^/]*|\.spark-staging[^/]*|\.distcp\.tmp[^/]*"
+    r"|[^/]*\._COPYING_|[^/]*\.inprogress[^/]*)(?:/|$)"
 )
 
 
@@ -71,7 +72,7 @@ def is_marker(relative_path: str) -> bool:
 
 def in_progress(relative_path: str) -> bool:
     """Whether a path shows a write under way (``_IN_PROGRESS``)."""
-    return any(_IN_PROGRESS.match(part) for part in relative_path.split("/") if part)
+    return _IN_PROGRESS.search(relative_path) is not None
 
 
 def skip_kind(relative_path: str, size: int) -> str | None:
@@ -85,7 +86,8 @@ def skip_kind(relative_path: str, size: int) -> str | None:
 
 def is_hidden(relative_path: str) -> bool:
     """Hive's hidden-file rule, applied to every component below the partition directory."""
-    return any(part.startswith(("_", ".")) for part in relative_path.split("/"))
+    # a component starts the path or follows a "/"
+    return relative_path.startswith(("_", ".")) or "/_" in relative_path or "/." in relative_path
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -10,6 +11,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -197,6 +199,21 @@ def _table_tree(fs: pafs.FileSystem, root: str, depth: int) -> TableTree | None:
         return None
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector paused while the inventory's records are built, and resumed
+    after (as it was). The records live as long as the inventory and form no cycles, yet
+    every full collection walks them all again, with whatever else the process holds: with
+    a million objects held, 0.2-0.4 s of a 10,000-partition inspection's 2.3 s."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _inspect_on_driver(
     jobs: Iterator[PartitionJob],
     facts: TableFacts,
@@ -208,6 +225,15 @@ def _inspect_on_driver(
         return [inspect_partition(job, facts, cache) for job in chunk]
 
     results: list[PartitionInfo] = []
+    if workers == 1:
+        # One thread: the partitions are inspected on this one, as the catalog's answers
+        # arrive (its fetches run beside it, ``partitions_by_names``). A pool of one thread
+        # only handed each chunk over, and the two threads took turns at the interpreter.
+        for done, chunk in enumerate(spread.chunked(jobs, _CHUNK), start=1):
+            results.extend(inspect_chunk(chunk))
+            if progress:
+                progress(done, done, results[-1].name if results else "")
+        return results
     # Submitted as metastore batches arrive, so file work overlaps the metastore's calls; in
     # chunks, since a future per partition cost more than a small partition's footers. At
     # most a few chunks per thread wait, so a metastore faster than the files does not pile
@@ -312,11 +338,12 @@ def inspect_table(
     local = isinstance(table_fs, pafs.LocalFileSystem)
     footers_only = local and facts.format in ("orc", "parquet")
     workers = 1 if footers_only else max(1, settings.inspect_workers)
-    if session is not None:
-        log.info("inspecting %s.%s in Spark tasks", db, name)
-        results = spread.inspect_on_spark(session, jobs(), facts, cache, progress, workers)
-    else:
-        results = _inspect_on_driver(jobs(), facts, cache, workers, progress)
+    with _collector_paused():
+        if session is not None:
+            log.info("inspecting %s.%s in Spark tasks", db, name)
+            results = spread.inspect_on_spark(session, jobs(), facts, cache, progress, workers)
+        else:
+            results = _inspect_on_driver(jobs(), facts, cache, workers, progress)
     results.sort(key=lambda p: p.name)
 
     table_anomalies = [*table_warnings(table), *schema_drift(results)]

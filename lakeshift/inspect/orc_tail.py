@@ -80,11 +80,17 @@ def _fields(message: bytes, wanted: frozenset[int] | None = None) -> dict[int, l
     return out
 
 
-_POSTSCRIPT_FIELDS = frozenset({1, 2, 3})  # footerLength, compression, compressionBlockSize
+#: footerLength, compression, compressionBlockSize, writerVersion
+_POSTSCRIPT_FIELDS = frozenset({1, 2, 3, 6})
 _BLOCK_SIZE = 256 << 10  # ORC's default compressionBlockSize
 _STRIPES = 3  # Footer.stripes
 _TYPES = 4  # Footer.types
-_FOOTER_FIELDS = frozenset({7, 11, _TYPES})  # statistics, calendar, types (kept undecoded)
+_ROWS = 6  # Footer.numberOfRows
+_WRITER = 9  # Footer.writer
+_SOFTWARE = 12  # Footer.softwareVersion
+#: statistics, calendar, types (kept undecoded), and what pyarrow's reader names (rows, writer,
+#: software version)
+_FOOTER_FIELDS = frozenset({7, 11, _TYPES, _ROWS, _WRITER, _SOFTWARE})
 _STRIPE_FIELDS = frozenset({1, 2, 3, 4})  # offset, indexLength, dataLength, footerLength
 _WRITER_ZONE = frozenset({3})  # StripeFooter.writerTimezone
 #: PostScript writer versions from before ORC recorded the writer's time zone (HIVE-8746,
@@ -196,10 +202,36 @@ class OrcFooter:
     fields: dict[int, list[int | bytes]]
     kind: int
     block_size: int
+    writer_version: int = 0  # PostScript.writerVersion (0 when absent, as ORC reads it)
+    kept_stripes: bool = False  # the stripes' entries were kept (``read_orc_footer``)
 
     @property
     def types(self) -> tuple[int | bytes, ...]:
         return tuple(self.fields.get(_TYPES, ()))
+
+    @property
+    def rows(self) -> int:
+        """``numberOfRows``, as ORC's readers take it (0 when absent)."""
+        return int(self.fields.get(_ROWS, [0])[0])  # type: ignore[arg-type]
+
+    @property
+    def stripes(self) -> int | None:
+        """How many stripes the footer lists (None: their entries were not kept)."""
+        return len(self.fields.get(_STRIPES, ())) if self.kept_stripes else None
+
+    @property
+    def naming(self) -> tuple[int | bytes, ...]:
+        """The raw values pyarrow's reader derives its names from: compression kind, writer
+        version, writer id and software version (-1 for an absent one, which no varint or
+        string is). Files with equal ``naming`` get equal names from pyarrow."""
+        writer = self.fields.get(_WRITER)
+        software = self.fields.get(_SOFTWARE)
+        return (
+            self.kind,
+            self.writer_version,
+            writer[0] if writer else -1,
+            software[0] if software else -1,
+        )
 
 
 def read_orc_footer(handle: pa.NativeFile, size: int, *, stripes: bool = False) -> OrcFooter | None:
@@ -219,6 +251,7 @@ def read_orc_footer(handle: pa.NativeFile, size: int, *, stripes: bool = False) 
     footer_length = int(postscript.get(1, [0])[0])  # type: ignore[arg-type]
     kind = int(postscript.get(2, [0])[0])  # type: ignore[arg-type]
     block_size = int(postscript.get(3, [_BLOCK_SIZE])[0])  # type: ignore[arg-type]
+    writer_version = int(postscript.get(6, [0])[0])  # type: ignore[arg-type]
     end = len(tail) - 1 - postscript_length
     if footer_length > end:  # a footer larger than the tail read: read it whole
         handle.seek(size - 1 - postscript_length - footer_length)
@@ -229,7 +262,7 @@ def read_orc_footer(handle: pa.NativeFile, size: int, *, stripes: bool = False) 
     if footer is None:
         return None
     wanted = _FOOTER_FIELDS | {_STRIPES} if stripes else _FOOTER_FIELDS
-    return OrcFooter(_fields(footer, wanted), kind, block_size)
+    return OrcFooter(_fields(footer, wanted), kind, block_size, writer_version, stripes)
 
 
 def tail_facts(

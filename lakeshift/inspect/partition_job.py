@@ -8,7 +8,7 @@ inspection modules: an executor has pyarrow, not the metastore's client.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pyarrow.fs as pafs
@@ -17,7 +17,7 @@ from lakeshift.inspect.anomalies import Rules, classify_partition
 from lakeshift.inspect.files import ListedFile, TableTree, fingerprint, list_partition
 from lakeshift.inspect.footer_cache import FooterCache, Key
 from lakeshift.inspect.footers import TextPartition, read_footer
-from lakeshift.inspect.model import Column, FileInfo, PartitionInfo
+from lakeshift.inspect.model import Column, FileInfo, PartitionInfo, with_anomalies
 from lakeshift.inspect.table_checks import storage_format
 from lakeshift.storage import filesystem_for
 from lakeshift.storage.objects import StoredObject
@@ -164,4 +164,4 @@ def inspect_partition(
     anomalies = classify_partition(
         partition, table.columns, table.format, table.rules, listing.error
     )
-    return replace(partition, anomalies=tuple(anomalies))
+    return with_anomalies(partition, tuple(anomalies))

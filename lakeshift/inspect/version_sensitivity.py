@@ -282,7 +282,7 @@ def version_sensitivity(
     for file in p.files if files else ():
         if file.format != "parquet" or not file.columns or file.error:
             continue
-        pairs = column_pairs(p, file.columns, False, table, table_names=True)
+        pairs = column_pairs(p.columns, file.columns, False, table, table_names=True)
         for (index, asked), column in zip(pairs, table):
             if index is None or asked is None:
                 continue

@@ -21,7 +21,14 @@ from lakeshift.hive import projection
 from lakeshift.hive.conversions import primitive_pairs
 from lakeshift.hive.semantics import HiveSemantics, int96_reading
 from lakeshift.hive.types import holds_instant, parse_hive_type, zone_dependence
-from lakeshift.inspect.model import SEVERITY_INFO, SEVERITY_WARNING, Anomaly, Column, PartitionInfo
+from lakeshift.inspect.model import (
+    SEVERITY_INFO,
+    SEVERITY_WARNING,
+    Anomaly,
+    Column,
+    PartitionInfo,
+    positional_names,
+)
 from lakeshift.text.fields import text_type
 from lakeshift.text.layout import TEXT_FORMATS
 
@@ -88,6 +95,54 @@ def _column_rules(
     return tuple(found)
 
 
+@lru_cache(maxsize=1024)
+def _file_rules(
+    file_format: str,
+    file_columns: tuple[Column, ...],
+    declared: tuple[Column, ...],
+    table: tuple[Column, ...],
+    hive: HiveSemantics,
+    int96_shown: tuple[str, ...],
+) -> tuple[tuple[str, str], ...]:
+    """(table column and path inside it, rule) for each conversion Hive's zone changes in a
+    file of ``file_columns`` read through a partition declaring ``declared`` (and INT96
+    ``int96_shown`` columns shown in the JVM's zone). Cached: a table's files mostly share a
+    few schemas, and its partitions their declared columns."""
+    into_table = hive.reads_into_table(file_format)  # as the readers decide, file by file
+    sensitive = projection.name_match_is_case_sensitive(file_format, hive)
+    positional = projection.reads_by_position(file_format, positional_names(file_columns), hive)
+    pairs = projection.column_pairs(
+        declared,
+        file_columns,
+        positional,
+        table,
+        into_table=into_table,
+        case_sensitive=sensitive,
+        table_names=projection.asks_table_names(file_format),
+    )
+    found: list[tuple[str, str]] = []
+    for (index, column), table_column in zip(pairs, table):
+        if index is None or column is None:
+            continue
+        physical, name = file_columns[index], table_column.name
+        rules = _column_rules(
+            physical.type,
+            column.type,
+            table_column.type,
+            text=file_format in TEXT_FORMATS,
+            orc_file=file_format == "orc",
+            into_table=into_table,
+            nested_by_name=projection.nested_by_name(file_format, into_table),
+            case_sensitive=sensitive,
+            hive3_converters=hive.hive3_converters,
+            orc_sql_dates=hive.orc_sql_dates,
+        )
+        found.extend((name + path, rule) for path, rule in rules)
+        if physical.name in int96_shown:
+            found.append((name, "INT96 shown"))
+    return tuple(found)
+
+
 def zone_sensitivity(
     p: PartitionInfo, table: Sequence[Column], hive: HiveSemantics, zone_chosen: bool = False
 ) -> list[Anomaly]:
@@ -96,47 +151,20 @@ def zone_sensitivity(
     not set (``zone_chosen``) unless only an hour the zone skips is concerned, else
     information."""
     columns: dict[str, list[str]] = {}
+    table = tuple(table)
     for f in p.files:
         if f.error or not f.columns or f.format not in projection.READABLE_FORMATS:
             continue
-        into_table = hive.reads_into_table(f.format)  # as the readers decide, file by file
-        sensitive = projection.name_match_is_case_sensitive(f.format, hive)
-        pairs = projection.column_pairs(
-            p,
-            f.columns,
-            projection.by_position(f, hive),
-            table,
-            into_table=into_table,
-            case_sensitive=sensitive,
-            table_names=projection.asks_table_names(f.format),
-        )
         # Whether Hive shows the file's INT96 columns in its JVM's zone (any zone given for
         # it comes back), rather than as stored or in the file's own writer.time.zone
-        reading = int96_reading(_PROBE, hive.version, f.writer, f.writer_zone, f.zone_legacy)
-        by_jvm = reading is not None and reading.zone == _PROBE
-        for (index, column), table_column in zip(pairs, table):
-            if index is None or column is None:
-                continue
-            physical, name = f.columns[index], table_column.name
-            rules = _column_rules(
-                physical.type,
-                column.type,
-                table_column.type,
-                text=f.format in TEXT_FORMATS,
-                orc_file=f.format == "orc",
-                into_table=into_table,
-                nested_by_name=projection.nested_by_name(f.format, into_table),
-                case_sensitive=sensitive,
-                hive3_converters=hive.hive3_converters,
-                orc_sql_dates=hive.orc_sql_dates,
-            )
-            found = [(name + path, rule) for path, rule in rules]
-            if by_jvm and physical.name in f.int96:
-                found.append((name, "INT96 shown"))
-            for path, rule in found:
-                known = columns.setdefault(path, [])
-                if rule not in known:
-                    known.append(rule)
+        shown: tuple[str, ...] = ()
+        if f.int96:
+            reading = int96_reading(_PROBE, hive.version, f.writer, f.writer_zone, f.zone_legacy)
+            shown = f.int96 if reading is not None and reading.zone == _PROBE else ()
+        for path, rule in _file_rules(f.format, f.columns, p.columns, table, hive, shown):
+            known = columns.setdefault(path, [])
+            if rule not in known:
+                known.append(rule)
     if not columns:
         return []
     rules_seen = {rule for found in columns.values() for rule in found}

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import itertools
 import os
+import re
 from pathlib import Path
 
 import pyarrow.fs as pafs
@@ -8,6 +10,7 @@ import pyarrow.fs as pafs
 from lakeshift.inspect.files import (
     _group,
     fingerprint,
+    in_progress,
     is_hidden,
     list_partition,
     list_table_tree,
@@ -41,6 +44,45 @@ def test_missing_directory_is_reported_not_raised(tmp_path: Path) -> None:
 
 def test_hidden_rule_applies_to_every_component() -> None:
     assert is_hidden("_tmp/000000_0") and is_hidden("a/.b") and not is_hidden("a/b_c")
+
+
+#: The names of a write under way, one component at a time: the rule ``in_progress`` applies
+#: to a whole relative path at once.
+WRITING = re.compile(
+    r"^(_temporary|\.hive-staging.*|_tmp.*|\.spark-staging.*|\.distcp\.tmp.*|.*\._COPYING_"
+    r"|.*\.inprogress.*)$"
+)
+NAMES = [
+    "000000_0",
+    "_temporary",
+    "_temporary2",
+    "x_temporary",
+    ".hive-staging_hive_1",
+    "_tmp.0",
+    "_tmp",
+    ".spark-staging-1",
+    ".distcp.tmp.a",
+    "a._COPYING_",
+    "a._COPYING_.b",
+    "p.inprogress.1",
+    "inprogress",
+    "_SUCCESS",
+    ".crc",
+    "a.b",
+    "",
+]
+
+
+def test_the_whole_path_rules_are_the_rules_of_each_component() -> None:
+    for parts in itertools.chain(
+        ((a,) for a in NAMES),
+        itertools.product(NAMES, repeat=2),
+        itertools.product(NAMES[:6], repeat=3),
+    ):
+        path = "/".join(parts)
+        components = [part for part in path.split("/") if part]
+        assert in_progress(path) is any(WRITING.match(part) for part in components), path
+        assert is_hidden(path) is any(part.startswith(("_", ".")) for part in path.split("/")), path
 
 
 def test_fingerprint_changes_with_name_size_and_mtime(tmp_path: Path) -> None:

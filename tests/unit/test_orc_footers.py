@@ -15,6 +15,7 @@ from lakeshift.inspect.files import ListedFile
 from lakeshift.inspect.footers import read_footer
 from lakeshift.inspect.model import Column
 from lakeshift.inspect.orc_tail import read_orc_footer
+from tests.helpers.hive_tables import drop_writer_zone
 
 SCHEMAS = {
     "ints": pa.table({"a": pa.array([1, 2], pa.int64()), "b": pa.array([1, 2], pa.int32())}),
@@ -60,7 +61,7 @@ def test_each_file_gets_its_own_schemas_facts_whatever_was_read_before(
     tmp_path: Path, compression: str, decoded: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # room for fewer schemas than there are: some are forgotten and met again
-    monkeypatch.setattr(footers, "_orc_schemas", footers._SchemaFacts(size=2))
+    monkeypatch.setattr(footers, "_orc_readers", footers._ReaderFacts(size=2))
     if not decoded:  # as for a codec read by pyarrow only (LZO, LZ4 writers other than its own)
         monkeypatch.setattr(footers, "read_orc_footer", lambda *_, **__: None)
     fs = pafs.LocalFileSystem()
@@ -73,3 +74,78 @@ def test_each_file_gets_its_own_schemas_facts_whatever_was_read_before(
         early = name == "dates" if decoded else None  # the statistics unread
         assert info.pre_gregorian is early, (index, name)
         assert info.rows == 2
+
+
+ANSWERS = ("rows", "stripes", "compression", "writer", "writer_version", "software_version")
+
+
+def _pyarrow_answers(path: Path) -> dict[str, object]:
+    reader = orc.ORCFile(str(path))
+    return {
+        "rows": reader.nrows,
+        "stripes": reader.nstripes,
+        "compression": str(reader.compression),
+        "writer": str(reader.writer),
+        "writer_version": str(reader.writer_version),
+        "software_version": str(reader.software_version),
+    }
+
+
+def _answers(info: footers.FileInfo) -> dict[str, object]:
+    return {name: getattr(info, name) for name in ANSWERS}
+
+
+@pytest.mark.parametrize("compression", ["uncompressed", "zlib", "snappy", "zstd"])
+def test_a_file_described_from_its_footer_alone_gets_pyarrows_answers(
+    tmp_path: Path, compression: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(footers, "_orc_readers", footers._ReaderFacts())
+    opened: list[object] = []
+    real = footers.orc.ORCFile
+
+    def counted(source: object) -> orc.ORCFile:
+        if not isinstance(source, str):  # lakeshift's (this test opens its files by path)
+            opened.append(source)
+        return real(source)
+
+    monkeypatch.setattr(footers.orc, "ORCFile", counted)
+    fs = pafs.LocalFileSystem()
+    # the same schema and writer: the first file is read by pyarrow, the others from their
+    # footers, with their own rows and stripes (small stripes: several in the big one)
+    sizes = [2, 5_000, 120_000]
+    for index, rows in enumerate(sizes):
+        values = [
+            f"{i * 7919 % 1_000_003:030d}" for i in range(rows)
+        ]  # distinct: not compressed away
+        table = pa.table({"a": pa.array(range(rows), pa.int64()), "b": values})
+        path = tmp_path / f"{index}.orc"
+        orc.write_table(table, str(path), compression=compression, stripe_size=64 << 10)
+        info = read_footer(fs, str(tmp_path), ListedFile(path.name, path.stat().st_size, 0))
+        assert info.error is None
+        assert _answers(info) == _pyarrow_answers(path), index
+        assert info.columns == (Column("a", "bigint"), Column("b", "string"))
+    assert len(opened) == 1  # only the first file needed pyarrow's reader
+    assert orc.ORCFile(str(tmp_path / "2.orc")).nstripes > 1
+
+
+def test_a_file_of_another_writer_version_is_read_by_pyarrow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the names follow the footer's bytes: a file that looks written by Hive before 1.0 is
+    # not given the names of a newer writer's file of the same schema
+    monkeypatch.setattr(footers, "_orc_readers", footers._ReaderFacts())
+    fs = pafs.LocalFileSystem()
+    infos = {}
+    for name in ("new", "old"):
+        table = pa.table(
+            {"a": pa.array([1, 2], pa.int64()), "t": pa.array([0, 1], pa.timestamp("us"))}
+        )
+        path = tmp_path / f"{name}.orc"
+        orc.write_table(table, str(path), compression="uncompressed")
+        if name == "old":
+            drop_writer_zone(path)
+        infos[name] = read_footer(fs, str(tmp_path), ListedFile(path.name, path.stat().st_size, 0))
+        assert _answers(infos[name]) == _pyarrow_answers(path)
+    assert infos["old"].writer_version == "HIVE_4243"
+    assert infos["old"].zoneless is True
+    assert infos["new"].writer_version != "HIVE_4243"
