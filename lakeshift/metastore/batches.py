@@ -10,12 +10,33 @@ Glue with concurrent requests on its one thread-safe client.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 C = TypeVar("C")
 R = TypeVar("R")
+T = TypeVar("T")
+
+#: The first batch of a fetch, at most: its caller waits for it with nothing to do.
+FIRST_BATCH = 250
+
+
+def ramped(items: Sequence[T], batch: int, first: int = FIRST_BATCH) -> list[list[T]]:
+    """``items`` in consecutive batches growing from ``first`` (doubling) to ``batch``.
+
+    Large batches cost a catalog less per item (the Hive Metastore compiles a call's
+    statements anew, whatever its size), while the caller waits for the first one with
+    nothing to do: 2,000 partitions took the embedded metastore 0.2-0.3 s, 250 about 0.05 s.
+    """
+    out: list[list[T]] = []
+    size = max(1, min(first, batch))
+    start = 0
+    while start < len(items):
+        out.append(list(items[start : start + size]))
+        start += size
+        size = min(batch, size * 2)
+    return out
 
 
 def in_order(fetch: Callable[[C], list[R]], chunks: Iterable[C], calls: int) -> Iterator[R]:

@@ -27,7 +27,7 @@ from lakeshift.errors import (
     causes,
     first_line,
 )
-from lakeshift.metastore.batches import in_order
+from lakeshift.metastore.batches import in_order, ramped
 from lakeshift.metastore.catalog import Notification, NotificationBatch
 
 if TYPE_CHECKING:
@@ -220,15 +220,16 @@ class MetastoreClient:
     def partitions_by_names(
         self, db: str, table: str, names: Sequence[str], batch: int = 500, *, calls: int = 1
     ) -> Iterator[Partition]:
-        """Yield partitions in batches of ``batch`` names per Thrift call, in the order of
-        ``names``; ``calls`` calls at once, each on a connection of its own (this client's,
-        and ``calls - 1`` opened for the fetch and closed after it)."""
+        """Yield partitions in batches of up to ``batch`` names per Thrift call (the first
+        ones smaller: ``ramped``), in the order of ``names``; ``calls`` calls at once, each
+        on a connection of its own (this client's, and ``calls - 1`` opened for the fetch and
+        closed after it)."""
         what = f"partitions of {db}.{table}"
 
         def get(client: Any, chunk: list[str]) -> list[Partition]:
             return list(client.get_partitions_by_names(db, table, chunk))
 
-        chunks = [list(names[start : start + batch]) for start in range(0, len(names), batch)]
+        chunks = ramped(names, batch)
         calls = max(1, min(calls, len(chunks)))
         extra = [
             MetastoreClient(self.uri, timeout=self.timeout, call_timeout=self.call_timeout)

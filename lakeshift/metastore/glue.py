@@ -34,7 +34,7 @@ from lakeshift.errors import (
     MetastoreUnreachable,
     NotFound,
 )
-from lakeshift.metastore.batches import in_order
+from lakeshift.metastore.batches import in_order, ramped
 from lakeshift.metastore.catalog import NotificationBatch
 from lakeshift.metastore.partition_names import partition_name, unescape_path_name
 
@@ -524,9 +524,9 @@ class GlueCatalog:
     def partitions_by_names(
         self, db: str, table: str, names: Sequence[str], batch: int = 500, *, calls: int = 1
     ) -> Iterator[Partition]:
-        """Yield partitions in the order of ``names``, ``min(batch, 1000)`` per
-        ``BatchGetPartition`` and ``calls`` requests at once (the client is thread-safe),
-        asking again for the keys Glue leaves unprocessed."""
+        """Yield partitions in the order of ``names``, up to ``min(batch, 1000)`` per
+        ``BatchGetPartition`` (the first ones smaller: ``ramped``) and ``calls`` requests at
+        once (the client is thread-safe), asking again for the keys Glue leaves unprocessed."""
 
         def fetch(chunk: list[str]) -> list[Partition]:
             found: list[Partition] = []
@@ -550,7 +550,7 @@ class GlueCatalog:
                 hint="Glue is throttling; re-run later (lakeshift resumes safely).",
             )
 
-        return in_order(fetch, _chunks(list(names), max(1, min(batch, MAX_GET))), calls)
+        return in_order(fetch, ramped(names, max(1, min(batch, MAX_GET))), calls)
 
     def _batched(
         self, db: str, table: str, operation: str, field: str, cap: int, items: list[Any]

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from lakeshift.metastore.batches import in_order
+from lakeshift.metastore.batches import in_order, ramped
 
 
 def test_answers_come_in_the_chunks_order_whichever_finishes_first() -> None:
@@ -73,3 +73,13 @@ def test_a_consumer_that_stops_leaves_no_fetch_queued() -> None:
     assert next(answers) == 0
     answers.close()
     assert len(started) <= 3  # the first, and at most two ahead of it
+
+
+def test_batches_grow_from_a_small_first_one_to_the_batch_and_keep_every_item_once() -> None:
+    items = list(range(5_000))
+    batches = ramped(items, 2_000)
+    assert [len(b) for b in batches] == [250, 500, 1000, 2000, 1250]
+    assert [i for b in batches for i in b] == items
+    assert [len(b) for b in ramped(items[:100], 2_000)] == [100]
+    assert [len(b) for b in ramped(items[:10], 3)] == [3, 3, 3, 1]  # a batch below the first
+    assert ramped([], 2_000) == []
