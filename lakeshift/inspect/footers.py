@@ -136,7 +136,7 @@ class _ReaderFacts:
             columns,
             dates,
             str(reader.compression),
-            str(reader.writer),
+            _writer(reader, footer),
             str(reader.writer_version),
             str(reader.software_version),
         )
@@ -149,6 +149,23 @@ class _ReaderFacts:
 
 
 _orc_readers = _ReaderFacts()
+
+#: ORC's writer ids (``Footer.writer``) that pyarrow does not name: it raises on them
+#: (``pyarrow._orc``'s map stops at Trino's), though the file reads. cuDF writes 5 (Spark
+#: RAPIDS' ORC files).
+_UNNAMED_WRITERS = {5: "CUDF"}
+
+
+def _writer(reader: orc.ORCFile, footer: OrcFooter | None) -> str:
+    """pyarrow's name for the file's writer; for a writer id it does not know, ORC's own
+    name of it, or ``UNKNOWN_WRITER_<id>``."""
+    try:
+        return str(reader.writer)
+    except ValueError:
+        number = footer.writer if footer is not None else None
+        if number is None:
+            raise
+        return _UNNAMED_WRITERS.get(number, f"UNKNOWN_WRITER_{number}")
 
 
 def _has_dates(kind: pa.DataType) -> bool:

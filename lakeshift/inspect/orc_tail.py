@@ -220,16 +220,22 @@ class OrcFooter:
         return len(self.fields.get(_STRIPES, ())) if self.kept_stripes else None
 
     @property
+    def writer(self) -> int | None:
+        """``Footer.writer``, the writer's id (None when absent, as in old Java writers')."""
+        found = self.fields.get(_WRITER)
+        return int(found[0]) if found else None  # type: ignore[arg-type]
+
+    @property
     def naming(self) -> tuple[int | bytes, ...]:
         """The raw values pyarrow's reader derives its names from: compression kind, writer
         version, writer id and software version (-1 for an absent one, which no varint or
         string is). Files with equal ``naming`` get equal names from pyarrow."""
-        writer = self.fields.get(_WRITER)
         software = self.fields.get(_SOFTWARE)
+        writer = self.writer
         return (
             self.kind,
             self.writer_version,
-            writer[0] if writer else -1,
+            -1 if writer is None else writer,
             software[0] if software else -1,
         )
 

@@ -192,6 +192,22 @@ def drop_writer_zone(path: Path, writer_version: int = 2) -> Path:
     return path
 
 
+def set_writer(path: Path, writer: int) -> Path:
+    """Make an uncompressed ORC file's footer name another writer id (field 9, one byte)."""
+    from lakeshift.inspect.orc_tail import _fields
+
+    data = bytearray(path.read_bytes())
+    ps_start = len(data) - 1 - data[-1]
+    fields = _fields(bytes(data[ps_start:-1]))
+    assert fields.get(2, [0])[0] == 0, "only uncompressed files"
+    footer_start = ps_start - int(fields[1][0])  # type: ignore[arg-type]
+    found = [o for o, n, _ in _keys(bytes(data[footer_start:ps_start])) if n == 9]
+    assert found and writer < 0x80, "a one-byte writer field"
+    data[footer_start + found[0] + 1] = writer
+    path.write_bytes(bytes(data))
+    return path
+
+
 def _keys(message: bytes) -> list[tuple[int, int, int]]:
     """(offset of the key byte, field number, wire type) of each field of a protobuf message
     whose keys are one byte."""

@@ -15,7 +15,7 @@ from lakeshift.inspect.files import ListedFile
 from lakeshift.inspect.footers import read_footer
 from lakeshift.inspect.model import Column
 from lakeshift.inspect.orc_tail import read_orc_footer
-from tests.helpers.hive_tables import drop_writer_zone
+from tests.helpers.hive_tables import drop_writer_zone, set_writer
 
 SCHEMAS = {
     "ints": pa.table({"a": pa.array([1, 2], pa.int64()), "b": pa.array([1, 2], pa.int32())}),
@@ -149,3 +149,24 @@ def test_a_file_of_another_writer_version_is_read_by_pyarrow(
     assert infos["old"].writer_version == "HIVE_4243"
     assert infos["old"].zoneless is True
     assert infos["new"].writer_version != "HIVE_4243"
+
+
+@pytest.mark.parametrize(("writer", "named"), [(5, "CUDF"), (42, "UNKNOWN_WRITER_42")])
+def test_a_writer_pyarrow_does_not_name_is_named_not_taken_for_corruption(
+    tmp_path: Path, writer: int, named: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pyarrow raises on the writer ids it does not know (cuDF's: Spark RAPIDS' files), though
+    # it reads their files
+    monkeypatch.setattr(footers, "_orc_readers", footers._ReaderFacts())
+    path = tmp_path / "gpu.orc"
+    orc.write_table(
+        pa.table({"a": pa.array([1, 2, 3], pa.int64())}), str(path), compression="uncompressed"
+    )
+    set_writer(path, writer)
+    with pytest.raises(ValueError):
+        _ = orc.ORCFile(str(path)).writer
+    assert orc.read_table(str(path)).num_rows == 3
+    listed = ListedFile(path.name, path.stat().st_size, 0)
+    for _ in range(2):  # read by pyarrow, then from its footer alone
+        info = read_footer(pafs.LocalFileSystem(), str(tmp_path), listed)
+        assert info.error is None and info.writer == named and info.rows == 3
