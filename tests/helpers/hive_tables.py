@@ -167,13 +167,8 @@ def drop_writer_zone(path: Path, writer_version: int = 2) -> Path:
     from lakeshift.inspect.orc_tail import _fields
 
     data = bytearray(path.read_bytes())
-    ps_length = data[-1]
-    ps_start = len(data) - 1 - ps_length
+    footer_start, ps_start = _footer_span(data)
     postscript = bytes(data[ps_start:-1])
-    fields = _fields(postscript)
-    assert fields.get(2, [0])[0] == 0, "only uncompressed files"
-    footer_length = int(fields[1][0])  # type: ignore[arg-type]
-    footer_start = ps_start - footer_length
     footer = _fields(bytes(data[footer_start:ps_start]))
     for offset, number, _ in _keys(bytes(data[footer_start:ps_start])):
         if number == 9:  # writer: a one-byte varint
@@ -194,18 +189,23 @@ def drop_writer_zone(path: Path, writer_version: int = 2) -> Path:
 
 def set_writer(path: Path, writer: int) -> Path:
     """Make an uncompressed ORC file's footer name another writer id (field 9, one byte)."""
-    from lakeshift.inspect.orc_tail import _fields
-
     data = bytearray(path.read_bytes())
-    ps_start = len(data) - 1 - data[-1]
-    fields = _fields(bytes(data[ps_start:-1]))
-    assert fields.get(2, [0])[0] == 0, "only uncompressed files"
-    footer_start = ps_start - int(fields[1][0])  # type: ignore[arg-type]
+    footer_start, ps_start = _footer_span(data)
     found = [o for o, n, _ in _keys(bytes(data[footer_start:ps_start])) if n == 9]
     assert found and writer < 0x80, "a one-byte writer field"
     data[footer_start + found[0] + 1] = writer
     path.write_bytes(bytes(data))
     return path
+
+
+def _footer_span(data: bytearray) -> tuple[int, int]:
+    """Where an uncompressed ORC file's footer starts and its PostScript starts."""
+    from lakeshift.inspect.orc_tail import _fields
+
+    ps_start = len(data) - 1 - data[-1]
+    fields = _fields(bytes(data[ps_start:-1]))
+    assert fields.get(2, [0])[0] == 0, "only uncompressed files"
+    return ps_start - int(fields[1][0]), ps_start  # type: ignore[arg-type]
 
 
 def _keys(message: bytes) -> list[tuple[int, int, int]]:
