@@ -319,7 +319,7 @@ def test_rename_add_and_changed_partition_keep_ids_and_replace_atomically(
     assert report.ok, [p for p in report.partitions if not p.ok]
 
     # Both ways of giving rows their partition values read the same rows: a snapshot of few
-    # partitions as each scan's literals, of many through a lookup of each row's file.
+    # partitions as literals chosen by each row's file, of many through a lookup of the file.
     fmt = load_format("delta", _services(spark, client, settings))
     few = fmt.frame(target).collect()
     monkeypatch.setattr(delta_format, "LITERAL_PARTITIONS", 0)
@@ -328,8 +328,50 @@ def test_rename_add_and_changed_partition_keep_ids_and_replace_atomically(
     assert Counter(r["dt"] for r in many) == {"0": 2, "1": 3, "2": 2, "3": 1}
 
 
-def _tiny(client: MetastoreClient, root: Path, columns: list[tuple[str, str]]) -> HiveTableBuilder:
-    hive = HiveTableBuilder(client, root, "delta_cases", unique_name("t"), columns)
+def test_files_of_paths_spark_escapes_get_their_partition_values(
+    spark: Any,
+    client: MetastoreClient,
+    settings: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Delta table under a directory whose name Spark reports escaped (a space, a percent
+    sign, a plus, a letter outside ASCII), holding lakeshift's files and another writer's:
+    every row reads with its own partition values from the log, both ways ``frame`` gives
+    rows their values."""
+    from deltalake import DeltaTable, write_deltalake
+
+    from lakeshift.metastore import ddl
+
+    db = unique_name("odd_location")
+    ddl.ensure_database(client, db, ddl.location_uri(tmp_path / "a b+\u00fc=c"))
+    hive = _tiny(client, tmp_path / "source", [("id", "int")], db=db)
+    source = f"{hive.db}.{hive.name}"
+    target = f"{source}_delta"
+    journal = Journal(tmp_path / "journal.sqlite")
+    options = MigrateOptions(target=target, format="delta")
+    assert migrate(spark, client, None, settings, journal, source, options).ok
+    root = delta_root(client, target)
+    assert "a b+\u00fc=c" in root
+    schema = pa.schema(DeltaTable(root).schema().to_arrow())
+    odd = ["a b", "x%20y", "p+q", "\u00fc", "1"]
+    for index, value in enumerate(odd):
+        rows = {"id": [100 + index], "dt": [value], "uuid": [f"u{index}"], "partitionpath": ["x"]}
+        write_deltalake(root, pa.table(rows).cast(schema), mode="append")
+    fmt = load_format("delta", _services(spark, client, settings))
+    few = sorted((r["id"], r["dt"]) for r in fmt.frame(target).collect())
+    monkeypatch.setattr(delta_format, "LITERAL_PARTITIONS", 0)
+    many = sorted((r["id"], r["dt"]) for r in fmt.frame(target).collect())
+    expected = [(p, str(p % 10)) for p in (0, 1, 2, 10, 11, 12)]
+    expected += [(100 + i, v) for i, v in enumerate(odd)]
+    assert few == many == sorted(expected)
+    journal.close()
+
+
+def _tiny(
+    client: MetastoreClient, root: Path, columns: list[tuple[str, str]], db: str = "delta_cases"
+) -> HiveTableBuilder:
+    hive = HiveTableBuilder(client, root, db, unique_name("t"), columns)
     for p in range(3):
         hive.add_partition(
             [str(p)], {"000000_0": pa.table({"id": pa.array([p, p + 10], pa.int32())})}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import posixpath
+import re
 import uuid
 from collections.abc import Sequence
 from datetime import date, datetime, timezone
@@ -578,12 +579,11 @@ class DeltaFormat(TargetFormat):
 
         Nothing is done per row that a column or a file can do: top-level columns are
         renamed (only those holding structs are cast, since a struct cast is positional and
-        so renames nested fields too), and the partition values of a snapshot with few of
-        them are each scan's literals; only many partitions take one scan and a lookup of
-        each row's file (2,000,000 rows of 4 partitions: 3.8 s with the lookup and a
-        cast of every row, against 1.3 s for the files alone)."""
-        from functools import reduce
-
+        so renames nested fields too), and every file is read in one scan. The partition
+        values of a snapshot with few of them are literals chosen by the row's file
+        (``_by_file``); many partitions take a lookup of each row's file (2,000,000 rows of 4
+        partitions: 3.8 s with the lookup and a cast of every row, against 1.3 s for the
+        files alone)."""
         from pyspark.sql import functions as F
 
         # one catalog lookup and one read of the log for the schema and the files
@@ -621,17 +621,12 @@ class DeltaFormat(TargetFormat):
             values = tuple(f.partition_values.get(k) for k in key_names)
             groups.setdefault(values, []).append(spark_file_path(location, f.path))
 
-        reader = self.spark.read.schema(ddl)  # one reader for every scan: fewer py4j calls
-
-        def scan(paths: list[str]) -> DataFrame:
-            return reader.parquet(*[glob_escaped(p) for p in paths])
-
+        every = self.spark.read.schema(ddl).parquet(
+            *[glob_escaped(p) for paths in groups.values() for p in paths]
+        )
         if len(groups) <= LITERAL_PARTITIONS:
-            parts = [
-                scan(paths).select(*renamed, *[key_column(k, v) for k, v in zip(key_names, values)])
-                for values, paths in groups.items()
-            ]
-            return reduce(lambda a, b: a.unionByName(b), parts).select(*columns)
+            types = [logical_spark_type(by_name[k]["type"]) for k in key_names]
+            return every.select(*renamed, *_by_file(groups, key_names, types)).select(*columns)
         lookup_rows = [(path, *values) for values, paths in groups.items() for path in paths]
         key_ddl = "".join(f", {quote(f'__k{i}')} STRING" for i in range(len(key_names)))
         lookup = self.spark.createDataFrame(lookup_rows, f"{quote(_FILE)} STRING" + key_ddl)
@@ -642,7 +637,6 @@ class DeltaFormat(TargetFormat):
                 for i, k in enumerate(key_names)
             ],
         )
-        every = scan([p for paths in groups.values() for p in paths])
         read = every.select(*renamed, F.expr(DECODED_FILE_PATH).alias(_FILE))
         return read.join(F.broadcast(lookup), on=_FILE, how="inner").select(*columns)
 
@@ -744,6 +738,51 @@ class DeltaFormat(TargetFormat):
         db, _, name = old.partition(".")
         entry.dbName, _, entry.tableName = new.partition(".")
         self.client.alter_table(db, name, entry)
+
+
+#: Paths that Spark's ``_metadata.file_path`` reports as they are: no character that their URI
+#: form escapes and none that decoding changes, so they are compared without decoding a row.
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9/:._~=-]*")
+
+
+def _by_file(
+    groups: dict[tuple[str | None, ...], list[str]], key_names: list[str], types: list[str]
+) -> list[Any]:
+    """Each partition column as a choice among literals by the row's file: ``groups`` maps
+    partition values to their files (``spark_file_path``). Files of plain paths are matched
+    first, on the path as Spark reports it; the rest on the decoded path, which is then
+    computed only for their rows. A row of no listed file fails the job; one partition's
+    values are literals.
+
+    Measured on 2,000,000 rows of 4 partitions (2 files each), the checksum scan: 1.3 s in
+    one scan like this against 1.8-2.3 s as a union of a scan per partition, whose 4 plans
+    cost the driver and whose 8 tasks cost the job more than the 3 of one scan."""
+    from pyspark.sql import functions as F
+
+    if len(groups) == 1:  # every file is the one partition's
+        (values,) = groups
+        return [F.lit(v).cast(t).alias(k) for k, t, v in zip(key_names, types, values, strict=True)]
+    raw, decoded = F.col("_metadata.file_path"), F.expr(DECODED_FILE_PATH)
+    branches = []
+    for plain in (True, False):
+        for values, paths in groups.items():
+            chosen = [p for p in paths if bool(_PLAIN_PATH.fullmatch(p)) is plain]
+            if chosen:
+                branches.append(((raw if plain else decoded).isin(chosen), values))
+    missing = F.expr("raise_error(concat('a file not in the Delta log: ', _metadata.file_path))")
+    out = []
+    for index, (key, spark_type) in enumerate(zip(key_names, types, strict=True)):
+        chosen_value = None
+        for condition, values in branches:
+            literal = F.lit(values[index]).cast(spark_type)
+            chosen_value = (
+                F.when(condition, literal)
+                if chosen_value is None
+                else chosen_value.when(condition, literal)
+            )
+        assert chosen_value is not None  # every snapshot with files has a group
+        out.append(chosen_value.otherwise(missing.cast(spark_type)).alias(key))
+    return out
 
 
 def _delta_values(
