@@ -12,7 +12,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlparse
 
 from thrift.protocol import TBinaryProtocol
@@ -135,7 +135,16 @@ class MetastoreClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, what: str, fn: Callable[[Any], T]) -> T:
+    def _call(
+        self, what: str, fn: Callable[[Any], T], *, settled: Callable[[], T | None] | None = None
+    ) -> T:
+        """``fn`` on the connection, once more on a new one if the connection is lost.
+
+        ``settled``, for a call that changes the metastore: a connection lost during it hides
+        whether the change was made, so before repeating it the retry asks ``settled``, which
+        returns the call's result when the change is in place and None when it is not. (A
+        blind retry of a create that was made fails as AlreadyExists, of a drop as NotFound:
+        work done, reported as refused.)"""
         from hive_metastore.ttypes import NoSuchObjectException
 
         with self._lock:
@@ -143,6 +152,11 @@ class MetastoreClient:
                 try:
                     if self._client is None:
                         self.connect()
+                    if attempt == 2 and settled is not None:
+                        done = settled()
+                        if done is not None:
+                            log.info("%s: the change was made before the connection was lost", what)
+                            return done
                     return fn(self._client)
                 except NoSuchObjectException as e:
                     raise NotFound(
@@ -173,7 +187,11 @@ class MetastoreClient:
         return self._call(f"database {name!r}", lambda c: c.get_database(name))
 
     def create_database(self, database: Database) -> None:
-        self._call(f"database {database.name!r}", lambda c: c.create_database(database))
+        self._call(
+            f"database {database.name!r}",
+            lambda c: c.create_database(database),
+            settled=lambda: _made(database.name in self.get_all_databases()),
+        )
 
     def get_tables(self, db: str, pattern: str = "*") -> list[str]:
         return self._call(f"database {db!r}", lambda c: list(c.get_tables(db, pattern)))
@@ -203,13 +221,45 @@ class MetastoreClient:
         return self._call(f"table {db}.{table}", fetch)
 
     def create_table(self, table: Table) -> None:
-        self._call(f"table {table.dbName}.{table.tableName}", lambda c: c.create_table(table))
+        def settled() -> Literal[True] | None:
+            try:
+                found = self.get_table(table.dbName, table.tableName)
+            except NotFound:
+                return None
+            # made by this call, not by another client under the same name
+            return _made(table.sd is None or found.sd.location == table.sd.location)
+
+        self._call(
+            f"table {table.dbName}.{table.tableName}",
+            lambda c: c.create_table(table),
+            settled=settled,
+        )
 
     def alter_table(self, db: str, name: str, table: Table) -> None:
-        self._call(f"table {db}.{name}", lambda c: c.alter_table(db, name, table))
+        """Replace a table's entry (a repeat of the same replacement changes nothing); a
+        rename is made once."""
+        renamed = (table.dbName.lower(), table.tableName.lower()) != (db.lower(), name.lower())
+        self._call(
+            f"table {db}.{name}",
+            lambda c: c.alter_table(db, name, table),
+            settled=(
+                (
+                    lambda: _made(
+                        not self.table_exists(db, name)
+                        and self.table_exists(table.dbName, table.tableName)
+                    )
+                )
+                if renamed
+                else None
+            ),
+        )
 
     def drop_table(self, db: str, table: str, *, delete_data: bool = False) -> None:
-        self._call(f"table {db}.{table}", lambda c: c.drop_table(db, table, delete_data))
+        self._call(
+            f"table {db}.{table}",
+            lambda c: c.drop_table(db, table, delete_data),
+            settled=lambda: _made(not self.table_exists(db, table)),
+        )
 
     # partitions -------------------------------------------------------------------------
     def partition_names(self, db: str, table: str) -> list[str]:
@@ -256,12 +306,24 @@ class MetastoreClient:
         if not partitions:
             return 0
         first = partitions[0]
+        # Hive adds a call's partitions in one transaction: all of them are there, or none.
         return int(
             self._call(
                 f"partitions of {first.dbName}.{first.tableName}",
                 lambda c: c.add_partitions(list(partitions)),
+                settled=lambda: len(partitions) if self._has_partition(first) else None,
             )
         )
+
+    def _has_partition(self, partition: Partition) -> bool:
+        try:
+            self._call(
+                f"partition {partition.values} of {partition.dbName}.{partition.tableName}",
+                lambda c: c.get_partition(partition.dbName, partition.tableName, partition.values),
+            )
+        except NotFound:
+            return False
+        return True
 
     def alter_partitions(self, db: str, table: str, partitions: Sequence[Partition]) -> None:
         """Replace the storage descriptors of existing partitions (one call)."""
@@ -292,10 +354,20 @@ class MetastoreClient:
 
     def drop_partition(self, db: str, table: str, values: Sequence[str]) -> None:
         """Drop one partition's entry; never its files."""
+        from hive_metastore.ttypes import Partition
+
+        gone = Partition(dbName=db, tableName=table, values=list(values))
         self._call(
             f"partition {values} of {db}.{table}",
             lambda c: c.drop_partition(db, table, list(values), False),
+            settled=lambda: _made(not self._has_partition(gone)),
         )
+
+
+def _made(condition: bool) -> Literal[True] | None:
+    """A ``settled`` answer for a call whose result is nothing: True if the change is in
+    place, else None (make it)."""
+    return True if condition else None
 
 
 #: How a lost metastore reads when another client met it (pyiceberg's and Spark's Hive clients

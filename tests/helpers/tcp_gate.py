@@ -20,7 +20,9 @@ class TcpGate:
     """Forward ``127.0.0.1:port`` to ``target_host:target_port`` while open.
 
     ``shut()`` drops every open connection and refuses new ones (connection refused, as a
-    stopped server answers); ``open()`` accepts again on the same port.
+    stopped server answers); ``open()`` accepts again on the same port. ``lose_answers(n)``
+    cuts the connection instead of forwarding the service's next ``n`` answers: the service
+    did the work, the client never hears of it (a socket timeout, a network cut mid-call).
     """
 
     target_host: str
@@ -31,6 +33,20 @@ class TcpGate:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _stopping: threading.Event = field(default_factory=threading.Event, repr=False)
     _acceptor: threading.Thread = field(default_factory=threading.Thread, repr=False)
+    _to_lose: int = field(default=0, repr=False)
+    lost: int = 0
+
+    def lose_answers(self, count: int = 1) -> None:
+        with self._lock:
+            self._to_lose = count
+
+    def _lose_answer(self) -> bool:
+        with self._lock:
+            if self._to_lose == 0:
+                return False
+            self._to_lose -= 1
+            self.lost += 1
+            return True
 
     def open(self) -> TcpGate:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -85,8 +101,7 @@ class TcpGate:
                 self._pairs.append((client, upstream))
             threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
 
-    @staticmethod
-    def _pump(a: socket.socket, b: socket.socket) -> None:
+    def _pump(self, a: socket.socket, b: socket.socket) -> None:
         selector = selectors.DefaultSelector()
         selector.register(a, selectors.EVENT_READ, b)
         selector.register(b, selectors.EVENT_READ, a)
@@ -95,7 +110,7 @@ class TcpGate:
                 for key, _ in selector.select():
                     source: socket.socket = key.fileobj  # type: ignore[assignment]
                     data = source.recv(65536)
-                    if not data:
+                    if not data or (source is b and self._lose_answer()):
                         return
                     key.data.sendall(data)
         except OSError:
