@@ -220,15 +220,18 @@ def in_task(fn: Callable[P, Iterable[T]]) -> Callable[P, Iterator[T]]:
     task as a ``TaskError`` that ``from_task`` turns back into the same error on the driver.
 
     The driver's object-store options travel with the function (executors are other processes,
-    often on other hosts), so the task's ``Store``s reach the same stores.
+    often on other hosts), so the task's ``Store``s reach the same stores. The worker's
+    archives are kept read for its next tasks (``platform.python_worker``).
     """
     # Imported here: the storage package itself imports this module.
+    from lakeshift.platform.python_worker import keep_archives
     from lakeshift.storage import options as storage_options
 
     driver_options = storage_options.current()
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        keep_archives()  # the worker's next tasks start sooner
         storage_options.configure(driver_options)
         try:
             yield from fn(*args, **kwargs)

@@ -32,6 +32,7 @@ from lakeshift.errors import EnvironmentProblem, first_line
 from lakeshift.inspect.footer_cache import FooterCache, Key
 from lakeshift.inspect.model import FileInfo, PartitionInfo
 from lakeshift.inspect.partition_job import PartitionJob, TableFacts, inspect_partition
+from lakeshift.platform.python_worker import keep_archives
 from lakeshift.storage import filesystem_for
 from lakeshift.storage import options as storage_options
 
@@ -224,6 +225,7 @@ def _task(
     options = storage_options.current()
 
     def run(slices: Iterable[list[tuple[PartitionJob, Known]]]) -> Iterator[SliceResult]:
+        keep_archives()
         storage_options.configure(options)
         for payloads in slices:
             yield inspect_slice(payloads, table, use_cache, workers)
