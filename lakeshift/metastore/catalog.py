@@ -51,6 +51,9 @@ class CatalogClient(Protocol):
 
     uri: str
     kind: str
+    #: How many times this client changed a database or table entry (made, replaced, dropped,
+    #: renamed), attempted or done: what an entry said holds while it stands still.
+    entry_changes: int
 
     def connect(self) -> CatalogClient: ...
 

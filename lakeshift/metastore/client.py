@@ -73,6 +73,7 @@ class MetastoreClient:
         self._lock = threading.RLock()
         self._transport: TTransport.TTransportBase | None = None
         self._client: Any = None
+        self.entry_changes = 0
 
     # connection -------------------------------------------------------------------------
     def _open(self) -> None:
@@ -187,6 +188,7 @@ class MetastoreClient:
         return self._call(f"database {name!r}", lambda c: c.get_database(name))
 
     def create_database(self, database: Database) -> None:
+        self.entry_changes += 1
         self._call(
             f"database {database.name!r}",
             lambda c: c.create_database(database),
@@ -221,6 +223,8 @@ class MetastoreClient:
         return self._call(f"table {db}.{table}", fetch)
 
     def create_table(self, table: Table) -> None:
+        self.entry_changes += 1
+
         def settled() -> Literal[True] | None:
             try:
                 found = self.get_table(table.dbName, table.tableName)
@@ -239,6 +243,7 @@ class MetastoreClient:
         """Replace a table's entry (a repeat of the same replacement changes nothing); a
         rename is made once."""
         renamed = (table.dbName.lower(), table.tableName.lower()) != (db.lower(), name.lower())
+        self.entry_changes += 1
         self._call(
             f"table {db}.{name}",
             lambda c: c.alter_table(db, name, table),
@@ -255,6 +260,7 @@ class MetastoreClient:
         )
 
     def drop_table(self, db: str, table: str, *, delete_data: bool = False) -> None:
+        self.entry_changes += 1
         self._call(
             f"table {db}.{table}",
             lambda c: c.drop_table(db, table, delete_data),

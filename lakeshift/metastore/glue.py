@@ -135,6 +135,7 @@ class GlueCatalog:
         self.region = region or client.meta.region_name
         self.segments = max(1, min(MAX_SEGMENTS, segments))
         self.uri = f"glue://{self.region}/{catalog_id or 'default'}"
+        self.entry_changes = 0
         # Each table's entry as last read by name (a fallback: a Table this client returned
         # carries its own read, see ``_READ``), for updates of objects built by the caller.
         self._read: dict[tuple[str, str], Mapping[str, Any]] = {}
@@ -169,6 +170,8 @@ class GlueCatalog:
         if self.catalog_id is not None:
             params.setdefault("CatalogId", self.catalog_id)
         method = getattr(self.glue, _snake(operation))
+        if operation in _ENTRY_CHANGES:
+            self.entry_changes += 1
         try:
             return method(**params)
         except ClientError as e:
@@ -626,6 +629,10 @@ def _first_error(reason: str) -> str:
 
     found = re.search(r"<Code>(.*?)</Code>.*?<Message>(.*?)</Message>", reason, re.S)
     return f"{found.group(1)}: {found.group(2)}" if found else reason
+
+
+#: The calls that change a database or table entry (``CatalogClient.entry_changes``).
+_ENTRY_CHANGES = frozenset({"CreateDatabase", "CreateTable", "UpdateTable", "DeleteTable"})
 
 
 def _snake(operation: str) -> str:

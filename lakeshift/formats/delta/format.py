@@ -27,12 +27,12 @@ from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
     CommitRecord,
+    EntryLocations,
     FormatServices,
     LakeSide,
     SyncResult,
     TargetFormat,
     catalog_entry,
-    entry_location,
 )
 from lakeshift.formats.commit_metadata import (
     TARGET_SOURCE_PROPERTY,
@@ -133,6 +133,7 @@ class DeltaFormat(TargetFormat):
 
     def __init__(self, services: FormatServices) -> None:
         super().__init__(services)
+        self._locations = EntryLocations(self.client)
 
     # -- where the table is -----------------------------------------------------------
 
@@ -140,7 +141,7 @@ class DeltaFormat(TargetFormat):
         return catalog_entry(self.client, target)
 
     def location(self, target: str) -> str:
-        return entry_location(self.client, target, self._entry(target))
+        return self._locations.of(target, lambda: self._entry(target))
 
     def root(self, target: str) -> Store:
         return Store(self.location(target))

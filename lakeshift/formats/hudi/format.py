@@ -29,12 +29,12 @@ from lakeshift.formats.base import (
     Backfilled,
     BatchResult,
     CommitRecord,
+    EntryLocations,
     FormatServices,
     LakeSide,
     SyncResult,
     TargetFormat,
     catalog_entry,
-    entry_location,
 )
 from lakeshift.formats.commit_metadata import (
     TARGET_SOURCE_PROPERTY,
@@ -156,6 +156,7 @@ class HudiFormat(TargetFormat):
 
     def __init__(self, services: FormatServices) -> None:
         super().__init__(services)
+        self._locations = EntryLocations(self.client)
         # Per table location: unmarked completed instants found to be an older lakeshift's.
         self._known_own: dict[str, set[str]] = {}
 
@@ -165,7 +166,7 @@ class HudiFormat(TargetFormat):
         return catalog_entry(self.client, target)
 
     def location(self, target: str) -> str:
-        return entry_location(self.client, target, self._entry(target))
+        return self._locations.of(target, lambda: self._entry(target))
 
     def root(self, target: str) -> Store:
         return Store(self.location(target))
