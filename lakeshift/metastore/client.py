@@ -244,19 +244,15 @@ class MetastoreClient:
         rename is made once."""
         renamed = (table.dbName.lower(), table.tableName.lower()) != (db.lower(), name.lower())
         self.entry_changes += 1
+
+        def moved() -> Literal[True] | None:
+            old, new = self.table_exists(db, name), self.table_exists(table.dbName, table.tableName)
+            return _made(not old and new)
+
         self._call(
             f"table {db}.{name}",
             lambda c: c.alter_table(db, name, table),
-            settled=(
-                (
-                    lambda: _made(
-                        not self.table_exists(db, name)
-                        and self.table_exists(table.dbName, table.tableName)
-                    )
-                )
-                if renamed
-                else None
-            ),
+            settled=moved if renamed else None,
         )
 
     def drop_table(self, db: str, table: str, *, delete_data: bool = False) -> None:
@@ -317,15 +313,19 @@ class MetastoreClient:
             self._call(
                 f"partitions of {first.dbName}.{first.tableName}",
                 lambda c: c.add_partitions(list(partitions)),
-                settled=lambda: len(partitions) if self._has_partition(first) else None,
+                settled=lambda: (
+                    len(partitions)
+                    if self._has_partition(first.dbName, first.tableName, first.values)
+                    else None
+                ),
             )
         )
 
-    def _has_partition(self, partition: Partition) -> bool:
+    def _has_partition(self, db: str, table: str, values: Sequence[str]) -> bool:
         try:
             self._call(
-                f"partition {partition.values} of {partition.dbName}.{partition.tableName}",
-                lambda c: c.get_partition(partition.dbName, partition.tableName, partition.values),
+                f"partition {values} of {db}.{table}",
+                lambda c: c.get_partition(db, table, list(values)),
             )
         except NotFound:
             return False
@@ -360,13 +360,10 @@ class MetastoreClient:
 
     def drop_partition(self, db: str, table: str, values: Sequence[str]) -> None:
         """Drop one partition's entry; never its files."""
-        from hive_metastore.ttypes import Partition
-
-        gone = Partition(dbName=db, tableName=table, values=list(values))
         self._call(
             f"partition {values} of {db}.{table}",
             lambda c: c.drop_partition(db, table, list(values), False),
-            settled=lambda: _made(not self._has_partition(gone)),
+            settled=lambda: _made(not self._has_partition(db, table, values)),
         )
 
 

@@ -335,10 +335,10 @@ def test_files_of_paths_spark_escapes_get_their_partition_values(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A Delta table under a directory whose name Spark reports escaped (a space, a percent
-    sign, a plus, a letter outside ASCII), holding lakeshift's files and another writer's:
-    every row reads with its own partition values from the log, both ways ``frame`` gives
-    rows their values."""
+    """A Delta table under a directory whose name Spark reports escaped (a space, a letter
+    outside ASCII; a plus and an equals sign beside them), holding lakeshift's files and
+    another writer's of odd partition values: every row reads with its own partition values
+    from the log, both ways ``frame`` gives rows their values."""
     from deltalake import DeltaTable, write_deltalake
 
     from lakeshift.metastore import ddl
