@@ -4,20 +4,95 @@ PySpark bundles ``hive-exec-2.3.9``: Spark's Hive client runs a query through Hi
 and FetchOperator (``runSqlHive``) against the test metastore, with no Hive installation. Spark
 allows that call only in testing mode (``SPARK_TESTING``). It runs in a process of its own: Hive's
 Driver closes the class loaders of the session it ran in, after which the test session's Spark
-could no longer load its formats' classes. Expectations taken from here come from Hive's code,
-not from the test's author.
+could no longer load its formats' classes. That process is kept for the test session (one per
+metastore and time zone) and answers each call's queries in turn: starting it (a JVM, Spark,
+Hive's session) took 12-20 s of every call. Hive's ORC footer cache, which could serve a
+rewritten file's old footer to a later call, is off in it. Expectations taken from here come
+from Hive's code, not from the test's author.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import queue
 import subprocess
 import sys
+import tempfile
+import threading
 from decimal import Decimal
-from typing import Any
+from typing import IO, Any
 
 Query = tuple[str, dict[str, str]]  # SQL, session settings for it alone
+#: Marks the oracle's answer line among whatever else its JVM prints to stdout.
+ANSWER = "hive-oracle-answer: "
+#: Seconds one call's queries may take (as the one-process-per-call oracle allowed).
+CALL_SECONDS = 300
+
+
+class _Oracle:
+    """One oracle process, asked one call's queries at a time over its stdin and stdout."""
+
+    def __init__(self, metastore_uri: str, time_zone: str | None) -> None:
+        env = {**os.environ, "SPARK_TESTING": "1", **({"TZ": time_zone} if time_zone else {})}
+        # the JVM's chatter, for failures; open as long as the process (closed by close())
+        self.log: IO[str] = tempfile.TemporaryFile("w+")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.helpers.hive_oracle", metastore_uri],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            env=env,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put("")  # the process ended
+
+    def ask(self, queries: list[Query]) -> list[Any]:
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(json.dumps(queries) + "\n")
+            self.process.stdin.flush()
+            while True:
+                line = self.lines.get(timeout=CALL_SECONDS)
+                if not line:
+                    raise AssertionError(f"the Hive oracle failed:\n{self._stderr()}")
+                if line.startswith(ANSWER):
+                    return json.loads(line[len(ANSWER) :])  # type: ignore[no-any-return]
+        except (BrokenPipeError, queue.Empty) as e:
+            self.close()
+            raise AssertionError(f"the Hive oracle failed ({e!r}):\n{self._stderr()}") from e
+
+    def _stderr(self) -> str:
+        self.log.seek(0)
+        return self.log.read()[-4000:]
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            try:
+                self.process.stdin.close()  # the oracle stops its Spark and ends
+                self.process.wait(timeout=60)
+            except (OSError, subprocess.TimeoutExpired):
+                self.process.kill()
+        self.log.close()
+
+
+_oracles: dict[tuple[str, str | None], _Oracle] = {}
+
+
+@atexit.register
+def _close_all() -> None:
+    for oracle in _oracles.values():
+        oracle.close()
+    _oracles.clear()
 
 
 def hive_answers(
@@ -29,19 +104,15 @@ def hive_answers(
     """The rows Hive 2.3.9 prints for each query (its text; ``NULL`` as None); ``time_zone``:
     its JVM's default zone (``TZ``), else this process's. A query Hive refuses fails the
     call, or with ``allow_errors`` answers ``{"error": message}``."""
-    env = {**os.environ, "SPARK_TESTING": "1", **({"TZ": time_zone} if time_zone else {})}
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.helpers.hive_oracle", metastore_uri],
-        input=json.dumps(queries),
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise AssertionError(f"the Hive oracle failed:\n{done.stderr[-4000:]}")
-    answers = json.loads(done.stdout.strip().splitlines()[-1])
+    key = (metastore_uri, time_zone)
+    oracle = _oracles.get(key)
+    if oracle is None or oracle.process.poll() is not None:
+        oracle = _oracles[key] = _Oracle(metastore_uri, time_zone)
+    try:
+        answers = oracle.ask(queries)
+    except AssertionError:
+        _oracles.pop(key, None)  # the next call starts a new one
+        raise
     refused = [a["error"] for a in answers if isinstance(a, dict)]
     if refused and not allow_errors:
         raise AssertionError(f"Hive refused a query:\n{refused[0]}")
@@ -57,13 +128,22 @@ def _main(uri: str) -> None:
         .config("spark.hadoop.hive.metastore.uris", uri)
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "512m")
+        # no footer kept from one call to the next: a test may rewrite a file in between
+        .config("spark.hadoop.hive.orc.cache.stripe.details.mem.size", "0")
         .enableHiveSupport()
         .getOrCreate()
     )
     client = spark._jsparkSession.sharedState().externalCatalog().unwrapped().client()
-    answers: list[Any] = []
     conf = client.conf()  # the session's HiveConf, which `set` writes
-    for sql, settings in json.loads(sys.stdin.read()):
+    for line in sys.stdin:  # one call's queries a line, until the test session closes stdin
+        answers = _answers(client, conf, json.loads(line))
+        print(ANSWER + json.dumps(answers), flush=True)
+    spark.stop()
+
+
+def _answers(client: Any, conf: Any, queries: list[Query]) -> list[Any]:
+    answers: list[Any] = []
+    for sql, settings in queries:
         before = {key: conf.get(key) for key in settings}
         for key, value in settings.items():
             client.runSqlHive(f"set {key}={value}")
@@ -81,8 +161,7 @@ def _main(uri: str) -> None:
                 conf.unset(key)
             else:
                 conf.set(key, value)
-    print(json.dumps(answers))
-    spark.stop()
+    return answers
 
 
 def _json(value: Any) -> Any:
