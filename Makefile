@@ -60,7 +60,8 @@ faults: $(STAMP) check-java $(TEST_JARS)
 	LAKESHIFT_FAULTS_SUMMARY=$(HOME_DIR)/reports/faults.md $(VENV)/bin/pytest -q -m faults tests
 
 # make test's flows repeated in more formats (every command on S3 with the Hive Metastore for
-# Delta and Hudi; make test runs it for Iceberg, and every format's on S3 with Glue).
+# Delta and Hudi; make test runs it for Iceberg, and every format's on S3 with Glue), and slow
+# checks whose fast subset make test keeps (docs/development.md has the table).
 extended: $(STAMP) check-java $(TEST_JARS)
 	$(VENV)/bin/pytest -q -m extended tests
 
