@@ -35,8 +35,6 @@ logger.iceberg.level = warn
 
 PYFILES = "spark.submit.pyFiles"
 PYSPARK_PYTHON = "spark.pyspark.python"
-#: The module Spark runs as its Python workers' daemon (``lakeshift.platform.worker_daemon``).
-DAEMON_MODULE = "spark.python.daemon.module"
 SESSION_TIME_ZONE = "spark.sql.session.timeZone"
 DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 EXECUTOR_JAVA_OPTIONS = "spark.executor.extraJavaOptions"
@@ -127,8 +125,6 @@ def spark_conf(
     conf[PYSPARK_PYTHON] = executor_python(settings)
     if not is_local_master(settings.spark_master):
         conf[PYFILES] = str(package_zip_path(settings.home / "spark"))
-    else:  # the executors run this environment: their workers start with lakeshift's imports
-        conf[DAEMON_MODULE] = "lakeshift.platform.worker_daemon"
     shipped = {k: conf[k] for k in ("spark.jars", PYFILES) if k in conf}
     jvm = {k: conf[k] for k in JAVA_OPTIONS}
     _refuse_other_time_zones(settings.spark_conf)

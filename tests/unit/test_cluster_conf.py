@@ -15,7 +15,6 @@ from lakeshift.errors import ConfigError
 from lakeshift.platform.jars import iceberg_runtime_jar
 from lakeshift.platform.pyfiles import build_package_zip, package_zip_path
 from lakeshift.platform.spark import (
-    DAEMON_MODULE,
     DRIVER_JAVA_OPTIONS,
     EXECUTOR_JAVA_OPTIONS,
     PYFILES,
@@ -48,16 +47,6 @@ def test_local_master_ships_no_zip(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
     conf = spark_conf(load_settings({"home": tmp_path}, env={}), URI, None)
     assert PYFILES not in conf and conf[PYSPARK_PYTHON] == sys.executable
-
-
-@pytest.mark.parametrize(("master", "daemon"), [("local[2]", True), ("spark://h:7077", False)])
-def test_only_local_executors_fork_workers_from_lakeshifts_daemon(
-    tmp_path: Path, master: str, daemon: bool
-) -> None:
-    """A cluster's executors start their daemon before lakeshift's code reaches them, so only
-    local masters (this environment's Python) name lakeshift's daemon."""
-    conf = spark_conf(load_settings({"home": tmp_path, "spark_master": master}, env={}), URI, None)
-    assert conf.get(DAEMON_MODULE) == ("lakeshift.platform.worker_daemon" if daemon else None)
 
 
 def test_cluster_master_ships_code_and_keeps_the_users_files(
