@@ -63,12 +63,17 @@ class _Oracle:
             while True:
                 line = self.lines.get(timeout=CALL_SECONDS)
                 if not line:
-                    raise AssertionError(f"the Hive oracle failed:\n{self._stderr()}")
+                    raise self._failed("it ended")
                 if line.startswith(ANSWER):
                     return json.loads(line[len(ANSWER) :])  # type: ignore[no-any-return]
         except (BrokenPipeError, queue.Empty) as e:
-            self.close()
-            raise AssertionError(f"the Hive oracle failed ({e!r}):\n{self._stderr()}") from e
+            raise self._failed(repr(e)) from e
+
+    def _failed(self, why: str) -> AssertionError:
+        """The failure to raise, with the JVM's last words, read before the log is closed."""
+        told = self._stderr()
+        self.close()
+        return AssertionError(f"the Hive oracle failed ({why}):\n{told}")
 
     def _stderr(self) -> str:
         self.log.seek(0)
