@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import shlex
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +37,9 @@ logger.iceberg.level = warn
 PYFILES = "spark.submit.pyFiles"
 PYSPARK_PYTHON = "spark.pyspark.python"
 SESSION_TIME_ZONE = "spark.sql.session.timeZone"
+CATALOG_IMPLEMENTATION = "spark.sql.catalogImplementation"
+#: The driver JVM's own stdout and stderr, beside log4j's ``spark.log``.
+JVM_OUTPUT_LOG = "spark-jvm.log"
 DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 EXECUTOR_JAVA_OPTIONS = "spark.executor.extraJavaOptions"
 JAVA_OPTIONS = (DRIVER_JAVA_OPTIONS, EXECUTOR_JAVA_OPTIONS)
@@ -170,6 +174,32 @@ def _refuse_other_time_zones(user_conf: Mapping[str, str]) -> None:
         )
 
 
+def _launch_jvm(conf: Mapping[str, str], output: Path) -> None:
+    """Start the driver's JVM with its stdout and stderr in ``output``, unless this process
+    has one already (PySpark keeps it across sessions).
+
+    Without this the JVM writes to the terminal whatever reaches its own streams, and not only
+    through log4j: Spark copies its Python workers' stderr there. A worker whose task was
+    killed by a cancelled job (Ctrl-C) prints PySpark's ``EOFError`` traceback, which told the
+    user of a failure that was not one. PySpark starts the JVM with the same ``launch_gateway``
+    given the streams here; its session builder takes the gateway it finds."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    with SparkContext._lock:
+        if SparkContext._gateway is not None:
+            return
+        spark_conf = SparkConf(loadDefaults=False)
+        for key, value in conf.items():
+            spark_conf.set(key, value)
+        with output.open("ab") as stream:
+            gateway = launch_gateway(
+                spark_conf, popen_kwargs={"stdout": stream, "stderr": subprocess.STDOUT}
+            )
+        SparkContext._gateway = gateway
+        SparkContext._jvm = gateway.jvm
+
+
 def create_spark_session(
     settings: Settings, metastore_uri: str | None, warehouse: Path | None = None
 ) -> SparkSession:
@@ -201,11 +231,13 @@ def create_spark_session(
         builder = builder.config(key, value)
     log.info("starting Spark (%s) against %s", settings.spark_master, metastore_uri)
     try:
+        _launch_jvm({**conf, CATALOG_IMPLEMENTATION: "hive"}, settings.log_dir / JVM_OUTPUT_LOG)
         session = builder.enableHiveSupport().getOrCreate()
     except Exception as e:  # Py4J/launcher failures surface as plain exceptions
         raise EnvironmentProblem(
             f"Spark could not start ({e}).",
-            hint=f"See {settings.log_dir / 'spark.log'}; check Java 17 and spark conf values.",
+            hint=f"See {settings.log_dir / 'spark.log'} and {settings.log_dir / JVM_OUTPUT_LOG}; "
+            "check Java 17 and spark conf values.",
         ) from e
     if not session.sparkContext.getConf().contains(LISTING_PARALLELISM):
         # A batch reads its files by name, and Spark lists more than 32 names in a job of one

@@ -142,3 +142,27 @@ def test_missing_java_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(JavaNotFound, match="openjdk-17"):
         find_java()
+
+
+def test_the_jvm_and_its_python_workers_write_to_the_log_not_the_terminal(spark) -> None:  # type: ignore[no-untyped-def]
+    """A cancelled job's workers print PySpark's tracebacks on their stderr, which Spark copies
+    to the JVM's: that must reach the log directory, never the user's terminal."""
+    from pyspark import SparkContext
+
+    marker = f"lakeshift-worker-stderr-{time.time_ns()}"
+
+    def shout(rows):  # type: ignore[no-untyped-def]
+        import sys
+
+        print(marker, file=sys.stderr, flush=True)
+        return rows
+
+    spark.sparkContext.parallelize([1], 1).mapPartitions(shout).collect()
+    process = SparkContext._gateway.proc  # type: ignore[union-attr]
+    output = Path(f"/proc/{process.pid}/fd/2").resolve()
+    assert output.name == "spark-jvm.log" and output.parent.name == "logs"
+    assert Path(f"/proc/{process.pid}/fd/1").resolve() == output
+    deadline = time.monotonic() + 10  # Spark copies the workers' stderr from a thread
+    while marker not in output.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marker in output.read_text()
