@@ -20,6 +20,7 @@ from lakeshift.platform.spark import (
     PYFILES,
     PYSPARK_PYTHON,
     SESSION_TIME_ZONE,
+    WORKER_DISTUTILS,
     is_local_master,
     spark_conf,
 )
@@ -83,6 +84,19 @@ def test_the_users_jvm_options_follow_lakeshifts_and_keep_utc(tmp_path: Path) ->
     assert driver[0] == "-Duser.timezone=UTC"
     assert driver[-2:] == ["-Dlog4j.configurationFile=file:/etc/mine.properties", "-Xss4m"]
     assert conf[EXECUTOR_JAVA_OPTIONS] == "-Duser.timezone=UTC -XX:+UseG1GC"
+
+
+@pytest.mark.parametrize(("version", "stdlib"), [((3, 11, 9), True), ((3, 12, 1), False)])
+def test_workers_take_the_standard_librarys_distutils_where_python_has_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: tuple[int, int, int], stdlib: bool
+) -> None:
+    monkeypatch.setattr(sys, "version_info", version)
+    conf = spark_conf(load_settings({"home": tmp_path}, env={}), URI, None)
+    assert (conf.get(WORKER_DISTUTILS) == "stdlib") is stdlib
+    assert stdlib or WORKER_DISTUTILS not in conf
+    users = {WORKER_DISTUTILS: "local"}
+    conf = spark_conf(load_settings({"home": tmp_path, "spark_conf": users}, env={}), URI, None)
+    assert conf[WORKER_DISTUTILS] == "local"
 
 
 @pytest.mark.parametrize(
