@@ -38,7 +38,6 @@ logger.iceberg.level = warn
 PYFILES = "spark.submit.pyFiles"
 PYSPARK_PYTHON = "spark.pyspark.python"
 SESSION_TIME_ZONE = "spark.sql.session.timeZone"
-CATALOG_IMPLEMENTATION = "spark.sql.catalogImplementation"
 WORKER_DISTUTILS = "spark.executorEnv.SETUPTOOLS_USE_DISTUTILS"
 #: The driver JVM's own stdout and stderr, beside log4j's ``spark.log``.
 JVM_OUTPUT_LOG = "spark-jvm.log"
@@ -191,7 +190,8 @@ def _launch_jvm(conf: Mapping[str, str], output: Path) -> None:
     through log4j: Spark copies its Python workers' stderr there. A worker whose task was
     killed by a cancelled job (Ctrl-C) prints PySpark's ``EOFError`` traceback, which told the
     user of a failure that was not one. PySpark starts the JVM with the same ``launch_gateway``
-    given the streams here; its session builder takes the gateway it finds."""
+    given the streams here; its session builder takes the gateway it finds, and its own
+    options (``enableHiveSupport`` too) override what the JVM was started with."""
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
 
@@ -240,7 +240,7 @@ def create_spark_session(
         builder = builder.config(key, value)
     log.info("starting Spark (%s) against %s", settings.spark_master, metastore_uri)
     try:
-        _launch_jvm({**conf, CATALOG_IMPLEMENTATION: "hive"}, settings.log_dir / JVM_OUTPUT_LOG)
+        _launch_jvm(conf, settings.log_dir / JVM_OUTPUT_LOG)
         session = builder.enableHiveSupport().getOrCreate()
     except Exception as e:  # Py4J/launcher failures surface as plain exceptions
         raise EnvironmentProblem(

@@ -153,8 +153,6 @@ def test_the_jvm_and_its_python_workers_write_to_the_log_not_the_terminal(spark)
     marker = f"lakeshift-worker-stderr-{time.time_ns()}"
 
     def shout(rows):  # type: ignore[no-untyped-def]
-        import sys
-
         print(marker, file=sys.stderr, flush=True)
         return rows
 
