@@ -312,7 +312,7 @@ def inspect_table(
             yield partition_job("", (), table.sd, dict(table.parameters or {}))
             return
         key_names = [k.name for k in keys]
-        seen: dict[tuple[Column, ...], tuple[Column, ...]] = {}
+        seen: dict[tuple[tuple[str, str], ...], tuple[Column, ...]] = {}
         batches = client.partitions_by_names(
             db, name, names, settings.partition_batch, calls=settings.partition_calls
         )

@@ -140,8 +140,12 @@ class FileInfo:
     encodings: str | None = None
 
     def __post_init__(self) -> None:
+        # _intern and _set inlined, and absent texts (most of a file's) left as they are: one
+        # of these is built per file of a table
         for name in _FILE_TEXTS:
-            _set(self, name, _intern(getattr(self, name)))
+            text = getattr(self, name)
+            if type(text) is str:
+                object.__setattr__(self, name, sys.intern(text))
 
     def __setstate__(self, state: list[Any]) -> None:
         _restore(self, state)
@@ -161,7 +165,10 @@ def integer_decimals_of(file: FileInfo, column: str) -> frozenset[str]:
 
 def positional_names(columns: tuple[Column, ...]) -> bool:
     """A file's columns as old Hive writers name them: ``_col0.._colN``."""
-    return bool(columns) and all(is_positional_name(c.name) for c in columns)
+    # the first name decides for most files, without a generator
+    if not columns or not is_positional_name(columns[0].name):
+        return False
+    return all(is_positional_name(c.name) for c in columns)
 
 
 def is_positional_name(name: str) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pyarrow as pa
 
@@ -160,12 +161,39 @@ def _zigzag(value: int) -> int:
     return (value >> 1) ^ -(value & 1)
 
 
-def _statistics(statistics: list[int | bytes]) -> tuple[bool, bool]:
+#: Type.kind of TIMESTAMP, DATE and TIMESTAMP_INSTANT (orc_proto.proto)
+_DATED_KINDS = frozenset({9, 15, 18})
+_KIND = frozenset({1})  # Type.kind
+
+
+@lru_cache(maxsize=256)
+def dated_columns(types: tuple[int | bytes, ...]) -> tuple[int, ...] | None:
+    """The column ids of a footer's date and timestamp columns, from its ``Type`` messages
+    (a type's id is its place in that list, which the column statistics follow: one entry
+    per type, in the same order); None when a type cannot be told. A table's files share a
+    few schemas: each is decoded once."""
+    found = []
+    for column, raw in enumerate(types):
+        if not isinstance(raw, bytes):
+            return None
+        kind = _fields(raw, _KIND).get(1, [0])[0]  # absent: BOOLEAN, proto2's default
+        if kind in _DATED_KINDS:
+            found.append(column)
+    return tuple(found)
+
+
+def _statistics(
+    statistics: list[int | bytes], dated: tuple[int, ...] | None = None
+) -> tuple[bool, bool]:
     """From the footer's column statistics: whether any date or timestamp minimum falls before
     1582-10-15, and whether any timestamp minimum or maximum holds digits below a microsecond
     (``minimumNanos``/``maximumNanos``, the nanoseconds within the millisecond plus one, which
-    ORC 1.6+ writers record; older ones record none)."""
+    ORC 1.6+ writers record; older ones record none). ``dated``: the ids of the date and
+    timestamp columns (``dated_columns``), whose statistics alone are then looked at (None:
+    all are)."""
     early = finer = False
+    if dated is not None:
+        statistics = [statistics[column] for column in dated]
     for raw in statistics:
         # A field's key byte must occur in a message holding it: a column whose statistics
         # have neither DateStatistics' (7, length-delimited) nor TimestampStatistics' (9) key
@@ -279,7 +307,12 @@ def tail_facts(
     footer read with its ``stripes``)."""
     fields = footer.fields
     calendar = fields.get(11)
-    early, finer = _statistics(fields.get(7, [])) if dates else (False, False)
+    early = finer = False
+    if dates:
+        statistics, types = fields.get(7, []), footer.types
+        # by column id only where the footer holds one entry per type, as ORC's writers do
+        dated = dated_columns(types) if len(statistics) == len(types) else None
+        early, finer = _statistics(statistics, dated)
     stripes = fields.get(_STRIPES, [])
     zoneless = None
     if stripe_zone and stripes and isinstance(stripes[0], bytes):

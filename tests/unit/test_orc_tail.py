@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.orc as orc
 import pytest
 
-from lakeshift.inspect.orc_tail import read_tail
+from lakeshift.inspect.orc_tail import dated_columns, read_orc_footer, read_tail
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,23 @@ def test_an_early_date_is_found_in_any_column(
     with pa.OSFile(str(path)) as handle:
         tail = read_tail(handle, path.stat().st_size)
     assert tail.pre_gregorian is early
+
+
+def test_the_dated_columns_are_found_by_their_id_in_the_footers_types(tmp_path: Path) -> None:
+    # ids in ORC's preorder numbering: 0 the row struct, 1 id, 2 day, 3 nested, 4 n, 5 at
+    table = pa.table(
+        {
+            "id": pa.array([1], pa.int64()),
+            "day": pa.array([0], pa.date32()),
+            "nested": pa.array(
+                [{"n": 1, "at": 0}], pa.struct([("n", pa.int32()), ("at", pa.timestamp("us"))])
+            ),
+        }
+    )
+    path = tmp_path / "f.orc"
+    orc.write_table(table, str(path))
+    with pa.OSFile(str(path)) as handle:
+        footer = read_orc_footer(handle, path.stat().st_size)
+    assert footer is not None
+    assert dated_columns(footer.types) == (2, 5)
+    assert len(footer.fields[7]) == len(footer.types)  # one statistics entry per type
