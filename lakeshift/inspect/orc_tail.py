@@ -48,36 +48,50 @@ def _fields(message: bytes, wanted: frozenset[int] | None = None) -> dict[int, l
     """Protobuf wire format: field number -> values (varints as ints, others as bytes); only
     the ``wanted`` fields (default all), the others skipped without being copied (a footer
     holds one entry per stripe and per type, which the calendar check never needs)."""
+    # inspect's hot loop (every file's PostScript, footer and date statistics): one-byte
+    # varints inline, length-delimited fields (most of a footer's) tested first
     out: dict[int, list[int | bytes]] = {}
     position = 0
     end = len(message)
     while position < end:
-        key = message[position]  # one-byte varints inline: this loop is inspect's hot spot
+        key = message[position]
         if key < 0x80:
             position += 1
         else:
             key, position = _varint(message, position)
         number, wire = key >> 3, key & 7
-        keep = wanted is None or number in wanted
         value: int | bytes
-        if wire == 0:
-            value, position = _varint(message, position)
-        elif wire == 2:
+        if wire == 2:
             length = message[position]
             if length < 0x80:
                 position += 1
             else:
                 length, position = _varint(message, position)
-            value = message[position : position + length] if keep else b""
+            if wanted is not None and number not in wanted:
+                position += length
+                continue
+            value = message[position : position + length]
             position += length
-        elif wire == 1:
-            value, position = message[position : position + 8], position + 8
-        elif wire == 5:
-            value, position = message[position : position + 4], position + 4
+        elif wire == 0:
+            value = message[position]
+            if value < 0x80:
+                position += 1
+            else:
+                value, position = _varint(message, position)
+            if wanted is not None and number not in wanted:
+                continue
+        elif wire == 1 or wire == 5:
+            width = 8 if wire == 1 else 4
+            value, position = message[position : position + width], position + width
+            if wanted is not None and number not in wanted:
+                continue
         else:
             raise ValueError(f"protobuf wire type {wire} is not expected in an ORC tail")
-        if keep:
-            out.setdefault(number, []).append(value)
+        found = out.get(number)
+        if found is None:
+            out[number] = [value]
+        else:
+            found.append(value)
     return out
 
 

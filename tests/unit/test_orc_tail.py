@@ -7,8 +7,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.orc as orc
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from lakeshift.inspect.orc_tail import dated_columns, read_orc_footer, read_tail
+from lakeshift.inspect.orc_tail import _fields, dated_columns, read_orc_footer, read_tail
 
 
 @pytest.mark.parametrize(
@@ -86,3 +88,43 @@ def test_the_dated_columns_are_found_by_their_id_in_the_footers_types(tmp_path: 
     assert footer is not None
     assert dated_columns(footer.types) == (2, 5)
     assert len(footer.fields[7]) == len(footer.types)  # one statistics entry per type
+
+
+def _varint_bytes(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+_FIELD = st.tuples(
+    st.integers(1, 300),  # two-byte keys from field 16 on
+    st.sampled_from([0, 1, 2, 5]),
+    st.integers(0, 2**64 - 1),
+    st.binary(max_size=200),  # lengths of two bytes from 128 on
+)
+
+
+@given(st.lists(_FIELD, max_size=12), st.none() | st.frozensets(st.integers(1, 300)))
+def test_the_wire_decoder_gives_each_wanted_field_its_values_in_order(
+    written: list[tuple[int, int, int, bytes]], wanted: frozenset[int] | None
+) -> None:
+    message = bytearray()
+    expected: dict[int, list[int | bytes]] = {}
+    for number, wire, integer, text in written:
+        value: int | bytes
+        message += _varint_bytes(number << 3 | wire)
+        if wire == 0:
+            value = integer
+            message += _varint_bytes(integer)
+        elif wire == 2:
+            value = text
+            message += _varint_bytes(len(text)) + text
+        else:
+            value = integer.to_bytes(8, "little")[: 8 if wire == 1 else 4]
+            message += value
+        if wanted is None or number in wanted:
+            expected.setdefault(number, []).append(value)
+    assert _fields(bytes(message), wanted) == expected
