@@ -253,7 +253,10 @@ def _missing_bucket(fs: pafs.FileSystem, root: str) -> str | None:
 
 def fingerprint(files: Sequence[ListedFile]) -> str:
     """Stable hash of a partition's sorted relative paths, sizes and modification times."""
-    digest = hashlib.sha256()
-    for f in sorted(files, key=lambda f: f.path):
-        digest.update(f"{f.path}\t{f.size}\t{f.mtime_ns}\n".encode())
-    return "sha256:" + digest.hexdigest()
+    # one digest of the joined lines: the same value as one update per line, in fewer calls
+    lines = "".join(f"{f.path}\t{f.size}\t{f.mtime_ns}\n" for f in sorted(files, key=_path))
+    return "sha256:" + hashlib.sha256(lines.encode()).hexdigest()
+
+
+def _path(listed: ListedFile) -> str:
+    return listed.path

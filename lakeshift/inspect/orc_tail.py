@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import pyarrow as pa
 
@@ -247,7 +247,7 @@ class OrcFooter:
     writer_version: int = 0  # PostScript.writerVersion (0 when absent, as ORC reads it)
     kept_stripes: bool = False  # the stripes' entries were kept (``read_orc_footer``)
 
-    @property
+    @cached_property  # asked for the cache key and for the dated columns
     def types(self) -> tuple[int | bytes, ...]:
         return tuple(self.fields.get(_TYPES, ()))
 
