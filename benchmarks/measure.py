@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import time
 from collections.abc import Callable
@@ -27,6 +28,18 @@ def _peak_mb(pid: int | str) -> float | None:
     except OSError:
         return None
     return None
+
+
+def process_cpu_seconds(pid_file: Path) -> float | None:
+    """CPU seconds (user and system, every thread) of the process whose pid ``pid_file``
+    holds, from ``/proc/<pid>/stat``; None where there is no such process."""
+    try:
+        pid = int(pid_file.read_text().strip())
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, ValueError):
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (proc(5): 14, 15)
 
 
 def jvm_peak_mb(spark: Any) -> float | None:
