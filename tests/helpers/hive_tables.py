@@ -134,12 +134,13 @@ def mark_proleptic(path: Path, calendar: int = 2) -> Path:
     footer = data[start : start + footer_length] + b"\x58" + bytes([calendar])  # field 11
     assert postscript[0] == 0x08  # field 1 (footerLength) comes first
     _, rest = _varint_split(postscript[1:])
-    new_postscript = b"\x08" + _varint(len(footer)) + rest
+    new_postscript = b"\x08" + varint(len(footer)) + rest
     path.write_bytes(data[:start] + footer + new_postscript + bytes([len(new_postscript)]))
     return path
 
 
-def _varint(value: int) -> bytes:
+def varint(value: int) -> bytes:
+    """``value`` as a protobuf varint."""
     out = bytearray()
     while True:
         byte, value = value & 0x7F, value >> 7

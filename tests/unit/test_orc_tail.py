@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lakeshift.inspect.orc_tail import _fields, dated_columns, read_orc_footer, read_tail
+from tests.helpers.hive_tables import varint
 
 
 @pytest.mark.parametrize(
@@ -90,15 +91,6 @@ def test_the_dated_columns_are_found_by_their_id_in_the_footers_types(tmp_path: 
     assert len(footer.fields[7]) == len(footer.types)  # one statistics entry per type
 
 
-def _varint_bytes(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, value = value & 0x7F, value >> 7
-        out.append(low | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
 _FIELD = st.tuples(
     st.integers(1, 300),  # two-byte keys from field 16 on
     st.sampled_from([0, 1, 2, 5]),
@@ -115,13 +107,13 @@ def test_the_wire_decoder_gives_each_wanted_field_its_values_in_order(
     expected: dict[int, list[int | bytes]] = {}
     for number, wire, integer, text in written:
         value: int | bytes
-        message += _varint_bytes(number << 3 | wire)
+        message += varint(number << 3 | wire)
         if wire == 0:
             value = integer
-            message += _varint_bytes(integer)
+            message += varint(integer)
         elif wire == 2:
             value = text
-            message += _varint_bytes(len(text)) + text
+            message += varint(len(text)) + text
         else:
             value = integer.to_bytes(8, "little")[: 8 if wire == 1 else 4]
             message += value
