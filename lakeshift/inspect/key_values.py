@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from lakeshift.hive.key_values import hive_value, lost_precision
+from lakeshift.hive.key_values import lost_precision
 from lakeshift.hive.partition_values import typed_value
 from lakeshift.hive.types import parse_hive_type
 from lakeshift.inspect.model import SEVERITY_WARNING, Anomaly, Column, PartitionInfo
@@ -39,13 +39,11 @@ def key_anomalies(
     found: list[Anomaly] = []
     groups: dict[tuple[Any, ...], list[str]] = defaultdict(list)
     finer: list[str] = []
-    # each key's type parsed once, not once a partition (a table has thousands)
+    # each key's type parsed once for the precision check, not once a partition
     types = [parse_hive_type(k.type) for k in keys]
     stamps = any(t.kind == "timestamp" for t in types)  # only their text can be finer
     for p in partitions:
-        typed = tuple(
-            None if v is None else hive_value(v, t, version, zone) for v, t in zip(p.values, types)
-        )
+        typed = tuple(typed_value(v, k.type, version, zone) for v, k in zip(p.values, keys))
         groups[typed].append(p.name)
         if stamps and any(v is not None and lost_precision(v, t) for v, t in zip(p.values, types)):
             finer.append(p.name)
